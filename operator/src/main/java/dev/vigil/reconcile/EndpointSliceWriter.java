@@ -1,0 +1,71 @@
+package dev.vigil.reconcile;
+
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Makes a Service's Vigil-managed EndpointSlices equal the desired ones, writing only the slices
+ * whose content changed and deleting surplus ones. Nothing changed: zero writes.
+ */
+public final class EndpointSliceWriter {
+  /** What one call wrote. */
+  public record Writes(int created, int updated, int deleted) {
+    public int total() {
+      return created + updated + deleted;
+    }
+  }
+
+  private final KubernetesClient client;
+
+  public EndpointSliceWriter(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /**
+   * @param desired from {@link EndpointSliceDesired}
+   * @param current the slices Vigil wrote for this Service (from the informer cache)
+   */
+  public Writes apply(List<EndpointSlice> desired, List<EndpointSlice> current) {
+    Map<String, EndpointSlice> existing = new HashMap<>();
+    for (EndpointSlice slice : current) {
+      existing.put(slice.getMetadata().getName(), slice);
+    }
+    int created = 0;
+    int updated = 0;
+    int deleted = 0;
+    for (EndpointSlice want : desired) {
+      EndpointSlice have = existing.remove(want.getMetadata().getName());
+      if (have == null) {
+        client.resource(want).create();
+        created++;
+      } else if (!Objects.equals(have.getAddressType(), want.getAddressType())) {
+        client.resource(have).withGracePeriod(0).delete();
+        client.resource(want).create();
+        deleted++;
+        created++;
+      } else if (!sameContent(have, want)) {
+        want.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
+        client.resource(want).update();
+        updated++;
+      }
+    }
+    for (EndpointSlice surplus : existing.values()) {
+      client.resource(surplus).delete();
+      deleted++;
+    }
+    return new Writes(created, updated, deleted);
+  }
+
+  /** Compares what Vigil owns in a slice; server-set metadata is ignored. */
+  static boolean sameContent(EndpointSlice have, EndpointSlice want) {
+    return Objects.equals(have.getEndpoints(), want.getEndpoints())
+        && Objects.equals(have.getPorts(), want.getPorts())
+        && Objects.equals(have.getMetadata().getLabels(), want.getMetadata().getLabels())
+        && Objects.equals(
+            have.getMetadata().getOwnerReferences(), want.getMetadata().getOwnerReferences());
+  }
+}
