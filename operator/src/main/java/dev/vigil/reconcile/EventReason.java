@@ -1,0 +1,27 @@
+package dev.vigil.reconcile;
+
+/** Reasons of the Kubernetes Events Vigil emits, one per kind of transition or refusal. */
+public enum EventReason {
+  BackendDown("Warning"),
+  BackendUp("Normal"),
+  BackendEjected("Warning"),
+  BackendUnejected("Normal"),
+  EjectionRefused("Warning"),
+  WouldEject("Warning"),
+  PanicEntered("Warning"),
+  PanicExited("Normal"),
+  InvalidPolicy("Warning"),
+  PolicyNotFound("Warning"),
+  PublishingRefused("Warning");
+
+  private final String type;
+
+  EventReason(String type) {
+    this.type = type;
+  }
+
+  /** {@code Normal} or {@code Warning}. */
+  public String type() {
+    return type;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class EventRecorderTest {
+  private final List<Event> sent = new ArrayList<>();
+  private final EventRecorder recorder = new EventRecorder(sent::add, "vigil", 3, 60_000);
+
+  private static ObjectReference pool(String name) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion("vigil.dev/v1alpha1")
+        .withKind("BackendPool")
+        .withNamespace("shop")
+        .withName(name)
+        .build();
+  }
+
+  @Test
+  void aggregatesAZoneOutageIntoOneEventPerReason() {
+    for (int i = 0; i < 500; i++) {
+      recorder.record(
+          pool("web"), EventReason.BackendDown, "10.0.0." + i, "3 failed probes: timeout");
+    }
+    recorder.record(pool("web"), EventReason.PanicEntered, null, "1/501 available");
+
+    assertThat(recorder.flush(1_000)).isEqualTo(2);
+
+    assertThat(sent).extracting(Event::getReason).containsExactly("BackendDown", "PanicEntered");
+    Event down = sent.get(0);
+    assertThat(down.getCount()).isEqualTo(500);
+    assertThat(down.getType()).isEqualTo("Warning");
+    assertThat(down.getMessage())
+        .startsWith("500 backends: 10.0.0.0 (3 failed probes: timeout)")
+        .endsWith("and 490 more");
+    assertThat(down.getInvolvedObject().getName()).isEqualTo("web");
+    assertThat(down.getMetadata().getNamespace()).isEqualTo("shop");
+  }
+
+  @Test
+  void rateLimitsPerPoolAndReportsWhatItHeldBack() {
+    EventReason[] reasons = {
+      EventReason.BackendDown,
+      EventReason.BackendUp,
+      EventReason.BackendEjected,
+      EventReason.EjectionRefused,
+      EventReason.PanicEntered
+    };
+    for (EventReason r : reasons) {
+      recorder.record(pool("web"), r, "10.0.0.1", "x");
+    }
+    recorder.record(pool("other"), EventReason.BackendDown, "10.0.1.1", "x");
+
+    recorder.flush(1_000);
+    assertThat(sent).hasSize(4);
+    assertThat(sent).filteredOn(e -> e.getInvolvedObject().getName().equals("web")).hasSize(3);
+
+    recorder.record(pool("web"), EventReason.BackendUp, "10.0.0.1", "2 passed probes");
+    recorder.flush(61_001);
+    assertThat(sent).hasSize(5);
+    assertThat(sent.get(4).getMessage()).contains("2 earlier transitions not reported");
+  }
+
+  @Test
+  void emitsNothingWhenNothingWasRecorded() {
+    assertThat(recorder.flush(1_000)).isZero();
+    assertThat(sent).isEmpty();
+  }
+}
