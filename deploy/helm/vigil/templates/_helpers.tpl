@@ -61,11 +61,8 @@ app.kubernetes.io/component: operator
 {{- default (include "vigil.fullname" .) .Values.leaderElection.leaseName }}
 {{- end }}
 
-{{/* Rejects value combinations the operator would refuse at start, with a clear message. */}}
+{{/* Rejects value combinations that values.schema.json cannot express, with a clear message. */}}
 {{- define "vigil.validate" -}}
-{{- if not (has .Values.logFormat (list "text" "json")) }}
-{{- fail (printf "logFormat must be \"text\" or \"json\", not %q" (toString .Values.logFormat)) }}
-{{- end }}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) }}
 {{- fail "replicaCount > 1 requires leaderElection.enabled=true: two active operators would fight over the same EndpointSlices" }}
 {{- end }}

@@ -145,7 +145,23 @@ class ChartValuesTest {
   @Test
   void refusesAnUnknownLogFormat() {
     assertThatThrownBy(() -> vigil.template("logFormat: xml"))
-        .hasMessageContaining("logFormat must be \"text\" or \"json\"");
+        .hasMessageContaining("values don't meet the specifications of the schema")
+        .hasMessageContaining("logFormat");
+  }
+
+  @Test
+  void refusesAMisspeltOptionInsteadOfIgnoringIt() {
+    assertThatThrownBy(() -> vigil.template("replicas: 2")).hasMessageContaining("replicas");
+    assertThatThrownBy(() -> vigil.template("leaderElection: {enable: false}"))
+        .hasMessageContaining("enable");
+  }
+
+  @Test
+  void refusesAnOutOfRangePort() {
+    assertThatThrownBy(() -> vigil.template("metrics: {port: 70000}"))
+        .hasMessageContaining("/metrics/port");
+    assertThatThrownBy(() -> vigil.template("metrics: {port: 8443}"))
+        .hasMessageContaining("metrics.port and outcomes.port must differ");
   }
 
   @Test
