@@ -107,6 +107,8 @@ class CrdContentTest {
 
   @Test
   void everyPropertyHasADescriptionForKubectlExplain() {
+    assertThat(hp.getDescription()).isNotBlank();
+    assertThat(bp.getDescription()).isNotBlank();
     List<String> missing = new ArrayList<>();
     collectMissingDescriptions("healthpolicy", hp, missing);
     collectMissingDescriptions("backendpool", bp, missing);

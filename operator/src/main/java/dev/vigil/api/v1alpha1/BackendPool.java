@@ -1,5 +1,6 @@
 package dev.vigil.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
@@ -21,6 +22,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * <p>The printer columns are listed in the order {@code kubectl get} shows them; the generator
  * sorts them by JSONPath and {@link dev.vigil.api.PrinterColumnOrder} restores this order.
  */
+@JsonClassDescription(
+    "Which Pods to check and where to publish the verdict: a selector-less Service and its"
+        + " EndpointSlices, written by Vigil.")
 @Group(HealthPolicy.GROUP)
 @Version(HealthPolicy.VERSION)
 @Kind("BackendPool")
