@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,6 +39,7 @@ public final class PoolHealth {
   private int size;
   private long nextSerial;
   private final EjectionDeadlines deadlines = new EjectionDeadlines();
+  private long nextEnd = Long.MAX_VALUE; // deadlines.nextDeadline(), cached for the hot path
   private Backend[] decaying = new Backend[16]; // backends with a multiplier above 0
   private int decayingSize;
 
@@ -109,6 +110,7 @@ public final class PoolHealth {
     tally(b, -1);
     if (b.heapIndex >= 0) {
       deadlines.remove(b);
+      nextEnd = deadlines.nextDeadline();
     }
     if (b.decayIndex >= 0) {
       stopDecay(b);
@@ -284,6 +286,7 @@ public final class PoolHealth {
     b.localErrors = 0;
     setMultiplier(b, multiplier);
     deadlines.add(b);
+    nextEnd = deadlines.nextDeadline();
     tally(b, 1);
     ejections++;
     return EjectionDecision.ejected(until);
@@ -335,7 +338,7 @@ public final class PoolHealth {
 
   /** When the next ejection ends (epoch ms), or {@link Long#MAX_VALUE} when nobody is ejected. */
   public long nextEjectionEnd() {
-    return deadlines.nextDeadline();
+    return nextEnd;
   }
 
   // ---- restart ---------------------------------------------------------------------------------
@@ -370,6 +373,7 @@ public final class PoolHealth {
     if (ejectedUntil > now) {
       b.ejected = true;
       deadlines.add(b);
+      nextEnd = deadlines.nextDeadline();
     }
     tally(b, 1);
     end();
@@ -458,7 +462,7 @@ public final class PoolHealth {
   // ---- bookkeeping -----------------------------------------------------------------------------
 
   private void expire(long now) {
-    while (deadlines.size() > 0 && deadlines.nextDeadline() <= now) {
+    while (now >= nextEnd) {
       Backend b = deadlines.peek();
       change(b);
       endEjection(b);
@@ -470,6 +474,7 @@ public final class PoolHealth {
   private void endEjection(Backend b) {
     b.ejected = false;
     deadlines.remove(b);
+    nextEnd = deadlines.nextDeadline();
   }
 
   private void setState(Backend b, BackendState state) {
@@ -546,10 +551,9 @@ public final class PoolHealth {
     return bits;
   }
 
+  /** Starts an event; {@link #end()} leaves touchedCount at 0 and settingsChanged false. */
   private void begin() {
     epoch++;
-    touchedCount = 0;
-    settingsChanged = false;
     panicAtStart = panic;
   }
 
@@ -582,6 +586,7 @@ public final class PoolHealth {
       touched[i] = null;
     }
     touchedCount = 0;
+    settingsChanged = false;
     if (changed) {
       version++;
     }
@@ -616,29 +621,34 @@ public final class PoolHealth {
   }
 
   private AvailabilitySnapshot buildSnapshot() {
-    Set<String> avail = new LinkedHashSet<>();
-    Set<String> ready = new LinkedHashSet<>();
-    Set<String> drainingServing = new LinkedHashSet<>();
+    Set<String> avail = new HashSet<>(capacityFor(available));
+    Set<String> ready = panic ? new HashSet<>(capacityFor(decided)) : avail;
+    Set<String> drainingServing = draining == 0 ? Set.of() : new HashSet<>();
     for (int i = 0; i < size; i++) {
       Backend b = members[i];
       int bits = published(b);
       if ((bits & AVAILABLE) != 0) {
         avail.add(b.id);
       }
-      if ((bits & (panic ? DECIDED : AVAILABLE)) != 0) {
+      if (panic && (bits & DECIDED) != 0) {
         ready.add(b.id);
       }
       if ((bits & DRAINING_SERVING) != 0) {
         drainingServing.add(b.id);
       }
     }
+    Set<String> frozen = Collections.unmodifiableSet(avail);
     return new AvailabilitySnapshot(
         version,
         panic,
-        Collections.unmodifiableSet(avail),
-        Collections.unmodifiableSet(ready),
+        frozen,
+        panic ? Collections.unmodifiableSet(ready) : frozen,
         Collections.unmodifiableSet(drainingServing),
         counts());
+  }
+
+  private static int capacityFor(int elements) {
+    return elements + elements / 3 + 1;
   }
 
   private static int saturatingIncrement(int run) {
