@@ -2,13 +2,10 @@ package dev.vigil.health;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The decision core of one pool (DESIGN §2): backends, their active state, passive ejection with
@@ -29,10 +26,6 @@ import java.util.Set;
  * when it fires; a passing probe also ends an ejection when {@code passive.unejectOnActivePass}.
  */
 public final class PoolHealth {
-  private static final int AVAILABLE = 1;
-  private static final int DECIDED = 2;
-  private static final int DRAINING_SERVING = 4;
-
   private HealthSettings settings;
   private final Map<String, Backend> byId = new HashMap<>();
   private Backend[] members = new Backend[16];
@@ -43,30 +36,10 @@ public final class PoolHealth {
   private Backend[] decaying = new Backend[16]; // backends with a multiplier above 0
   private int decayingSize;
 
-  private int up;
-  private int down;
-  private int unknown;
-  private int draining;
-  private int ejected;
-  private int ejectedNotDraining;
-  private int decided;
-  private int available;
-  private boolean panic;
-  private long version;
-
   private long ejections;
   private long refusedEjections;
   private long wouldEjectCount;
-
-  // One event at a time: the backends it touched and their published bits before it.
-  private long epoch;
-  private Backend[] touched = new Backend[4];
-  private int[] touchedBits = new int[4];
-  private int touchedCount;
-  private boolean settingsChanged;
-  private boolean panicAtStart;
-
-  private AvailabilitySnapshot lastSnapshot;
+  private final PoolLedger ledger = new PoolLedger();
 
   public PoolHealth(HealthSettings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -91,7 +64,7 @@ public final class PoolHealth {
     b.index = size;
     members[size++] = b;
     byId.put(id, b);
-    tally(b, 1); // Unknown, not draining: publishes nothing, so no version change
+    ledger.tally(b, 1); // Unknown, not draining: publishes nothing, so no version change
     return b;
   }
 
@@ -105,9 +78,8 @@ public final class PoolHealth {
     if (b == null || b.pool != this) {
       return false;
     }
-    begin();
-    touch(b);
-    tally(b, -1);
+    ledger.begin();
+    ledger.change(b);
     if (b.heapIndex >= 0) {
       deadlines.remove(b);
       nextEnd = deadlines.nextDeadline();
@@ -122,7 +94,7 @@ public final class PoolHealth {
     byId.remove(b.id);
     b.pool = null;
     b.index = -1;
-    end();
+    ledger.end(settings);
     return true;
   }
 
@@ -139,11 +111,11 @@ public final class PoolHealth {
     if (b == null || b.pool != this || b.draining == value) {
       return;
     }
-    begin();
-    change(b);
+    ledger.begin();
+    ledger.change(b);
     b.draining = value;
-    tally(b, 1);
-    end();
+    ledger.tally(b, 1);
+    ledger.end(settings);
   }
 
   public void setDraining(String id, boolean value) {
@@ -156,9 +128,9 @@ public final class PoolHealth {
    */
   public void apply(HealthSettings newSettings) {
     settings = Objects.requireNonNull(newSettings, "settings");
-    begin();
-    settingsChanged = true;
-    end();
+    ledger.begin();
+    ledger.reevaluate();
+    ledger.end(settings);
   }
 
   // ---- events ----------------------------------------------------------------------------------
@@ -174,10 +146,10 @@ public final class PoolHealth {
     if (b.pool != this) {
       return Transition.UNCHANGED;
     }
-    begin();
+    ledger.begin();
     expire(now);
     Transition t = pass ? pass(b, now) : fail(b);
-    end();
+    ledger.end(settings);
     return t;
   }
 
@@ -192,10 +164,10 @@ public final class PoolHealth {
       b.passRun++;
     }
     if (b.ejected && settings.unejectOnActivePass()) {
-      change(b);
+      ledger.change(b);
       endEjection(b);
       b.ejectedUntil = now;
-      tally(b, 1);
+      ledger.tally(b, 1);
     }
     if (b.state == BackendState.UP) {
       return Transition.UNCHANGED;
@@ -235,10 +207,10 @@ public final class PoolHealth {
     if (b.pool != this) {
       return EjectionDecision.NOT_NEEDED;
     }
-    begin();
+    ledger.begin();
     expire(now);
     EjectionDecision d = ok ? success(b) : error(b, origin, now);
-    end();
+    ledger.end(settings);
     return d;
   }
 
@@ -275,11 +247,11 @@ public final class PoolHealth {
       wouldEjectCount++;
       return EjectionDecision.wouldEject(until);
     }
-    if (!capAllows(b)) {
+    if (!ledger.capAllows(b, s)) {
       refusedEjections++;
       return EjectionDecision.REFUSED_BY_CAP;
     }
-    change(b);
+    ledger.change(b);
     b.ejected = true;
     b.ejectedUntil = until;
     b.upstreamErrors = 0;
@@ -287,26 +259,9 @@ public final class PoolHealth {
     setMultiplier(b, multiplier);
     deadlines.add(b);
     nextEnd = deadlines.nextDeadline();
-    tally(b, 1);
+    ledger.tally(b, 1);
     ejections++;
     return EjectionDecision.ejected(until);
-  }
-
-  /**
-   * The cap (DESIGN §2.4): refuse an ejection that would put more than {@code maxEjectionPercent}
-   * of the not-draining backends out; {@code alwaysEjectOne} lets it through when no other
-   * not-draining backend is ejected. A draining backend's ejection takes nobody out of that
-   * denominator, so the cap does not apply to it.
-   */
-  private boolean capAllows(Backend b) {
-    if (b.draining) {
-      return true;
-    }
-    if (settings.alwaysEjectOne() && ejectedNotDraining == 0) {
-      return true;
-    }
-    long notDraining = size - draining;
-    return (ejectedNotDraining + 1L) * 100 <= settings.maxEjectionPercent() * notDraining;
   }
 
   /**
@@ -315,7 +270,7 @@ public final class PoolHealth {
    * backends whose multiplier is above zero. Returns how many multipliers decayed.
    */
   public int sweep(long now) {
-    begin();
+    ledger.begin();
     expire(now);
     int decayed = 0;
     for (int i = decayingSize - 1; i >= 0; i--) {
@@ -325,15 +280,15 @@ public final class PoolHealth {
         decayed++;
       }
     }
-    end();
+    ledger.end(settings);
     return decayed;
   }
 
   /** Ends every ejection due at {@code now}; the runtime calls it at {@link #nextEjectionEnd()}. */
   public void expireEjections(long now) {
-    begin();
+    ledger.begin();
     expire(now);
-    end();
+    ledger.end(settings);
   }
 
   /** When the next ejection ends (epoch ms), or {@link Long#MAX_VALUE} when nobody is ejected. */
@@ -357,9 +312,9 @@ public final class PoolHealth {
     if (b == null || b.pool != this) {
       return;
     }
-    begin();
+    ledger.begin();
     expire(now);
-    change(b);
+    ledger.change(b);
     if (b.ejected) {
       endEjection(b);
     }
@@ -375,8 +330,8 @@ public final class PoolHealth {
       deadlines.add(b);
       nextEnd = deadlines.nextDeadline();
     }
-    tally(b, 1);
-    end();
+    ledger.tally(b, 1);
+    ledger.end(settings);
   }
 
   /**
@@ -385,10 +340,10 @@ public final class PoolHealth {
    * counts is corrected.
    */
   public void restorePanic(boolean value) {
-    begin();
-    panic = value;
-    settingsChanged = true;
-    end();
+    ledger.begin();
+    ledger.panic = value;
+    ledger.reevaluate();
+    ledger.end(settings);
   }
 
   // ---- outputs ---------------------------------------------------------------------------------
@@ -399,31 +354,16 @@ public final class PoolHealth {
    * sets are rebuilt from the members). Runtimes take it when {@link #version()} moved.
    */
   public AvailabilitySnapshot snapshot() {
-    AvailabilitySnapshot last = lastSnapshot;
-    AvailabilitySnapshot.Counts counts;
-    if (last != null && last.version() == version) {
-      counts = last.counts();
-      if (countsEqual(counts)) {
-        return last;
-      }
-      counts = counts();
-      last =
-          new AvailabilitySnapshot(
-              version, panic, last.available(), last.ready(), last.drainingServing(), counts);
-    } else {
-      last = buildSnapshot();
-    }
-    lastSnapshot = last;
-    return last;
+    return ledger.snapshot(members, size);
   }
 
   /** Changes exactly when the published sets or the panic flag change. */
   public long version() {
-    return version;
+    return ledger.version;
   }
 
   public boolean panic() {
-    return panic;
+    return ledger.panic;
   }
 
   public int size() {
@@ -431,8 +371,7 @@ public final class PoolHealth {
   }
 
   public AvailabilitySnapshot.Counts counts() {
-    return new AvailabilitySnapshot.Counts(
-        size, available, up, down, unknown, ejected, draining, decided);
+    return ledger.counts();
   }
 
   /** Immutable views of every member, for status writers. O(n). */
@@ -464,9 +403,9 @@ public final class PoolHealth {
   private void expire(long now) {
     while (now >= nextEnd) {
       Backend b = deadlines.peek();
-      change(b);
+      ledger.change(b);
       endEjection(b);
-      tally(b, 1);
+      ledger.tally(b, 1);
     }
   }
 
@@ -478,9 +417,9 @@ public final class PoolHealth {
   }
 
   private void setState(Backend b, BackendState state) {
-    change(b);
+    ledger.change(b);
     b.state = state;
-    tally(b, 1);
+    ledger.tally(b, 1);
   }
 
   private void setMultiplier(Backend b, int multiplier) {
@@ -502,153 +441,6 @@ public final class PoolHealth {
     last.decayIndex = b.decayIndex;
     decaying[decayingSize] = null;
     b.decayIndex = -1;
-  }
-
-  /** Before a change to state, ejected or draining: remember what b published, uncount it. */
-  private void change(Backend b) {
-    touch(b);
-    tally(b, -1);
-  }
-
-  private void tally(Backend b, int d) {
-    switch (b.state) {
-      case UP -> up += d;
-      case DOWN -> down += d;
-      default -> unknown += d;
-    }
-    if (b.ejected) {
-      ejected += d;
-    }
-    if (b.draining) {
-      draining += d;
-      return;
-    }
-    if (b.ejected) {
-      ejectedNotDraining += d;
-    } else if (b.state == BackendState.UP) {
-      available += d;
-    }
-    if (b.state != BackendState.UNKNOWN) {
-      decided += d;
-    }
-  }
-
-  private int published(Backend b) {
-    if (b.pool != this) {
-      return 0;
-    }
-    int bits = 0;
-    boolean healthy = b.state == BackendState.UP && !b.ejected;
-    if (b.draining) {
-      return healthy ? DRAINING_SERVING : 0;
-    }
-    if (healthy) {
-      bits |= AVAILABLE;
-    }
-    if (b.state != BackendState.UNKNOWN) {
-      bits |= DECIDED;
-    }
-    return bits;
-  }
-
-  /** Starts an event; {@link #end()} leaves touchedCount at 0 and settingsChanged false. */
-  private void begin() {
-    epoch++;
-    panicAtStart = panic;
-  }
-
-  private void touch(Backend b) {
-    if (b.touchEpoch == epoch) {
-      return;
-    }
-    b.touchEpoch = epoch;
-    if (touchedCount == touched.length) {
-      touched = Arrays.copyOf(touched, touchedCount * 2);
-      touchedBits = Arrays.copyOf(touchedBits, touchedCount * 2);
-    }
-    touched[touchedCount] = b;
-    touchedBits[touchedCount++] = published(b);
-  }
-
-  /** After an event: re-evaluate panic, move the version if anything published changed. */
-  private void end() {
-    if (touchedCount == 0 && !settingsChanged) {
-      return;
-    }
-    panic = panicAfter(panic);
-    boolean changed = panic != panicAtStart;
-    int relevant = panic ? AVAILABLE | DECIDED | DRAINING_SERVING : AVAILABLE | DRAINING_SERVING;
-    for (int i = 0; i < touchedCount; i++) {
-      Backend b = touched[i];
-      if (((touchedBits[i] ^ published(b)) & relevant) != 0) {
-        changed = true;
-      }
-      touched[i] = null;
-    }
-    touchedCount = 0;
-    settingsChanged = false;
-    if (changed) {
-      version++;
-    }
-  }
-
-  /**
-   * Panic with a band (DESIGN §2.7): enter when available < threshold% of decided, leave when
-   * available >= exit% of decided; threshold 0 disables panic.
-   */
-  private boolean panicAfter(boolean inPanic) {
-    int threshold = settings.panicThresholdPercent();
-    if (threshold == 0) {
-      return false;
-    }
-    long share = available * 100L;
-    if (!inPanic) {
-      return share < (long) threshold * decided;
-    }
-    return share < (long) settings.panicExitPercent() * decided;
-  }
-
-  private boolean countsEqual(AvailabilitySnapshot.Counts c) {
-    return c.total() == size
-        && c.available() == available
-        && c.up() == up
-        && c.down() == down
-        && c.unknown() == unknown
-        && c.ejected() == ejected
-        && c.draining() == draining
-        && c.decided() == decided
-        && lastSnapshot.panic() == panic;
-  }
-
-  private AvailabilitySnapshot buildSnapshot() {
-    Set<String> avail = new HashSet<>(capacityFor(available));
-    Set<String> ready = panic ? new HashSet<>(capacityFor(decided)) : avail;
-    Set<String> drainingServing = draining == 0 ? Set.of() : new HashSet<>();
-    for (int i = 0; i < size; i++) {
-      Backend b = members[i];
-      int bits = published(b);
-      if ((bits & AVAILABLE) != 0) {
-        avail.add(b.id);
-      }
-      if (panic && (bits & DECIDED) != 0) {
-        ready.add(b.id);
-      }
-      if ((bits & DRAINING_SERVING) != 0) {
-        drainingServing.add(b.id);
-      }
-    }
-    Set<String> frozen = Collections.unmodifiableSet(avail);
-    return new AvailabilitySnapshot(
-        version,
-        panic,
-        frozen,
-        panic ? Collections.unmodifiableSet(ready) : frozen,
-        Collections.unmodifiableSet(drainingServing),
-        counts());
-  }
-
-  private static int capacityFor(int elements) {
-    return elements + elements / 3 + 1;
   }
 
   private static int saturatingIncrement(int run) {
