@@ -1,0 +1,42 @@
+package dev.vigil.api;
+
+/**
+ * Condition types and reasons written to the status of Vigil's custom resources. Types and reasons
+ * are PascalCase, as Kubernetes' own conditions are.
+ */
+public final class Conditions {
+
+  // Condition types.
+  /** HealthPolicy: the policy passed validation and is in use. */
+  public static final String ACCEPTED = "Accepted";
+
+  /** BackendPool: the pool's verdict is published to its EndpointSlices. */
+  public static final String READY = "Ready";
+
+  /** BackendPool: too few backends are available, so every decided backend is published. */
+  public static final String PANIC = "Panic";
+
+  /** BackendPool: some backends are down or ejected. */
+  public static final String DEGRADED = "Degraded";
+
+  // Condition statuses.
+  public static final String TRUE = "True";
+  public static final String FALSE = "False";
+  public static final String UNKNOWN = "Unknown";
+
+  // Reasons.
+  public static final String VALID = "Valid";
+  public static final String INVALID_POLICY = "InvalidPolicy";
+  public static final String POLICY_NOT_FOUND = "PolicyNotFound";
+  public static final String NO_BACKENDS = "NoBackends";
+  public static final String SERVICE_HAS_SELECTOR = "ServiceHasSelector";
+  public static final String FOREIGN_ENDPOINT_SLICES = "ForeignEndpointSlices";
+  public static final String SERVICE_CONFLICT = "ServiceConflict";
+  public static final String PUBLISHED = "Published";
+  public static final String PANIC_THRESHOLD_REACHED = "PanicThresholdReached";
+  public static final String ENOUGH_AVAILABLE = "EnoughAvailable";
+  public static final String BACKENDS_UNAVAILABLE = "BackendsUnavailable";
+  public static final String ALL_AVAILABLE = "AllAvailable";
+
+  private Conditions() {}
+}

@@ -1,0 +1,182 @@
+package dev.vigil.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.IntOrString;
+
+/** Active probing of each backend: protocol, cadence and hysteresis. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "duration(self.timeout) < duration(self.interval)",
+    message = "timeout must be shorter than interval",
+    fieldPath = ".timeout")
+public class ActiveCheck {
+
+  @JsonPropertyDescription("Probe protocol: HTTP, HTTPS, TCP or GRPC.")
+  @Default("HTTP")
+  private Protocol protocol = Protocol.HTTP;
+
+  @JsonPropertyDescription(
+      "Port to probe on the Pod, as a number (1-65535) or a container port name. Defaults to the targetPort of the pool's first port.")
+  @ValidationRule(value = ApiFormats.PORT_RULE, message = ApiFormats.PORT_RULE_MESSAGE)
+  private IntOrString port;
+
+  @JsonPropertyDescription(
+      "Time between the starts of two probes of one backend, as a duration such as 5s or 500ms; at least 100ms.")
+  @Default("5s")
+  @Pattern(ApiFormats.DURATION)
+  @Size(max = ApiFormats.DURATION_MAX_LENGTH)
+  @ValidationRule(
+      value = "duration(self) >= duration('100ms')",
+      message = "interval must be at least 100ms")
+  private String interval = "5s";
+
+  @JsonPropertyDescription(
+      "Deadline of one probe, as a duration such as 2s or 750ms; must be shorter than interval, so probes of one backend never overlap.")
+  @Default("2s")
+  @Pattern(ApiFormats.DURATION)
+  @Size(max = ApiFormats.DURATION_MAX_LENGTH)
+  @ValidationRule(value = "duration(self) > duration('0s')", message = "timeout must be positive")
+  private String timeout = "2s";
+
+  @JsonPropertyDescription(
+      "Jitter in percent: each wait is interval plus or minus this share, and the first probe of each backend starts at a random offset in [0, interval), so many backends never probe in one burst.")
+  @Default("10")
+  @Min(0)
+  @Max(50)
+  private Integer jitterPercent = 10;
+
+  @JsonPropertyDescription("Consecutive passing probes that bring a Down backend Up.")
+  @Default("2")
+  @Min(1)
+  @Max(100)
+  private Integer rise = 2;
+
+  @JsonPropertyDescription("Consecutive failing probes that take an Up backend Down.")
+  @Default("3")
+  @Min(1)
+  @Max(100)
+  private Integer fall = 3;
+
+  @JsonPropertyDescription(
+      "Keep one connection per backend open between probes (cheaper, as Envoy does). Off by default: a fresh connection per probe, as HAProxy does, also catches a backend whose accept queue is stuck.")
+  @Default("false")
+  private Boolean reuseConnection = false;
+
+  @JsonPropertyDescription(
+      "HTTP and HTTPS probe request and pass criteria. Used when protocol is HTTP or HTTPS; absent means GET /healthz expecting 200-399.")
+  private HttpCheck http;
+
+  @JsonPropertyDescription(
+      "TCP probe options. Used when protocol is TCP; absent means a successful connect passes.")
+  private TcpCheck tcp;
+
+  @JsonPropertyDescription(
+      "gRPC probe options (grpc.health.v1.Health/Check). Used when protocol is GRPC.")
+  private GrpcCheck grpc;
+
+  @JsonPropertyDescription("TLS settings for HTTPS probes and for gRPC probes over TLS.")
+  private TlsConfig tls;
+
+  public Protocol getProtocol() {
+    return protocol;
+  }
+
+  public void setProtocol(Protocol protocol) {
+    this.protocol = protocol;
+  }
+
+  public IntOrString getPort() {
+    return port;
+  }
+
+  public void setPort(IntOrString port) {
+    this.port = port;
+  }
+
+  public String getInterval() {
+    return interval;
+  }
+
+  public void setInterval(String interval) {
+    this.interval = interval;
+  }
+
+  public String getTimeout() {
+    return timeout;
+  }
+
+  public void setTimeout(String timeout) {
+    this.timeout = timeout;
+  }
+
+  public Integer getJitterPercent() {
+    return jitterPercent;
+  }
+
+  public void setJitterPercent(Integer jitterPercent) {
+    this.jitterPercent = jitterPercent;
+  }
+
+  public Integer getRise() {
+    return rise;
+  }
+
+  public void setRise(Integer rise) {
+    this.rise = rise;
+  }
+
+  public Integer getFall() {
+    return fall;
+  }
+
+  public void setFall(Integer fall) {
+    this.fall = fall;
+  }
+
+  public Boolean getReuseConnection() {
+    return reuseConnection;
+  }
+
+  public void setReuseConnection(Boolean reuseConnection) {
+    this.reuseConnection = reuseConnection;
+  }
+
+  public HttpCheck getHttp() {
+    return http;
+  }
+
+  public void setHttp(HttpCheck http) {
+    this.http = http;
+  }
+
+  public TcpCheck getTcp() {
+    return tcp;
+  }
+
+  public void setTcp(TcpCheck tcp) {
+    this.tcp = tcp;
+  }
+
+  public GrpcCheck getGrpc() {
+    return grpc;
+  }
+
+  public void setGrpc(GrpcCheck grpc) {
+    this.grpc = grpc;
+  }
+
+  public TlsConfig getTls() {
+    return tls;
+  }
+
+  public void setTls(TlsConfig tls) {
+    this.tls = tls;
+  }
+}

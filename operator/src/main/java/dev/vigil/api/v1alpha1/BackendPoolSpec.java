@@ -1,0 +1,102 @@
+package dev.vigil.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Which Pods form a pool, which ports it serves, and which Service Vigil publishes it under. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class BackendPoolSpec {
+
+  @JsonPropertyDescription(
+      "The HealthPolicy, in the pool's namespace, that decides how backends are checked.")
+  @Required
+  private PolicyRef policyRef;
+
+  @JsonPropertyDescription(
+      "Label selector over the Pods in the pool's namespace; each selected Pod with an IP is a backend.")
+  @Required
+  private LabelSelector selector;
+
+  @JsonPropertyDescription(
+      "Ports the pool serves, as the Service and its EndpointSlices expose them. Names are required and unique when there is more than one port.")
+  @Required
+  @Size(min = 1, max = 64)
+  @ValidationRule(
+      value =
+          "size(self) == 1 || self.all(p, has(p.name) && self.exists_one(q, has(q.name) && q.name == p.name))",
+      message = "with more than one port, every port needs a unique name")
+  private List<PoolPort> ports = new ArrayList<>();
+
+  @JsonPropertyDescription("The selector-less Service whose EndpointSlices Vigil writes.")
+  @Default("{}")
+  private ServiceRef service = new ServiceRef();
+
+  @JsonPropertyDescription(
+      "Largest number of endpoints in one EndpointSlice; larger pools are split across slices.")
+  @Default("100")
+  @Min(1)
+  @Max(1000)
+  private Integer maxEndpointsPerSlice = 100;
+
+  @JsonPropertyDescription(
+      "Treat a Pod that the kubelet reports not Ready like a draining backend: never published as ready, and outside the panic denominator.")
+  @Default("true")
+  private Boolean respectPodReadiness = true;
+
+  public PolicyRef getPolicyRef() {
+    return policyRef;
+  }
+
+  public void setPolicyRef(PolicyRef policyRef) {
+    this.policyRef = policyRef;
+  }
+
+  public LabelSelector getSelector() {
+    return selector;
+  }
+
+  public void setSelector(LabelSelector selector) {
+    this.selector = selector;
+  }
+
+  public List<PoolPort> getPorts() {
+    return ports;
+  }
+
+  public void setPorts(List<PoolPort> ports) {
+    this.ports = ports;
+  }
+
+  public ServiceRef getService() {
+    return service;
+  }
+
+  public void setService(ServiceRef service) {
+    this.service = service;
+  }
+
+  public Integer getMaxEndpointsPerSlice() {
+    return maxEndpointsPerSlice;
+  }
+
+  public void setMaxEndpointsPerSlice(Integer maxEndpointsPerSlice) {
+    this.maxEndpointsPerSlice = maxEndpointsPerSlice;
+  }
+
+  public Boolean getRespectPodReadiness() {
+    return respectPodReadiness;
+  }
+
+  public void setRespectPodReadiness(Boolean respectPodReadiness) {
+    this.respectPodReadiness = respectPodReadiness;
+  }
+}

@@ -1,0 +1,22 @@
+package dev.vigil.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** The published state of one backend. */
+public enum BackendState {
+  /** Not decided yet: the first probe decides. */
+  @JsonProperty("Unknown")
+  UNKNOWN,
+  /** Passing active checks. */
+  @JsonProperty("Up")
+  UP,
+  /** Failing active checks. */
+  @JsonProperty("Down")
+  DOWN,
+  /** Ejected by a passive rule until ejectedUntil. */
+  @JsonProperty("Ejected")
+  EJECTED,
+  /** Terminating, or not Ready per the kubelet when respectPodReadiness is set. */
+  @JsonProperty("Draining")
+  DRAINING
+}

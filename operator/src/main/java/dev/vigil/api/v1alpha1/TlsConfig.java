@@ -1,0 +1,37 @@
+package dev.vigil.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Size;
+
+/** TLS settings of HTTPS and gRPC-over-TLS probes. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class TlsConfig {
+
+  @JsonPropertyDescription(
+      "Accept any server certificate. Only for backends with self-signed certificates.")
+  @Default("false")
+  private Boolean insecureSkipVerify = false;
+
+  @JsonPropertyDescription(
+      "Server name for SNI and certificate verification. Defaults to http.host, else the Pod IP.")
+  @Size(max = 253)
+  private String serverName;
+
+  public Boolean getInsecureSkipVerify() {
+    return insecureSkipVerify;
+  }
+
+  public void setInsecureSkipVerify(Boolean insecureSkipVerify) {
+    this.insecureSkipVerify = insecureSkipVerify;
+  }
+
+  public String getServerName() {
+    return serverName;
+  }
+
+  public void setServerName(String serverName) {
+    this.serverName = serverName;
+  }
+}

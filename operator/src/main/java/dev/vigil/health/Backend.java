@@ -1,0 +1,121 @@
+package dev.vigil.health;
+
+/**
+ * One backend of a {@link PoolHealth}: the handle that {@link PoolHealth#add(String)} returns and
+ * that events take directly (no map lookup on the hot path), and a read-only view of its state for
+ * status writers.
+ *
+ * <p>Read it only from the pool's own thread; for other threads take {@link #view()}. A handle
+ * whose backend was removed is detached ({@link #isMember()} false): events on it are ignored.
+ */
+public final class Backend {
+  final String id;
+  final long serial;
+
+  PoolHealth pool;
+  int index = -1; // position in the pool's member array
+  int heapIndex = -1; // position in the pool's ejection-deadline heap, -1 when not ejected
+  int decayIndex = -1; // position in the pool's list of backends with a multiplier above 0
+  long touchEpoch = -1; // the pool event that last recorded this backend's published bits
+
+  BackendState state = BackendState.UNKNOWN;
+  int passRun;
+  int failRun;
+  int upstreamErrors;
+  int localErrors;
+  int multiplier;
+  boolean ejected;
+  long ejectedUntil;
+  boolean draining;
+
+  Backend(PoolHealth pool, String id, long serial) {
+    this.pool = pool;
+    this.id = id;
+    this.serial = serial;
+  }
+
+  /** The runtime's key: a Pod name or {@code ip:port}. */
+  public String id() {
+    return id;
+  }
+
+  /** False once the backend has been removed from its pool. */
+  public boolean isMember() {
+    return pool != null;
+  }
+
+  public BackendState state() {
+    return state;
+  }
+
+  /** Consecutive passing probes. */
+  public int passRun() {
+    return passRun;
+  }
+
+  /** Consecutive failing probes. */
+  public int failRun() {
+    return failRun;
+  }
+
+  /** Consecutive failed real requests on the upstream run (every error when not split). */
+  public int upstreamErrors() {
+    return upstreamErrors;
+  }
+
+  /** Consecutive local-origin failed real requests (only when {@code splitLocalOrigin}). */
+  public int localOriginErrors() {
+    return localErrors;
+  }
+
+  /**
+   * The ejection multiplier: times ejected, less one per sweep that found the backend neither
+   * ejected nor erring. The next ejection lasts {@code base x (multiplier + 1)}, capped. Status
+   * writers publish this as {@code ejections} so that {@link PoolHealth#restore} round-trips.
+   */
+  public int multiplier() {
+    return multiplier;
+  }
+
+  public boolean ejected() {
+    return ejected;
+  }
+
+  /**
+   * When the current (or last) ejection ends (epoch ms); 0 if never ejected. An ejection ended
+   * early by a passing probe has this set to the time it ended.
+   */
+  public long ejectedUntil() {
+    return ejectedUntil;
+  }
+
+  public boolean draining() {
+    return draining;
+  }
+
+  /** Up, not ejected and not draining (its own verdict, panic aside). */
+  public boolean available() {
+    return state == BackendState.UP && !ejected && !draining;
+  }
+
+  /** An immutable copy of this backend's state. */
+  public BackendView view() {
+    return new BackendView(
+        id,
+        state,
+        passRun,
+        failRun,
+        upstreamErrors,
+        localErrors,
+        multiplier,
+        ejected,
+        ejectedUntil,
+        draining,
+        available());
+  }
+
+  @Override
+  public String toString() {
+    return view().toString();
+  }
+}

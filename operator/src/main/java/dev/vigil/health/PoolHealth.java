@@ -1,0 +1,449 @@
+package dev.vigil.health;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The decision core of one pool (DESIGN §2): backends, their active state, passive ejection with
+ * its cap, decay, panic, and the published snapshot. Pure: the caller passes the time ({@code now},
+ * epoch ms) into every timed event; nothing here reads a clock, schedules or does I/O.
+ *
+ * <p>Not thread-safe: one pool is driven from one context (DESIGN §6). Its outputs — {@link
+ * #snapshot()} and {@link Backend#view()} — are immutable and may go to any thread.
+ *
+ * <p>Every event is O(1) except where noted: counts, the ejection cap and the version are running
+ * values, never scans. Ejection deadlines sit in a min-heap (O(log e) for e ejected backends).
+ *
+ * <p><b>How ejections end.</b> An ejection ends when {@code now >= ejectedUntil}, checked at the
+ * start of every call that takes {@code now}: {@link #onProbeResult}, {@link #onRequestOutcome},
+ * {@link #sweep}, {@link #restore} and {@link #expireEjections}. Calls without {@code now} ({@link
+ * #add}, {@link #remove}, {@link #setDraining}, {@link #apply}, {@link #snapshot}) end nothing. The
+ * runtime arms one timer for {@link #nextEjectionEnd()} and calls {@link #expireEjections(long)}
+ * when it fires; a passing probe also ends an ejection when {@code passive.unejectOnActivePass}.
+ */
+public final class PoolHealth {
+  private HealthSettings settings;
+  private final Map<String, Backend> byId = new HashMap<>();
+  private Backend[] members = new Backend[16];
+  private int size;
+  private long nextSerial;
+  private final EjectionDeadlines deadlines = new EjectionDeadlines();
+  private long nextEnd = Long.MAX_VALUE; // deadlines.nextDeadline(), cached for the hot path
+  private Backend[] decaying = new Backend[16]; // backends with a multiplier above 0
+  private int decayingSize;
+
+  private long ejections;
+  private long refusedEjections;
+  private long wouldEjectCount;
+  private final PoolLedger ledger = new PoolLedger();
+
+  public PoolHealth(HealthSettings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+  }
+
+  public HealthSettings settings() {
+    return settings;
+  }
+
+  // ---- membership ----------------------------------------------------------------------------
+
+  /** Adds a backend (state Unknown) and returns its handle; returns the existing one if present. */
+  public Backend add(String id) {
+    Backend b = byId.get(Objects.requireNonNull(id, "id"));
+    if (b != null) {
+      return b;
+    }
+    b = new Backend(this, id, nextSerial++);
+    if (size == members.length) {
+      members = Arrays.copyOf(members, size * 2);
+    }
+    b.index = size;
+    members[size++] = b;
+    byId.put(id, b);
+    ledger.tally(b, 1); // Unknown, not draining: publishes nothing, so no version change
+    return b;
+  }
+
+  /** The handle of a member, or null. */
+  public Backend backend(String id) {
+    return byId.get(id);
+  }
+
+  /** Removes a backend; every running count and the cap forget it. False if it was no member. */
+  public boolean remove(Backend b) {
+    if (b == null || b.pool != this) {
+      return false;
+    }
+    ledger.begin();
+    ledger.change(b);
+    if (b.heapIndex >= 0) {
+      deadlines.remove(b);
+      nextEnd = deadlines.nextDeadline();
+    }
+    if (b.decayIndex >= 0) {
+      stopDecay(b);
+    }
+    Backend last = members[--size];
+    members[b.index] = last;
+    last.index = b.index;
+    members[size] = null;
+    byId.remove(b.id);
+    b.pool = null;
+    b.index = -1;
+    ledger.end(settings);
+    return true;
+  }
+
+  public boolean remove(String id) {
+    return remove(byId.get(id));
+  }
+
+  /**
+   * Marks a backend draining (a terminating Pod, or one the kubelet reports not Ready) or not. A
+   * draining backend is never available, not even in panic, and leaves the panic and cap
+   * denominators; it is still probed and its state still tracked.
+   */
+  public void setDraining(Backend b, boolean value) {
+    if (b == null || b.pool != this || b.draining == value) {
+      return;
+    }
+    ledger.begin();
+    ledger.change(b);
+    b.draining = value;
+    ledger.tally(b, 1);
+    ledger.end(settings);
+  }
+
+  public void setDraining(String id, boolean value) {
+    setDraining(byId.get(id), value);
+  }
+
+  /**
+   * Replaces the settings. State is kept: runs, multipliers and running ejections (with their end)
+   * stay; new thresholds apply from the next event; panic is re-evaluated now.
+   */
+  public void apply(HealthSettings newSettings) {
+    settings = Objects.requireNonNull(newSettings, "settings");
+    ledger.begin();
+    ledger.reevaluate();
+    ledger.end(settings);
+  }
+
+  // ---- events ----------------------------------------------------------------------------------
+
+  /**
+   * An active probe result. Hysteresis (DESIGN §2.2): a pass clears the fail run, a fail the pass
+   * run; {@code fall} fails in a row take Up to Down, {@code rise} passes Down to Up; the first
+   * result of an Unknown backend decides. With {@code unejectOnActivePass} a pass also ends a
+   * running ejection (ejected-until = now, multiplier kept). The transition is about the active
+   * state only; ejection changes show in the snapshot.
+   */
+  public Transition onProbeResult(Backend b, boolean pass, long now) {
+    if (b.pool != this) {
+      return Transition.UNCHANGED;
+    }
+    ledger.begin();
+    expire(now);
+    Transition t = pass ? pass(b, now) : fail(b);
+    ledger.end(settings);
+    return t;
+  }
+
+  public Transition onProbeResult(String id, boolean pass, long now) {
+    Backend b = byId.get(id);
+    return b == null ? Transition.UNCHANGED : onProbeResult(b, pass, now);
+  }
+
+  private Transition pass(Backend b, long now) {
+    b.failRun = 0;
+    if (b.passRun != Integer.MAX_VALUE) {
+      b.passRun++;
+    }
+    if (b.ejected && settings.unejectOnActivePass()) {
+      ledger.change(b);
+      endEjection(b);
+      b.ejectedUntil = now;
+      ledger.tally(b, 1);
+    }
+    if (b.state == BackendState.UP) {
+      return Transition.UNCHANGED;
+    }
+    if (b.state == BackendState.DOWN && b.passRun < settings.rise()) {
+      return Transition.PENDING;
+    }
+    setState(b, BackendState.UP);
+    return Transition.CHANGED;
+  }
+
+  private Transition fail(Backend b) {
+    b.passRun = 0;
+    if (b.failRun != Integer.MAX_VALUE) {
+      b.failRun++;
+    }
+    if (b.state == BackendState.DOWN) {
+      return Transition.UNCHANGED;
+    }
+    if (b.state == BackendState.UP && b.failRun < settings.fall()) {
+      return Transition.PENDING;
+    }
+    setState(b, BackendState.DOWN);
+    return Transition.CHANGED;
+  }
+
+  /**
+   * A real-request outcome (DESIGN §2.3, 2.4 and the edge rules). A success resets both error runs.
+   * An error extends the upstream run, or the local-origin run when it is local and {@code
+   * splitLocalOrigin}; when that run is at or past its threshold (0 = rule off) the backend is
+   * ejected for {@code base x multiplier} (capped at the maximum), and both runs reset. Not when:
+   * it is already ejected (the error still counts; no new ejection until this one ends); the cap
+   * refuses (counted, run kept, so every further error is another refused attempt); or in dry run
+   * (reported and counted, runs reset, nobody ejected).
+   */
+  public EjectionDecision onRequestOutcome(Backend b, boolean ok, Origin origin, long now) {
+    if (b.pool != this) {
+      return EjectionDecision.NOT_NEEDED;
+    }
+    ledger.begin();
+    expire(now);
+    EjectionDecision d = ok ? success(b) : error(b, origin, now);
+    ledger.end(settings);
+    return d;
+  }
+
+  public EjectionDecision onRequestOutcome(String id, boolean ok, Origin origin, long now) {
+    Backend b = byId.get(id);
+    return b == null ? EjectionDecision.NOT_NEEDED : onRequestOutcome(b, ok, origin, now);
+  }
+
+  private static EjectionDecision success(Backend b) {
+    b.upstreamErrors = 0;
+    b.localErrors = 0;
+    return EjectionDecision.NOT_NEEDED;
+  }
+
+  private EjectionDecision error(Backend b, Origin origin, long now) {
+    HealthSettings s = settings;
+    int run;
+    int threshold;
+    if (origin == Origin.LOCAL && s.splitLocalOrigin()) {
+      run = b.localErrors = saturatingIncrement(b.localErrors);
+      threshold = s.consecutiveLocalOriginErrors();
+    } else {
+      run = b.upstreamErrors = saturatingIncrement(b.upstreamErrors);
+      threshold = s.consecutiveErrors();
+    }
+    if (threshold == 0 || run < threshold || b.ejected) {
+      return EjectionDecision.NOT_NEEDED;
+    }
+    int multiplier = EjectionTime.nextMultiplier(b.multiplier, s);
+    long until = EjectionTime.until(now, multiplier, s);
+    if (!s.enforce()) {
+      b.upstreamErrors = 0;
+      b.localErrors = 0;
+      wouldEjectCount++;
+      return EjectionDecision.wouldEject(until);
+    }
+    if (!ledger.capAllows(b, s)) {
+      refusedEjections++;
+      return EjectionDecision.REFUSED_BY_CAP;
+    }
+    ledger.change(b);
+    b.ejected = true;
+    b.ejectedUntil = until;
+    b.upstreamErrors = 0;
+    b.localErrors = 0;
+    setMultiplier(b, multiplier);
+    deadlines.add(b);
+    nextEnd = deadlines.nextDeadline();
+    ledger.tally(b, 1);
+    ejections++;
+    return EjectionDecision.ejected(until);
+  }
+
+  /**
+   * Decay (DESIGN §2.5): after ending the ejections due at {@code now}, lowers by one the
+   * multiplier of every backend that is not ejected and has both error runs at zero. O(k) for the k
+   * backends whose multiplier is above zero. Returns how many multipliers decayed.
+   */
+  public int sweep(long now) {
+    ledger.begin();
+    expire(now);
+    int decayed = 0;
+    for (int i = decayingSize - 1; i >= 0; i--) {
+      Backend b = decaying[i];
+      if (!b.ejected && b.upstreamErrors == 0 && b.localErrors == 0) {
+        setMultiplier(b, b.multiplier - 1);
+        decayed++;
+      }
+    }
+    ledger.end(settings);
+    return decayed;
+  }
+
+  /** Ends every ejection due at {@code now}; the runtime calls it at {@link #nextEjectionEnd()}. */
+  public void expireEjections(long now) {
+    ledger.begin();
+    expire(now);
+    ledger.end(settings);
+  }
+
+  /** When the next ejection ends (epoch ms), or {@link Long#MAX_VALUE} when nobody is ejected. */
+  public long nextEjectionEnd() {
+    return nextEnd;
+  }
+
+  // ---- restart ---------------------------------------------------------------------------------
+
+  /**
+   * Restores one backend from published status after an operator restart, so the restart changes
+   * nothing that was published. Runs start at zero (an Up backend still needs {@code fall} fails to
+   * go Down). An {@code ejectedUntil} after {@code now} restores a running ejection without
+   * consulting the cap (it was accepted before the restart).
+   */
+  public void restore(Backend b, BackendState state, int multiplier, long ejectedUntil, long now) {
+    Objects.requireNonNull(state, "state");
+    if (multiplier < 0) {
+      throw new IllegalArgumentException("multiplier must be >= 0, was " + multiplier);
+    }
+    if (b == null || b.pool != this) {
+      return;
+    }
+    ledger.begin();
+    expire(now);
+    ledger.change(b);
+    if (b.ejected) {
+      endEjection(b);
+    }
+    b.state = state;
+    b.passRun = 0;
+    b.failRun = 0;
+    b.upstreamErrors = 0;
+    b.localErrors = 0;
+    setMultiplier(b, multiplier);
+    b.ejectedUntil = ejectedUntil;
+    if (ejectedUntil > now) {
+      b.ejected = true;
+      deadlines.add(b);
+      nextEnd = deadlines.nextDeadline();
+    }
+    ledger.tally(b, 1);
+    ledger.end(settings);
+  }
+
+  /**
+   * Restores the panic flag last published, after every backend is restored, so a pool that was in
+   * its panic band stays in panic. The band rule is applied at once, so a flag that contradicts the
+   * counts is corrected.
+   */
+  public void restorePanic(boolean value) {
+    ledger.begin();
+    ledger.panic = value;
+    ledger.reevaluate();
+    ledger.end(settings);
+  }
+
+  // ---- outputs ---------------------------------------------------------------------------------
+
+  /**
+   * The published verdict. O(1) when nothing changed since the last call (the same object comes
+   * back); O(1) plus a small record when only counts changed; O(n) when the version changed (the
+   * sets are rebuilt from the members). Runtimes take it when {@link #version()} moved.
+   */
+  public AvailabilitySnapshot snapshot() {
+    return ledger.snapshot(members, size);
+  }
+
+  /** Changes exactly when the published sets or the panic flag change. */
+  public long version() {
+    return ledger.version;
+  }
+
+  public boolean panic() {
+    return ledger.panic;
+  }
+
+  public int size() {
+    return size;
+  }
+
+  public AvailabilitySnapshot.Counts counts() {
+    return ledger.counts();
+  }
+
+  /** Immutable views of every member, for status writers. O(n). */
+  public List<BackendView> views() {
+    List<BackendView> out = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      out.add(members[i].view());
+    }
+    return out;
+  }
+
+  /** Ejections started since this pool was created (a metric). */
+  public long ejections() {
+    return ejections;
+  }
+
+  /** Ejections refused by the cap, each further error at the threshold counted again. */
+  public long refusedEjections() {
+    return refusedEjections;
+  }
+
+  /** Would-be ejections reported in dry run ({@code passive.enforce: false}). */
+  public long wouldEjectCount() {
+    return wouldEjectCount;
+  }
+
+  // ---- bookkeeping -----------------------------------------------------------------------------
+
+  private void expire(long now) {
+    while (now >= nextEnd) {
+      Backend b = deadlines.peek();
+      ledger.change(b);
+      endEjection(b);
+      ledger.tally(b, 1);
+    }
+  }
+
+  /** Clears the ejected flag and its deadline; callers bracket it with change/tally. */
+  private void endEjection(Backend b) {
+    b.ejected = false;
+    deadlines.remove(b);
+    nextEnd = deadlines.nextDeadline();
+  }
+
+  private void setState(Backend b, BackendState state) {
+    ledger.change(b);
+    b.state = state;
+    ledger.tally(b, 1);
+  }
+
+  private void setMultiplier(Backend b, int multiplier) {
+    b.multiplier = multiplier;
+    if (multiplier > 0 && b.decayIndex < 0) {
+      if (decayingSize == decaying.length) {
+        decaying = Arrays.copyOf(decaying, decayingSize * 2);
+      }
+      b.decayIndex = decayingSize;
+      decaying[decayingSize++] = b;
+    } else if (multiplier == 0 && b.decayIndex >= 0) {
+      stopDecay(b);
+    }
+  }
+
+  private void stopDecay(Backend b) {
+    Backend last = decaying[--decayingSize];
+    decaying[b.decayIndex] = last;
+    last.decayIndex = b.decayIndex;
+    decaying[decayingSize] = null;
+    b.decayIndex = -1;
+  }
+
+  private static int saturatingIncrement(int run) {
+    return run == Integer.MAX_VALUE ? run : run + 1;
+  }
+}

@@ -1,0 +1,300 @@
+package dev.vigil.probe;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How to check one backend: the resolved, immutable form of a HealthPolicy's {@code active} block
+ * minus the cadence (see {@link ProbeSchedule}). Defaults as DESIGN §1. Build with {@link
+ * #builder()}; validation errors name the {@code active.*} field.
+ *
+ * @param protocol HTTP, HTTPS, TCP or GRPC
+ * @param port 0 = the {@link ProbeTarget}'s port (the usual case: the caller resolves port names
+ *     into the target); otherwise the port to probe instead
+ * @param timeout the deadline of one probe, connect included
+ * @param http the HTTP(S) request and verdict settings
+ * @param tcp the optional payload and expected reply prefix
+ * @param grpc the grpc.health.v1 service name
+ * @param tls HTTPS and gRPC-over-TLS settings; for GRPC, TLS is used only when this is not {@link
+ *     Tls#NONE}
+ * @param reuseConnection keep one connection per backend between probes (HTTP, HTTPS) instead of a
+ *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
+ */
+public record CheckSpec(
+    Protocol protocol,
+    int port,
+    Duration timeout,
+    Http http,
+    Tcp tcp,
+    Grpc grpc,
+    Tls tls,
+    boolean reuseConnection) {
+
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+  public CheckSpec {
+    Objects.requireNonNull(protocol, "active.protocol");
+    Objects.requireNonNull(timeout, "active.timeout");
+    Objects.requireNonNull(http, "active.http");
+    Objects.requireNonNull(tcp, "active.tcp");
+    Objects.requireNonNull(grpc, "active.grpc");
+    Objects.requireNonNull(tls, "active.tls");
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("active.port: must be 1..65535, got " + port);
+    }
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("active.timeout: must be positive, got " + timeout);
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding this spec's values. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.protocol = protocol;
+    b.port = port;
+    b.timeout = timeout;
+    b.http = http;
+    b.tcp = tcp;
+    b.grpc = grpc;
+    b.tls = tls;
+    b.reuseConnection = reuseConnection;
+    return b;
+  }
+
+  /** The port to connect to for {@code target}. */
+  public int portFor(ProbeTarget target) {
+    return port == 0 ? target.port() : port;
+  }
+
+  /** Whether this check runs over TLS. */
+  public boolean usesTls() {
+    return protocol == Protocol.HTTPS || (protocol == Protocol.GRPC && tls != Tls.NONE);
+  }
+
+  /**
+   * The HTTP request and verdict.
+   *
+   * @param method request method, an HTTP token ({@code GET})
+   * @param path request target, starting with {@code /}
+   * @param host Host header value; null = the target's IP
+   * @param headers extra request headers, in order
+   * @param expectedStatuses statuses that pass
+   * @param bodyMatch optional regex that must be found in the first 64 KiB of the body
+   */
+  public record Http(
+      String method,
+      String path,
+      String host,
+      Map<String, String> headers,
+      ExpectedStatuses expectedStatuses,
+      Pattern bodyMatch) {
+
+    public static final Http DEFAULT =
+        new Http("GET", "/healthz", null, Map.of(), ExpectedStatuses.DEFAULT, null);
+
+    public Http {
+      method = method == null ? "GET" : method;
+      path = path == null ? "/healthz" : path;
+      expectedStatuses = expectedStatuses == null ? ExpectedStatuses.DEFAULT : expectedStatuses;
+      headers =
+          headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+      if (!isToken(method)) {
+        throw new IllegalArgumentException("active.http.method: not an HTTP token: " + method);
+      }
+      if (!path.startsWith("/") || hasControl(path) || path.indexOf(' ') >= 0) {
+        throw new IllegalArgumentException(
+            "active.http.path: must start with / and contain no spaces or control characters");
+      }
+      if (host != null && (host.isEmpty() || hasControl(host) || host.indexOf(' ') >= 0)) {
+        throw new IllegalArgumentException("active.http.host: invalid host " + host);
+      }
+      for (Map.Entry<String, String> h : headers.entrySet()) {
+        if (!isToken(h.getKey())) {
+          throw new IllegalArgumentException(
+              "active.http.headers: not a header name: " + h.getKey());
+        }
+        if (h.getValue() == null || hasControl(h.getValue())) {
+          throw new IllegalArgumentException(
+              "active.http.headers." + h.getKey() + ": value must not contain control characters");
+        }
+      }
+    }
+
+    /** Compiles {@code regex}, naming the field in the error. Null or empty = none. */
+    public static Pattern compileBodyMatch(String regex) {
+      if (regex == null || regex.isEmpty()) {
+        return null;
+      }
+      try {
+        return Pattern.compile(regex);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "active.http.bodyMatch: does not compile: " + e.getMessage(), e);
+      }
+    }
+
+    private static boolean isToken(String s) {
+      if (s == null || s.isEmpty()) {
+        return false;
+      }
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        boolean ok =
+            (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
+                || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+        if (!ok) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private static boolean hasControl(String s) {
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c < 0x20 && c != '\t' || c == 0x7f) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The TCP check: connect, then optionally send {@code send} and expect a reply starting with
+   * {@code expect} (UTF-8). Without {@code expect}, a connection (and the write of {@code send})
+   * passes.
+   */
+  public record Tcp(String send, String expect) {
+    public static final Tcp DEFAULT = new Tcp(null, null);
+
+    public Tcp {
+      send = send == null || send.isEmpty() ? null : send;
+      expect = expect == null || expect.isEmpty() ? null : expect;
+    }
+
+    byte[] expectBytes() {
+      return expect == null ? new byte[0] : expect.getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The gRPC check: {@code grpc.health.v1.Health/Check} for {@code service} ("" = server). */
+  public record Grpc(String service) {
+    public static final Grpc DEFAULT = new Grpc("");
+
+    public Grpc {
+      service = service == null ? "" : service;
+    }
+  }
+
+  /**
+   * TLS settings.
+   *
+   * @param insecureSkipVerify accept any certificate and name (the handshake must still succeed)
+   * @param serverName SNI name and the name the certificate must match; null = none sent, the
+   *     certificate must match the Host (or the IP)
+   */
+  public record Tls(boolean insecureSkipVerify, String serverName) {
+    /** Verify, no SNI override. For GRPC it also means: plaintext. */
+    public static final Tls NONE = new Tls(false, null);
+
+    public Tls {
+      serverName = serverName == null || serverName.isEmpty() ? null : serverName;
+    }
+  }
+
+  /** Builds a {@link CheckSpec}; every setter is optional. */
+  public static final class Builder {
+    private Protocol protocol = Protocol.HTTP;
+    private int port;
+    private Duration timeout = DEFAULT_TIMEOUT;
+    private Http http = Http.DEFAULT;
+    private Tcp tcp = Tcp.DEFAULT;
+    private Grpc grpc = Grpc.DEFAULT;
+    private Tls tls = Tls.NONE;
+    private boolean reuseConnection;
+
+    private Builder() {}
+
+    public Builder protocol(Protocol protocol) {
+      this.protocol = protocol;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder timeout(Duration timeout) {
+      this.timeout = timeout;
+      return this;
+    }
+
+    public Builder http(Http http) {
+      this.http = http;
+      return this;
+    }
+
+    /** Shorthand: the default HTTP request with other expected statuses, e.g. {@code "200"}. */
+    public Builder expectedStatuses(String... values) {
+      this.http =
+          new Http(
+              http.method(),
+              http.path(),
+              http.host(),
+              http.headers(),
+              ExpectedStatuses.parse("active.http.expectedStatuses", java.util.List.of(values)),
+              http.bodyMatch());
+      return this;
+    }
+
+    /** Shorthand: {@code active.http.bodyMatch}. */
+    public Builder bodyMatch(String regex) {
+      this.http =
+          new Http(
+              http.method(),
+              http.path(),
+              http.host(),
+              http.headers(),
+              http.expectedStatuses(),
+              Http.compileBodyMatch(regex));
+      return this;
+    }
+
+    public Builder tcp(Tcp tcp) {
+      this.tcp = tcp;
+      return this;
+    }
+
+    public Builder grpc(Grpc grpc) {
+      this.grpc = grpc;
+      return this;
+    }
+
+    public Builder tls(Tls tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    public Builder reuseConnection(boolean reuseConnection) {
+      this.reuseConnection = reuseConnection;
+      return this;
+    }
+
+    public CheckSpec build() {
+      return new CheckSpec(protocol, port, timeout, http, tcp, grpc, tls, reuseConnection);
+    }
+  }
+}

@@ -1,0 +1,363 @@
+package dev.vigil.probe;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.ConnectOptions;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.NetSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * HTTP and HTTPS checks over a Vert.x {@link NetClient}: one HTTP/1.1 request, the verdict from the
+ * raw status line ({@link StatusLineClassifier}), then optionally {@code bodyMatch} over the first
+ * 64 KiB of the body. Headers are limited to 32 KiB, the body is never kept beyond 64 KiB, and the
+ * whole probe (connect, TLS, request, response) has one deadline.
+ *
+ * <p>By default each probe opens a fresh connection ({@code Connection: close}) and closes it as
+ * soon as the verdict is known, as HAProxy does. With {@code reuseConnection} one idle connection
+ * per backend is kept when the response was cleanly framed, as Envoy does; a reused connection that
+ * turns out to be closed before any byte of a response is retried once on a fresh one.
+ */
+public final class HttpProber implements Prober {
+
+  private static final String USER_AGENT = "vigil-probe";
+
+  private final Vertx vertx;
+  private final NetClient client;
+  private final ClientTls tls = new ClientTls();
+  private final Map<ProbeTarget, Idle> idle = new ConcurrentHashMap<>();
+
+  private record Idle(NetSocket socket, boolean tls, CheckSpec.Tls settings) {}
+
+  public HttpProber(Vertx vertx) {
+    this.vertx = vertx;
+    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
+  }
+
+  @Override
+  public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
+    long start = System.nanoTime();
+    try {
+      Exchange exchange = new Exchange(new ProbeTarget(target.ip(), spec.portFor(target)), spec);
+      exchange.start();
+      return exchange.promise.future();
+    } catch (RuntimeException e) {
+      return Future.succeededFuture(
+          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, elapsedMs(start)));
+    }
+  }
+
+  @Override
+  public void forget(ProbeTarget target) {
+    idle.entrySet()
+        .removeIf(
+            e -> {
+              if (e.getKey().ip().equals(target.ip())) {
+                e.getValue().socket().close();
+                return true;
+              }
+              return false;
+            });
+  }
+
+  @Override
+  public Future<Void> close() {
+    idle.values().forEach(i -> i.socket().close());
+    idle.clear();
+    return client.close();
+  }
+
+  /** The number of idle connections kept for reuse. */
+  public int idleConnections() {
+    return idle.size();
+  }
+
+  static long elapsedMs(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+
+  /** One probe: connection, request, parse, verdict, then release of the connection. */
+  private final class Exchange {
+    final ProbeTarget target;
+    final CheckSpec spec;
+    final Promise<ProbeResult> promise = Promise.promise();
+    final long start = System.nanoTime();
+    final boolean collectBody;
+    long deadlineTimer = -1;
+    NetSocket socket;
+    HttpResponseParser parser;
+    boolean reused;
+    boolean retried;
+    boolean verdictGiven;
+    boolean delivered;
+    ProbeResult result;
+    boolean released;
+    long received;
+
+    Exchange(ProbeTarget target, CheckSpec spec) {
+      this.target = target;
+      this.spec = spec;
+      this.collectBody = spec.http().bodyMatch() != null;
+    }
+
+    void start() {
+      deadlineTimer = vertx.setTimer(spec.timeout().toMillis(), id -> onDeadline());
+      Idle kept = spec.reuseConnection() ? idle.remove(target) : null;
+      if (kept != null && kept.tls() == spec.usesTls() && kept.settings().equals(spec.tls())) {
+        reused = true;
+        attach(kept.socket());
+      } else {
+        if (kept != null) {
+          kept.socket().close();
+        }
+        connect();
+      }
+    }
+
+    void connect() {
+      reused = false;
+      long left = spec.timeout().toMillis() - elapsedMs(start);
+      ConnectOptions options =
+          new ConnectOptions()
+              .setHost(target.ip())
+              .setPort(target.port())
+              .setTimeout((int) Math.max(1, left));
+      if (spec.usesTls()) {
+        options.setSsl(true).setSslOptions(tls.options(spec.tls()));
+        String sni = ClientTls.sniName(spec);
+        if (sni != null) {
+          options.setSniServerName(sni);
+        }
+      }
+      client
+          .connect(options)
+          .onComplete(
+              ar -> {
+                if (released) {
+                  if (ar.succeeded()) {
+                    ar.result().close();
+                  }
+                } else if (ar.failed()) {
+                  verdict(TransportFailure.classify(ar.cause(), elapsedMs(start)));
+                  release(false);
+                } else {
+                  attach(ar.result());
+                }
+              });
+    }
+
+    void attach(NetSocket s) {
+      socket = s;
+      parser = new HttpResponseParser("HEAD".equals(spec.http().method()), collectBody);
+      received = 0;
+      s.handler(this::onData);
+      s.exceptionHandler(this::onError);
+      s.closeHandler(v -> onClose());
+      s.write(Buffer.buffer(request()));
+    }
+
+    byte[] request() {
+      CheckSpec.Http http = spec.http();
+      String host = http.host() != null ? http.host() : hostHeader();
+      StringBuilder r = new StringBuilder(128);
+      r.append(http.method()).append(' ').append(http.path()).append(" HTTP/1.1\r\n");
+      boolean userAgent = false;
+      boolean hostSet = false;
+      for (Map.Entry<String, String> h : http.headers().entrySet()) {
+        userAgent |= h.getKey().equalsIgnoreCase("User-Agent");
+        hostSet |= h.getKey().equalsIgnoreCase("Host");
+      }
+      if (!hostSet) {
+        r.append("Host: ").append(host).append("\r\n");
+      }
+      if (!userAgent) {
+        r.append("User-Agent: ").append(USER_AGENT).append("\r\n");
+      }
+      r.append("Accept: */*\r\n");
+      if (!spec.reuseConnection()) {
+        r.append("Connection: close\r\n");
+      }
+      for (Map.Entry<String, String> h : http.headers().entrySet()) {
+        r.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
+      }
+      return r.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    String hostHeader() {
+      String ip = target.ip().indexOf(':') >= 0 ? "[" + target.ip() + "]" : target.ip();
+      int defaultPort = spec.usesTls() ? 443 : 80;
+      return target.port() == defaultPort ? ip : ip + ":" + target.port();
+    }
+
+    void onData(Buffer data) {
+      if (released) {
+        return;
+      }
+      received += data.length();
+      byte[] bytes = data.getBytes();
+      boolean headBefore = parser.headComplete();
+      parser.feed(bytes, 0, bytes.length);
+      if (parser.isMalformed()) {
+        verdict(ProbeResult.fail(Reason.MALFORMED_RESPONSE, parser.problem(), elapsedMs(start)));
+        release(false);
+        return;
+      }
+      if (!verdictGiven && parser.headComplete()) {
+        if (!headBefore && (!collectBody || !statusPasses())) {
+          verdict(statusVerdict());
+        } else if (collectBody && (parser.complete() || parser.bodyLimitReached())) {
+          verdict(bodyVerdict());
+        }
+      }
+      if (verdictGiven) {
+        if (parser.complete()) {
+          release(spec.reuseConnection() && parser.reusable());
+        } else if (!spec.reuseConnection() || parser.bodyLimitReached()) {
+          release(false);
+        }
+        // otherwise: reuse, drain the rest of a small body until the deadline
+      }
+      deliver();
+    }
+
+    boolean statusPasses() {
+      return spec.http().expectedStatuses().contains(parser.statusCode());
+    }
+
+    ProbeResult statusVerdict() {
+      return new StatusLineClassifier(spec.http().expectedStatuses())
+          .classify(parser.statusLine(), elapsedMs(start));
+    }
+
+    ProbeResult bodyVerdict() {
+      int code = parser.statusCode();
+      if (spec.http().bodyMatch().matcher(parser.bodyText()).find()) {
+        return ProbeResult.httpStatus(true, code, elapsedMs(start));
+      }
+      return ProbeResult.fail(
+              Reason.BODY_MISMATCH,
+              "body does not match" + (parser.bodyTruncated() ? " (first 64 KiB)" : ""),
+              elapsedMs(start))
+          .withStatusCode(code);
+    }
+
+    void onError(Throwable t) {
+      if (released) {
+        return;
+      }
+      if (retryOnFresh()) {
+        return;
+      }
+      verdict(TransportFailure.classify(t, elapsedMs(start)));
+      release(false);
+    }
+
+    void onClose() {
+      if (released) {
+        return;
+      }
+      if (retryOnFresh()) {
+        return;
+      }
+      parser.endOfInput();
+      if (!verdictGiven) {
+        if (parser.headComplete() && collectBody && parser.complete()) {
+          verdict(bodyVerdict());
+        } else if (parser.partialStatusLine()
+            && StatusLineClassifier.parseCode(parser.partialLine()) < 0) {
+          verdict(
+              ProbeResult.fail(
+                  Reason.MALFORMED_RESPONSE,
+                  "malformed status line: " + StatusLineClassifier.excerpt(parser.partialLine()),
+                  elapsedMs(start)));
+        } else if (received == 0) {
+          verdict(TransportFailure.closed(elapsedMs(start)));
+        } else {
+          verdict(
+              ProbeResult.fail(
+                  Reason.CONNECTION_CLOSED, "connection closed mid-response", elapsedMs(start)));
+        }
+      }
+      socket = null;
+      release(false);
+    }
+
+    /** A reused connection that died before any answer: once, try a fresh one. */
+    boolean retryOnFresh() {
+      if (!reused || retried || received > 0 || verdictGiven) {
+        return false;
+      }
+      retried = true;
+      NetSocket old = socket;
+      socket = null;
+      old.handler(null).exceptionHandler(null).closeHandler(null);
+      old.close();
+      connect();
+      return true;
+    }
+
+    void onDeadline() {
+      deadlineTimer = -1;
+      if (!verdictGiven) {
+        verdict(ProbeResult.timeout(spec.timeout().toMillis()));
+      }
+      release(false);
+    }
+
+    /** Records the verdict; {@link #deliver()} hands it out once the connection is settled. */
+    void verdict(ProbeResult result) {
+      if (!verdictGiven) {
+        verdictGiven = true;
+        this.result = result;
+      }
+    }
+
+    void deliver() {
+      if (result != null && !delivered) {
+        delivered = true;
+        promise.complete(result);
+      }
+    }
+
+    /** Ends the exchange: keeps the connection for reuse, or closes it. */
+    void release(boolean keep) {
+      if (released) {
+        return;
+      }
+      released = true;
+      if (deadlineTimer >= 0) {
+        vertx.cancelTimer(deadlineTimer);
+      }
+      NetSocket s = socket;
+      socket = null;
+      if (s == null) {
+        deliver();
+        return;
+      }
+      if (keep) {
+        Idle entry = new Idle(s, spec.usesTls(), spec.tls());
+        s.handler(data -> drop(entry));
+        s.exceptionHandler(t -> drop(entry));
+        s.closeHandler(v -> idle.remove(target, entry));
+        Idle previous = idle.put(target, entry);
+        if (previous != null) {
+          previous.socket().close();
+        }
+      } else {
+        s.handler(null).exceptionHandler(null).closeHandler(null);
+        s.close();
+      }
+      deliver();
+    }
+
+    void drop(Idle entry) {
+      idle.remove(target, entry);
+      entry.socket().close();
+    }
+  }
+}

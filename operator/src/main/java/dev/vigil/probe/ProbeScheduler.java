@@ -1,0 +1,237 @@
+package dev.vigil.probe;
+
+import io.vertx.core.AsyncResult;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * Probes many backends, each on its own fixed cadence.
+ *
+ * <ul>
+ *   <li>One timer per backend. Each probe starts interval +/- {@code jitterPercent} after the
+ *       previous one started (not after it ended), and the first at a random offset in [0,
+ *       interval), so thousands of backends never probe in one burst, and a hanging backend at fall
+ *       3, interval 1 s, timeout 1 s is down within about 3 intervals + 1 timeout.
+ *   <li>The cadence is kept on planned start times: a late timer does not push later probes back; a
+ *       backend more than one interval behind restarts its cadence from now.
+ *   <li>A wait is never shorter than {@code timeout} + 10 ms (the API keeps timeout below the
+ *       interval; the scheduler also accepts timeout = interval, as HAProxy configs use it); if a
+ *       probe is still in flight when the next is due anyway, that start is skipped (counted in
+ *       {@link #skippedStarts()}): never two probes of one backend at once.
+ *   <li>{@link #add}, {@link #update}, {@link #remove} and {@link #stop} may be called from any
+ *       thread; the work runs on the {@link Timers} context, and so does the listener. A removed
+ *       backend's timer is cancelled, its in-flight result dropped, and the prober told to {@link
+ *       Prober#forget} it (closing a kept connection).
+ * </ul>
+ *
+ * @param <K> the backend key (for example pool and pod)
+ */
+public final class ProbeScheduler<K> {
+
+  private static final long MIN_MARGIN_MS = 10;
+
+  private final Prober prober;
+  private final Timers timers;
+  private final RandomGenerator random;
+  private final ProbeListener<K> listener;
+  private final Map<K, Backend> backends = new ConcurrentHashMap<>();
+  private volatile boolean stopped;
+  private long skipped;
+  private long started;
+
+  public ProbeScheduler(
+      Prober prober, Timers timers, RandomGenerator random, ProbeListener<K> listener) {
+    this.prober = prober;
+    this.timers = timers;
+    this.random = random;
+    this.listener = listener;
+  }
+
+  /** Starts probing a backend; an existing backend with this key is updated instead. */
+  public void add(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
+    validate(spec, schedule);
+    timers.execute(() -> upsert(key, target, spec, schedule));
+  }
+
+  /**
+   * Changes a backend's target, check or cadence. The probe in flight finishes with the old
+   * settings; a new interval takes effect from the last start. Adds the backend if absent.
+   */
+  public void update(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
+    add(key, target, spec, schedule);
+  }
+
+  /** Stops probing a backend; a result still in flight is dropped. */
+  public void remove(K key) {
+    timers.execute(
+        () -> {
+          Backend b = backends.remove(key);
+          if (b != null) {
+            retire(b);
+          }
+        });
+  }
+
+  /** Stops everything: cancels every timer, drops results in flight. Idempotent. */
+  public void stop() {
+    stopped = true;
+    timers.execute(
+        () -> {
+          backends.values().forEach(this::retire);
+          backends.clear();
+        });
+  }
+
+  /** Backends being probed. */
+  public int size() {
+    return backends.size();
+  }
+
+  /** Probe starts skipped because the previous probe of that backend was still in flight. */
+  public long skippedStarts() {
+    return skipped;
+  }
+
+  /** Probes started since creation. */
+  public long startedProbes() {
+    return started;
+  }
+
+  private static void validate(CheckSpec spec, ProbeSchedule schedule) {
+    if (spec.timeout().compareTo(schedule.interval()) > 0) {
+      throw new IllegalArgumentException(
+          "active.timeout: must not exceed active.interval ("
+              + spec.timeout()
+              + " > "
+              + schedule.interval()
+              + ")");
+    }
+  }
+
+  private void upsert(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
+    if (stopped) {
+      return;
+    }
+    Backend b = backends.get(key);
+    if (b == null) {
+      b = new Backend(key, target, spec, schedule);
+      backends.put(key, b);
+      long interval = schedule.interval().toMillis();
+      long offset = random.nextLong(interval);
+      b.plannedStart = timers.nowMillis() + offset;
+      b.arm(offset);
+      return;
+    }
+    if (!b.target.equals(target)) {
+      prober.forget(b.target);
+    }
+    boolean cadenceChanged = !b.schedule.equals(schedule);
+    b.target = target;
+    b.spec = spec;
+    b.schedule = schedule;
+    if (cadenceChanged) {
+      long now = timers.nowMillis();
+      long from = b.lastStart == Long.MIN_VALUE ? now : b.lastStart;
+      b.plannedStart =
+          b.lastStart == Long.MIN_VALUE
+              ? now + random.nextLong(schedule.interval().toMillis())
+              : from + gap(b);
+      b.rearm(Math.max(0, b.plannedStart - now));
+    }
+  }
+
+  private void retire(Backend b) {
+    b.retired = true;
+    b.disarm();
+    prober.forget(b.target);
+  }
+
+  /** The wait before the next start: interval +/- jitter, never below timeout + a margin. */
+  private long gap(Backend b) {
+    long interval = b.schedule.interval().toMillis();
+    double jitter = b.schedule.jitterPercent() / 100.0;
+    long jittered =
+        jitter == 0 ? interval : Math.round(interval * (1 + random.nextDouble(-jitter, jitter)));
+    long timeout = b.spec.timeout().toMillis();
+    return Math.max(jittered, timeout + MIN_MARGIN_MS);
+  }
+
+  private final class Backend {
+    final K key;
+    ProbeTarget target;
+    CheckSpec spec;
+    ProbeSchedule schedule;
+    long timerId = -1;
+    long plannedStart;
+    long lastStart = Long.MIN_VALUE;
+    boolean inFlight;
+    boolean retired;
+
+    Backend(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
+      this.key = key;
+      this.target = target;
+      this.spec = spec;
+      this.schedule = schedule;
+    }
+
+    void arm(long delay) {
+      timerId = timers.schedule(delay, this::fire);
+    }
+
+    void rearm(long delay) {
+      disarm();
+      arm(delay);
+    }
+
+    void disarm() {
+      if (timerId >= 0) {
+        timers.cancel(timerId);
+        timerId = -1;
+      }
+    }
+
+    void fire() {
+      timerId = -1;
+      if (retired) {
+        return;
+      }
+      long now = timers.nowMillis();
+      long interval = schedule.interval().toMillis();
+      if (now - plannedStart > interval) {
+        plannedStart = now; // far behind (overload, suspended VM): restart the cadence
+      }
+      long thisStart = plannedStart;
+      plannedStart = thisStart + gap(this);
+      arm(Math.max(0, plannedStart - now));
+      if (inFlight) {
+        skipped++;
+        return;
+      }
+      inFlight = true;
+      lastStart = now;
+      started++;
+      ProbeTarget probed = target;
+      try {
+        prober.probe(probed, spec).onComplete(ar -> timers.execute(() -> completed(probed, ar)));
+      } catch (RuntimeException e) {
+        completed(
+            probed,
+            io.vertx.core.Future.succeededFuture(
+                ProbeResult.fail(Reason.INTERNAL, "prober threw: " + e, 0)));
+      }
+    }
+
+    void completed(ProbeTarget probed, AsyncResult<ProbeResult> ar) {
+      inFlight = false;
+      if (retired) {
+        return;
+      }
+      ProbeResult result =
+          ar.succeeded() && ar.result() != null
+              ? ar.result()
+              : ProbeResult.fail(Reason.INTERNAL, "prober failed: " + ar.cause(), 0);
+      listener.onResult(key, probed, result);
+    }
+  }
+}

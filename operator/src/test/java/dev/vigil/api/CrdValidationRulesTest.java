@@ -1,0 +1,136 @@
+package dev.vigil.api;
+
+import static dev.vigil.api.GeneratedCrds.property;
+import static dev.vigil.api.GeneratedCrds.schema;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cel.bundle.Cel;
+import dev.cel.bundle.CelFactory;
+import dev.cel.common.types.SimpleType;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Evaluates the generated x-kubernetes-validations rules with CEL-Java (the API server uses CEL-Go
+ * with the same standard library and strings extension), so a rule that does not compile or says
+ * the wrong thing fails here rather than at {@code kubectl apply}.
+ */
+class CrdValidationRulesTest {
+
+  private static final JSONSchemaProps HP = schema(GeneratedCrds.healthPolicy());
+  private static final JSONSchemaProps BP = schema(GeneratedCrds.backendPool());
+
+  private final Cel cel =
+      CelFactory.standardCelBuilder()
+          .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+          .addVar("self", SimpleType.DYN)
+          .addCompilerLibraries(CelExtensions.strings())
+          .addRuntimeLibraries(CelExtensions.strings())
+          .build();
+
+  @Test
+  void timeoutMustBeShorterThanInterval() throws Exception {
+    String rule = onlyRule(HP, "spec.active");
+    assertThat(eval(rule, Map.of("interval", "5s", "timeout", "2s"))).isTrue();
+    assertThat(eval(rule, Map.of("interval", "1m", "timeout", "59s"))).isTrue();
+    assertThat(eval(rule, Map.of("interval", "500ms", "timeout", "1.5s"))).isFalse();
+    assertThat(eval(rule, Map.of("interval", "2s", "timeout", "2s"))).isFalse();
+  }
+
+  @Test
+  void intervalIsAtLeast100ms() throws Exception {
+    String rule = onlyRule(HP, "spec.active.interval");
+    assertThat(eval(rule, "100ms")).isTrue();
+    assertThat(eval(rule, "1m30s")).isTrue();
+    assertThat(eval(rule, "99ms")).isFalse();
+    assertThat(eval(rule, "0.05s")).isFalse();
+  }
+
+  @Test
+  void timeoutAndBaseEjectionTimeArePositiveAndSweepIsAtLeast100ms() throws Exception {
+    assertThat(eval(onlyRule(HP, "spec.active.timeout"), "0s")).isFalse();
+    assertThat(eval(onlyRule(HP, "spec.active.timeout"), "1ms")).isTrue();
+    assertThat(eval(onlyRule(HP, "spec.passive.baseEjectionTime"), "0ms")).isFalse();
+    assertThat(eval(onlyRule(HP, "spec.passive.sweepInterval"), "50ms")).isFalse();
+    assertThat(eval(onlyRule(HP, "spec.passive.sweepInterval"), "10s")).isTrue();
+  }
+
+  @Test
+  void maxEjectionTimeIsAtLeastBase() throws Exception {
+    String rule = onlyRule(HP, "spec.passive");
+    assertThat(eval(rule, Map.of("baseEjectionTime", "30s", "maxEjectionTime", "300s"))).isTrue();
+    assertThat(eval(rule, Map.of("baseEjectionTime", "5m", "maxEjectionTime", "300s"))).isTrue();
+    assertThat(eval(rule, Map.of("baseEjectionTime", "30s", "maxEjectionTime", "10s"))).isFalse();
+  }
+
+  @Test
+  void panicExitIsAtLeastThresholdWhenSet() throws Exception {
+    String rule = onlyRule(HP, "spec");
+    assertThat(eval(rule, Map.of("panicThresholdPercent", 50L))).isTrue();
+    assertThat(eval(rule, Map.of("panicThresholdPercent", 50L, "panicExitPercent", 60L))).isTrue();
+    assertThat(eval(rule, Map.of("panicThresholdPercent", 50L, "panicExitPercent", 50L))).isTrue();
+    assertThat(eval(rule, Map.of("panicThresholdPercent", 50L, "panicExitPercent", 40L))).isFalse();
+  }
+
+  @Test
+  void statusRangesRunLowToHigh() throws Exception {
+    String rule = onlyRule(HP, "spec.active.http.expectedStatuses");
+    assertThat(eval(rule, List.of("200-399", "204"))).isTrue();
+    assertThat(eval(rule, List.of("200-200"))).isTrue();
+    assertThat(eval(rule, List.of("200", "399-200"))).isFalse();
+  }
+
+  @Test
+  void portsAreNumbersInRangeOrServiceNames() throws Exception {
+    for (String path : List.of("spec.active.port")) {
+      String rule = onlyRule(HP, path);
+      assertThat(eval(rule, 8080L)).isTrue();
+      assertThat(eval(rule, 65535L)).isTrue();
+      assertThat(eval(rule, 0L)).isFalse();
+      assertThat(eval(rule, 65536L)).isFalse();
+      assertThat(eval(rule, "http")).isTrue();
+      assertThat(eval(rule, "grpc-health")).isTrue();
+      assertThat(eval(rule, "HTTP")).isFalse();
+      assertThat(eval(rule, "8080")).isFalse();
+      assertThat(eval(rule, "a--b")).isFalse();
+      assertThat(eval(rule, "sixteen-chars-xx")).isFalse();
+    }
+    String targetPort = onlyRule(BP, "spec.ports.[].targetPort");
+    assertThat(targetPort).isEqualTo(onlyRule(HP, "spec.active.port"));
+  }
+
+  @Test
+  void severalPortsNeedUniqueNames() throws Exception {
+    String rule = onlyRule(BP, "spec.ports");
+    assertThat(eval(rule, List.of(Map.of("port", 80L)))).isTrue();
+    assertThat(
+            eval(
+                rule,
+                List.of(
+                    Map.of("name", "http", "port", 80L), Map.of("name", "https", "port", 443L))))
+        .isTrue();
+    assertThat(
+            eval(
+                rule,
+                List.of(Map.of("name", "http", "port", 80L), Map.of("name", "http", "port", 81L))))
+        .isFalse();
+    assertThat(eval(rule, List.of(Map.of("name", "http", "port", 80L), Map.of("port", 81L))))
+        .isFalse();
+  }
+
+  private static String onlyRule(JSONSchemaProps root, String path) {
+    List<ValidationRule> rules = property(root, path).getXKubernetesValidations();
+    assertThat(rules).as("x-kubernetes-validations of %s", path).hasSize(1);
+    return rules.get(0).getRule();
+  }
+
+  private boolean eval(String rule, Object self) throws Exception {
+    Object result = cel.createProgram(cel.compile(rule).getAst()).eval(Map.of("self", self));
+    return (Boolean) result;
+  }
+}

@@ -1,0 +1,108 @@
+package dev.vigil.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.vigil.api.v1alpha1.ActiveCheck;
+import dev.vigil.api.v1alpha1.BackendPoolSpec;
+import dev.vigil.api.v1alpha1.FailurePercentageRule;
+import dev.vigil.api.v1alpha1.GrpcCheck;
+import dev.vigil.api.v1alpha1.HealthPolicySpec;
+import dev.vigil.api.v1alpha1.HttpCheck;
+import dev.vigil.api.v1alpha1.HttpHeader;
+import dev.vigil.api.v1alpha1.LatencyRule;
+import dev.vigil.api.v1alpha1.PassiveCheck;
+import dev.vigil.api.v1alpha1.PolicyRef;
+import dev.vigil.api.v1alpha1.PoolPort;
+import dev.vigil.api.v1alpha1.ServiceRef;
+import dev.vigil.api.v1alpha1.SuccessRateRule;
+import dev.vigil.api.v1alpha1.TcpCheck;
+import dev.vigil.api.v1alpha1.TlsConfig;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.Collection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A spec object built in Java (by a test, or read from the Fabric8 mock server, which applies no
+ * schema defaults) holds the same defaults the API server would apply from the CRD.
+ */
+class JavaDefaultsTest {
+
+  private static final List<Class<?>> SPEC_CLASSES =
+      List.of(
+          HealthPolicySpec.class,
+          ActiveCheck.class,
+          HttpCheck.class,
+          HttpHeader.class,
+          TcpCheck.class,
+          GrpcCheck.class,
+          TlsConfig.class,
+          PassiveCheck.class,
+          SuccessRateRule.class,
+          FailurePercentageRule.class,
+          LatencyRule.class,
+          BackendPoolSpec.class,
+          PolicyRef.class,
+          PoolPort.class,
+          ServiceRef.class);
+
+  private final KubernetesSerialization serialization = new KubernetesSerialization();
+
+  @Test
+  void everyDefaultAnnotationMatchesTheFieldInitializer() throws Exception {
+    for (Class<?> type : SPEC_CLASSES) {
+      JsonNode fresh = tree(type.getDeclaredConstructor().newInstance());
+      for (Field field : type.getDeclaredFields()) {
+        Default annotation = field.getAnnotation(Default.class);
+        if (annotation == null) {
+          continue;
+        }
+        JsonNode expected = serialization.unmarshal(annotation.value(), JsonNode.class);
+        if (expected.isObject() && expected.isEmpty()) {
+          // "{}": the API server fills the block with its own field defaults.
+          expected = tree(field.getType().getDeclaredConstructor().newInstance());
+        }
+        assertThat(fresh.get(field.getName()))
+            .as("%s.%s", type.getSimpleName(), field.getName())
+            .isEqualTo(expected);
+      }
+    }
+  }
+
+  @Test
+  void everyInitializedScalarFieldDeclaresItsDefaultInTheSchema() throws Exception {
+    for (Class<?> type : SPEC_CLASSES) {
+      Object fresh = type.getDeclaredConstructor().newInstance();
+      for (Field field : type.getDeclaredFields()) {
+        if (Modifier.isStatic(field.getModifiers())
+            || Collection.class.isAssignableFrom(field.getType())) {
+          continue;
+        }
+        field.setAccessible(true);
+        if (field.get(fresh) != null) {
+          assertThat(field.getAnnotation(Default.class))
+              .as("@Default on %s.%s", type.getSimpleName(), field.getName())
+              .isNotNull();
+        }
+      }
+    }
+  }
+
+  @Test
+  void panicExitDefaultsToTheThreshold() {
+    HealthPolicySpec spec = new HealthPolicySpec();
+    spec.setPanicThresholdPercent(40);
+    assertThat(spec.effectivePanicExitPercent()).isEqualTo(40);
+    spec.setPanicExitPercent(60);
+    assertThat(spec.effectivePanicExitPercent()).isEqualTo(60);
+  }
+
+  private JsonNode tree(Object value) {
+    // Through text, so numbers compare by value whatever node type Jackson picked.
+    return serialization.unmarshal(serialization.asJson(value), JsonNode.class);
+  }
+}

@@ -1,0 +1,162 @@
+package dev.vigil.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The chart rendered with its default values: what {@code helm install vigil} creates. */
+class ChartDefaultsTest {
+  private static RenderedChart chart;
+  private static Deployment deployment;
+  private static Container operator;
+
+  @BeforeAll
+  static void render() {
+    chart = VigilChart.locate().render("");
+    deployment = chart.one(Deployment.class);
+    operator = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  @Test
+  void runsOneReplicaWithLeaderElection() {
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(1);
+    assertThat(env()).containsEntry("VIGIL_LEADER_ELECTION", "true");
+    assertThat(operator.getArgs()).containsExactly("operator", "--lease-name=vigil");
+    assertThat(chart.all(PodDisruptionBudget.class)).isEmpty();
+  }
+
+  @Test
+  void passesItsConfigurationAsEnvironment() {
+    assertThat(env())
+        .containsEntry("VIGIL_NAMESPACES", "")
+        .containsEntry("VIGIL_METRICS_PORT", "8080")
+        .containsEntry("VIGIL_OUTCOME_PORT", "8443")
+        .containsEntry("VIGIL_LOG_FORMAT", "text");
+    EnvVar podNamespace =
+        operator.getEnv().stream()
+            .filter(e -> e.getName().equals("POD_NAMESPACE"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(podNamespace.getValueFrom().getFieldRef().getFieldPath())
+        .isEqualTo("metadata.namespace");
+  }
+
+  @Test
+  void runsAsNonRootWithReadOnlyRootAndNoCapabilities() {
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    PodSecurityContext podContext = pod.getSecurityContext();
+    assertThat(podContext.getRunAsNonRoot()).isTrue();
+    assertThat(podContext.getRunAsUser()).isPositive();
+    assertThat(podContext.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+
+    SecurityContext context = operator.getSecurityContext();
+    assertThat(context.getRunAsNonRoot()).isTrue();
+    assertThat(context.getReadOnlyRootFilesystem()).isTrue();
+    assertThat(context.getAllowPrivilegeEscalation()).isFalse();
+    assertThat(context.getPrivileged()).isNotEqualTo(Boolean.TRUE);
+    assertThat(context.getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(context.getCapabilities().getAdd()).isNullOrEmpty();
+    assertThat(context.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+
+    assertThat(operator.getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/tmp"));
+    assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getEmptyDir()).isNotNull());
+    assertThat(pod.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
+  }
+
+  @Test
+  void setsRequestsAndLimits() {
+    Map<String, Quantity> requests = operator.getResources().getRequests();
+    Map<String, Quantity> limits = operator.getResources().getLimits();
+    assertThat(requests).containsKeys("cpu", "memory");
+    assertThat(limits).containsKeys("cpu", "memory");
+    assertThat(Quantity.getAmountInBytes(limits.get("memory")))
+        .isGreaterThanOrEqualTo(Quantity.getAmountInBytes(requests.get("memory")));
+  }
+
+  @Test
+  void probesHealthzForLivenessAndReadyzForReadiness() {
+    assertThat(operator.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(operator.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+    assertThat(operator.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(operator.getReadinessProbe().getHttpGet().getPort().getStrVal())
+        .isEqualTo("metrics");
+    assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(operator.getPorts())
+        .extracting(p -> p.getName() + "=" + p.getContainerPort())
+        .containsExactly("metrics=8080", "outcomes=8443");
+  }
+
+  @Test
+  void exposesMetricsAndOutcomesOnOneService() {
+    Service service = chart.one(Service.class);
+    assertThat(service.getSpec().getType()).isEqualTo("ClusterIP");
+    assertThat(service.getSpec().getSelector())
+        .isEqualTo(deployment.getSpec().getSelector().getMatchLabels());
+    assertThat(service.getSpec().getPorts())
+        .extracting(ServicePort::getName, ServicePort::getPort, p -> p.getTargetPort().getStrVal())
+        .containsExactly(tuple("metrics", 8080, "metrics"), tuple("outcomes", 8443, "outcomes"));
+  }
+
+  @Test
+  void admitsIngressOnlyOnTheMetricsAndOutcomePorts() {
+    NetworkPolicy policy = chart.one(NetworkPolicy.class);
+    assertThat(policy.getSpec().getPodSelector().getMatchLabels())
+        .isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
+    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress");
+    assertThat(policy.getSpec().getIngress())
+        .extracting(NetworkPolicyIngressRule::getPorts)
+        .allSatisfy(ports -> assertThat(ports).hasSize(1))
+        .extracting(ports -> ports.get(0).getPort().getStrVal())
+        .containsExactly("metrics", "outcomes");
+    assertThat(policy.getSpec().getIngress())
+        .allSatisfy(rule -> assertThat(rule.getFrom()).isNullOrEmpty());
+  }
+
+  @Test
+  void rendersOnlyFieldsTheKubernetesModelKnows() {
+    assertThat(chart.unknownFields()).isEmpty();
+  }
+
+  @Test
+  void rendersNoPrometheusOperatorObjects() {
+    assertThat(chart.ofKind("ServiceMonitor")).isEmpty();
+    assertThat(chart.ofKind("PrometheusRule")).isEmpty();
+  }
+
+  @Test
+  void putsEveryNamespacedObjectInTheReleaseNamespace() {
+    assertThat(chart.one(ServiceAccount.class).getMetadata().getName())
+        .isEqualTo(deployment.getSpec().getTemplate().getSpec().getServiceAccountName());
+    assertThat(chart.objects())
+        .filteredOn(o -> o instanceof Namespaced)
+        .isNotEmpty()
+        .extracting(HasMetadata::getMetadata)
+        .allSatisfy(m -> assertThat(m.getNamespace()).isEqualTo(VigilChart.NAMESPACE));
+  }
+
+  private static Map<String, String> env() {
+    return operator.getEnv().stream()
+        .filter(e -> e.getValue() != null)
+        .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+  }
+}

@@ -1,0 +1,22 @@
+package dev.vigil.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ChartNotesTest {
+
+  @Test
+  void tellsTheUserWhatToRunNext() {
+    String notes = VigilChart.locate().installNotes();
+
+    assertThat(notes)
+        .contains("kubectl -n vigil-system rollout status deployment/vigil")
+        .contains("kubectl apply -f examples/web.yaml")
+        .contains("kubectl get healthpolicy,backendpool")
+        .contains("--clusterrole=vigil-outcome-reporter")
+        .contains("port-forward service/vigil 8080")
+        .contains("--set replicaCount=2")
+        .doesNotContain("<no value>");
+  }
+}

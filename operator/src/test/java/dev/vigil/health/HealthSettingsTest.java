@@ -1,0 +1,119 @@
+package dev.vigil.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class HealthSettingsTest {
+
+  @Test
+  void defaultsAreThoseOfTheDesign() {
+    HealthSettings s = HealthSettings.defaults();
+    assertThat(s.intervalMs()).isEqualTo(5_000);
+    assertThat(s.timeoutMs()).isEqualTo(2_000);
+    assertThat(s.jitterPercent()).isEqualTo(10);
+    assertThat(s.rise()).isEqualTo(2);
+    assertThat(s.fall()).isEqualTo(3);
+    assertThat(s.consecutiveErrors()).isEqualTo(5);
+    assertThat(s.consecutiveLocalOriginErrors()).isEqualTo(5);
+    assertThat(s.splitLocalOrigin()).isTrue();
+    assertThat(s.baseEjectionTimeMs()).isEqualTo(30_000);
+    assertThat(s.maxEjectionTimeMs()).isEqualTo(300_000);
+    assertThat(s.maxEjectionPercent()).isEqualTo(10);
+    assertThat(s.alwaysEjectOne()).isFalse();
+    assertThat(s.sweepIntervalMs()).isEqualTo(10_000);
+    assertThat(s.unejectOnActivePass()).isFalse();
+    assertThat(s.enforce()).isTrue();
+    assertThat(s.panicThresholdPercent()).isEqualTo(50);
+    assertThat(s.panicExitPercent()).isEqualTo(50);
+  }
+
+  @Test
+  void panicExitDefaultsToTheThreshold() {
+    assertThat(HealthSettings.builder().panicThresholdPercent(30).build().panicExitPercent())
+        .isEqualTo(30);
+  }
+
+  @Test
+  void toBuilderRoundTripsAndLetsTheThresholdMoveWhenExitWasDefaulted() {
+    HealthSettings s = HealthSettings.builder().rise(7).panicExitPercent(60).build();
+    assertThat(s.toBuilder().build()).isEqualTo(s);
+    HealthSettings d = HealthSettings.defaults().toBuilder().panicThresholdPercent(70).build();
+    assertThat(d.panicExitPercent()).isEqualTo(70);
+  }
+
+  static Stream<Arguments> invalid() {
+    return Stream.of(
+        bad("active.interval", b -> b.intervalMs(99)),
+        bad("active.timeout", b -> b.timeoutMs(0)),
+        bad("active.timeout", b -> b.intervalMs(1_000).timeoutMs(1_000)),
+        bad("active.timeout", b -> b.intervalMs(1_000).timeoutMs(5_000)),
+        bad("active.jitterPercent", b -> b.jitterPercent(51)),
+        bad("active.jitterPercent", b -> b.jitterPercent(-1)),
+        bad("active.rise", b -> b.rise(0)),
+        bad("active.rise", b -> b.rise(101)),
+        bad("active.fall", b -> b.fall(0)),
+        bad("passive.consecutiveErrors", b -> b.consecutiveErrors(-1)),
+        bad("passive.consecutiveErrors", b -> b.consecutiveErrors(1001)),
+        bad("passive.consecutiveLocalOriginErrors", b -> b.consecutiveLocalOriginErrors(1001)),
+        bad("passive.baseEjectionTime", b -> b.baseEjectionTimeMs(0)),
+        bad("passive.maxEjectionTime", b -> b.maxEjectionTimeMs(29_999)),
+        bad("passive.maxEjectionPercent", b -> b.maxEjectionPercent(101)),
+        bad("passive.maxEjectionPercent", b -> b.maxEjectionPercent(-1)),
+        bad("passive.sweepInterval", b -> b.sweepIntervalMs(0)),
+        bad("panicThresholdPercent", b -> b.panicThresholdPercent(101)),
+        bad("panicThresholdPercent", b -> b.panicThresholdPercent(-1)),
+        bad("panicExitPercent", b -> b.panicThresholdPercent(50).panicExitPercent(49)),
+        bad("panicExitPercent", b -> b.panicExitPercent(101)));
+  }
+
+  private static Arguments bad(String field, UnaryOperator<HealthSettings.Builder> change) {
+    return Arguments.of(field, change);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalid")
+  void rejectsAnInvalidValueNamingTheField(
+      String field, UnaryOperator<HealthSettings.Builder> change) {
+    assertThatThrownBy(() -> change.apply(HealthSettings.builder()).build())
+        .isInstanceOfSatisfying(
+            InvalidSettingsException.class, e -> assertThat(e.field()).isEqualTo(field))
+        .hasMessageStartingWith(field + ": ");
+  }
+
+  @Test
+  void rejectsRiseZeroWithAReadableMessage() {
+    assertThatThrownBy(() -> HealthSettings.builder().rise(0).build())
+        .hasMessage("active.rise: must be between 1 and 100, was 0");
+  }
+
+  @Test
+  void rejectsTimeoutNotBelowIntervalWithAReadableMessage() {
+    assertThatThrownBy(() -> HealthSettings.builder().intervalMs(1_000).timeoutMs(1_000).build())
+        .hasMessage("active.timeout: must be below active.interval (1000ms), was 1000ms");
+  }
+
+  @Test
+  void acceptsTheEdgesOfEveryRange() {
+    HealthSettings.builder()
+        .intervalMs(100)
+        .timeoutMs(99)
+        .jitterPercent(50)
+        .rise(100)
+        .fall(1)
+        .consecutiveErrors(0)
+        .consecutiveLocalOriginErrors(1000)
+        .baseEjectionTimeMs(1)
+        .maxEjectionTimeMs(1)
+        .maxEjectionPercent(0)
+        .panicThresholdPercent(0)
+        .panicExitPercent(100)
+        .build();
+  }
+}

@@ -1,0 +1,135 @@
+package dev.vigil.health.bench;
+
+import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.Backend;
+import dev.vigil.health.BackendState;
+import dev.vigil.health.EjectionDecision;
+import dev.vigil.health.HealthSettings;
+import dev.vigil.health.Origin;
+import dev.vigil.health.PoolHealth;
+import dev.vigil.health.Transition;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * Per-event cost of the decision core at 100, 1,000 and 10,000 backends. Run with:
+ *
+ * <pre>
+ * mvn -B -pl operator -Pjmh test-compile exec:exec \
+ *   -Djmh.args="HealthCoreBenchmark -f 1 -wi 3 -i 5 -w 1s -r 1s"
+ * </pre>
+ *
+ * <p>Each call goes to the next backend in turn (so the working set is the whole pool) with the
+ * clock advancing 1 ms per call. "Steady" is a healthy pool (every probe passes, every request
+ * succeeds); "mixed" draws results from a seeded random table (10 % probe fails, 20 % request
+ * errors), so state changes, ejections, refusals, expiries and version moves all happen.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@State(Scope.Thread)
+public class HealthCoreBenchmark {
+  private static final int TABLE = 1 << 16;
+
+  @Param({"100", "1000", "10000"})
+  public int backends;
+
+  private PoolHealth pool;
+  private PoolHealth decayingPool; // 10 % of its backends carry a multiplier that never runs out
+  private Backend[] handles;
+  private final boolean[] probeTable = new boolean[TABLE];
+  private final boolean[] outcomeTable = new boolean[TABLE];
+  private final Origin[] originTable = new Origin[TABLE];
+  private int next;
+  private int draw;
+  private long now;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    Random random = new Random(42);
+    for (int i = 0; i < TABLE; i++) {
+      probeTable[i] = random.nextInt(100) >= 10;
+      outcomeTable[i] = random.nextInt(100) >= 20;
+      originTable[i] = random.nextInt(3) == 0 ? Origin.LOCAL : Origin.UPSTREAM;
+    }
+    pool = new PoolHealth(HealthSettings.defaults());
+    handles = new Backend[backends];
+    now = 1_000_000;
+    for (int i = 0; i < backends; i++) {
+      handles[i] = pool.add("10.0." + (i >> 8) + "." + (i & 255) + ":8080");
+      pool.onProbeResult(handles[i], true, now);
+    }
+    decayingPool = new PoolHealth(HealthSettings.defaults());
+    for (int i = 0; i < backends; i++) {
+      Backend b = decayingPool.add("b" + i);
+      decayingPool.restore(b, BackendState.UP, i % 10 == 0 ? Integer.MAX_VALUE / 2 : 0, 0, now);
+    }
+  }
+
+  private Backend nextBackend() {
+    Backend b = handles[next];
+    if (++next == handles.length) {
+      next = 0;
+    }
+    return b;
+  }
+
+  private int nextDraw() {
+    return draw = (draw + 1) & (TABLE - 1);
+  }
+
+  @Benchmark
+  public Transition probeResultSteady() {
+    return pool.onProbeResult(nextBackend(), true, ++now);
+  }
+
+  @Benchmark
+  public Transition probeResultMixed() {
+    return pool.onProbeResult(nextBackend(), probeTable[nextDraw()], ++now);
+  }
+
+  @Benchmark
+  public EjectionDecision requestOutcomeSteady() {
+    return pool.onRequestOutcome(nextBackend(), true, Origin.UPSTREAM, ++now);
+  }
+
+  @Benchmark
+  public EjectionDecision requestOutcomeMixed() {
+    int d = nextDraw();
+    return pool.onRequestOutcome(nextBackend(), outcomeTable[d], originTable[d], ++now);
+  }
+
+  /** A sweep when no backend has a multiplier to decay: the common case. */
+  @Benchmark
+  public int sweepIdle() {
+    return pool.sweep(++now);
+  }
+
+  /** Snapshot when nothing changed since the last one: the cached object. */
+  @Benchmark
+  public AvailabilitySnapshot snapshotUnchanged() {
+    return pool.snapshot();
+  }
+
+  /** One backend's verdict flips, then a snapshot: the O(n) rebuild path. */
+  @Benchmark
+  public AvailabilitySnapshot snapshotAfterChange() {
+    Backend b = nextBackend();
+    pool.setDraining(b, !b.draining());
+    return pool.snapshot();
+  }
+
+  /** Sweep with 10 % of the pool carrying a multiplier: O(k) for those k backends. */
+  @Benchmark
+  public int sweepTenPercentDecaying() {
+    return decayingPool.sweep(++now);
+  }
+}

@@ -1,0 +1,148 @@
+package dev.vigil.probe;
+
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.SelfSignedCertificate;
+import io.vertx.grpc.common.GrpcMessageDecoder;
+import io.vertx.grpc.common.GrpcMessageEncoder;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.common.ServiceMethod;
+import io.vertx.grpc.common.ServiceName;
+import io.vertx.grpc.server.GrpcServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/** Real servers on 127.0.0.1 for prober tests; everything started here is closed by close(). */
+final class LoopbackServers implements AutoCloseable {
+
+  private final Vertx vertx;
+  private final List<Supplier<Future<?>>> closers = new ArrayList<>();
+  private SelfSignedCertificate certificate;
+
+  LoopbackServers(Vertx vertx) {
+    this.vertx = vertx;
+  }
+
+  /** A TCP server that hands each accepted connection to {@code onConnect}; returns its port. */
+  int raw(Handler<NetSocket> onConnect) {
+    return raw(new NetServerOptions(), onConnect);
+  }
+
+  int raw(NetServerOptions options, Handler<NetSocket> onConnect) {
+    NetServer server = vertx.createNetServer(options.setHost("127.0.0.1").setPort(0));
+    server.connectHandler(onConnect);
+    await(server.listen());
+    closers.add(server::close);
+    return server.actualPort();
+  }
+
+  /** A server that answers the first bytes of each request with {@code reply}, then closes. */
+  int replying(String reply) {
+    return raw(
+        socket ->
+            socket.handler(
+                request -> {
+                  socket.handler(null);
+                  socket.write(reply).onComplete(ar -> socket.close());
+                }));
+  }
+
+  /** A TLS server with a self-signed certificate for "localhost", answering 200. */
+  int tlsSelfSigned() {
+    if (certificate == null) {
+      certificate = SelfSignedCertificate.create("localhost");
+    }
+    NetServerOptions options =
+        new NetServerOptions().setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
+    return raw(
+        options,
+        socket ->
+            socket.handler(
+                request ->
+                    socket
+                        .write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                        .onComplete(ar -> socket.close())));
+  }
+
+  /**
+   * A gRPC server with grpc.health.v1.Health/Check; services not in {@code statuses} get NOT_FOUND
+   * (as grpc-java's HealthStatusManager does). {@code statuses == null}: no health service at all
+   * (UNIMPLEMENTED).
+   */
+  int grpcHealth(Map<String, HealthCheckResponse.ServingStatus> statuses) {
+    GrpcServer grpc = GrpcServer.server(vertx);
+    if (statuses != null) {
+      ServiceMethod<HealthCheckRequest, HealthCheckResponse> check =
+          ServiceMethod.server(
+              ServiceName.create("grpc.health.v1.Health"),
+              "Check",
+              GrpcMessageEncoder.encoder(),
+              GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
+      grpc.callHandler(
+          check,
+          request ->
+              request.handler(
+                  message -> {
+                    HealthCheckResponse.ServingStatus status = statuses.get(message.getService());
+                    if (status == null) {
+                      request.response().status(GrpcStatus.NOT_FOUND).end();
+                    } else {
+                      request
+                          .response()
+                          .send(HealthCheckResponse.newBuilder().setStatus(status).build());
+                    }
+                  }));
+    }
+    HttpServer server =
+        vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0));
+    server.requestHandler(grpc);
+    await(server.listen());
+    closers.add(server::close);
+    return server.actualPort();
+  }
+
+  /** A port where nothing listens (bound, then released). */
+  int refusing() {
+    // a plain socket: Vert.x shares listeners between its servers, closing one may keep the port
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      return socket.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  static <T> T await(Future<T> future) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Supplier<Future<?>> closer : closers) {
+      try {
+        closer.get().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+      } catch (Exception ignored) {
+        // best effort
+      }
+    }
+    closers.clear();
+    if (certificate != null) {
+      certificate.delete();
+    }
+  }
+}
