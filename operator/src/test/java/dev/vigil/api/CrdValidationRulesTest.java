@@ -100,8 +100,14 @@ class CrdValidationRulesTest {
       assertThat(eval(rule, "a--b")).isFalse();
       assertThat(eval(rule, "sixteen-chars-xx")).isFalse();
     }
+    // In a list only the length of a name is checked (CEL cost budget); numbers as above.
     String targetPort = onlyRule(BP, "spec.ports.[].targetPort");
-    assertThat(targetPort).isEqualTo(onlyRule(HP, "spec.active.port"));
+    assertThat(eval(targetPort, 8080L)).isTrue();
+    assertThat(eval(targetPort, 0L)).isFalse();
+    assertThat(eval(targetPort, 65536L)).isFalse();
+    assertThat(eval(targetPort, "http")).isTrue();
+    assertThat(eval(targetPort, "")).isFalse();
+    assertThat(eval(targetPort, "sixteen-chars-xx")).isFalse();
   }
 
   @Test

@@ -29,5 +29,18 @@ final class ApiFormats {
       "must be a port number (1-65535) or a port name (at most 15 lowercase letters, digits and"
           + " '-', with at least one letter)";
 
+  /**
+   * CEL for an int-or-string port inside a list: the same number range, but only the length of a
+   * name. An int-or-string has no maxLength, so the API server estimates every operation on it at
+   * the largest request size: with the regular expressions of {@link #PORT_RULE}, 64 ports exceeded
+   * the CRD's CEL cost budget 24 times over (apiextensions-apiserver v0.37.2 validation); even
+   * {@code type(self)} alone allows only 16 ports. The reconciler checks the name's shape.
+   */
+  static final String PORT_IN_LIST_RULE =
+      "type(self) == int ? self >= 1 && self <= 65535 : size(self) >= 1 && size(self) <= 15";
+
+  static final String PORT_IN_LIST_RULE_MESSAGE =
+      "must be a port number (1-65535) or a port name of at most 15 characters";
+
   private ApiFormats() {}
 }

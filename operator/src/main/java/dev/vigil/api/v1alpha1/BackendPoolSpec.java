@@ -27,9 +27,9 @@ public class BackendPoolSpec {
   private LabelSelector selector;
 
   @JsonPropertyDescription(
-      "Ports the pool serves, as the Service and its EndpointSlices expose them. Names are required and unique when there is more than one port.")
+      "Ports the pool serves, as the Service and its EndpointSlices expose them. Names are required and unique when there is more than one port. At most 16 ports.")
   @Required
-  @Size(min = 1, max = 64)
+  @Size(min = 1, max = 16)
   @ValidationRule(
       value =
           "size(self) == 1 || self.all(p, has(p.name) && self.exists_one(q, has(q.name) && q.name == p.name))",

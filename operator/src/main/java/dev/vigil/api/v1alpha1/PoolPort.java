@@ -28,7 +28,9 @@ public class PoolPort {
 
   @JsonPropertyDescription(
       "Port on the Pod, as a number or a container port name. Defaults to port.")
-  @ValidationRule(value = ApiFormats.PORT_RULE, message = ApiFormats.PORT_RULE_MESSAGE)
+  @ValidationRule(
+      value = ApiFormats.PORT_IN_LIST_RULE,
+      message = ApiFormats.PORT_IN_LIST_RULE_MESSAGE)
   private IntOrString targetPort;
 
   @JsonPropertyDescription("Transport protocol: TCP, UDP or SCTP.")
