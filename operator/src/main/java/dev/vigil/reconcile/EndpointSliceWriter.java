@@ -1,11 +1,15 @@
 package dev.vigil.reconcile;
 
+import dev.vigil.api.v1alpha1.BackendPool;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Makes a Service's Vigil-managed EndpointSlices equal the desired ones, writing only the slices
@@ -20,16 +24,25 @@ public final class EndpointSliceWriter {
   }
 
   private final KubernetesClient client;
+  private final Supplier<InformerEventSource<EndpointSlice, BackendPool>> cache;
 
-  public EndpointSliceWriter(KubernetesClient client) {
+  /**
+   * @param cache the slice informer: writes go through JOSDK into it, so the next reconcile sees
+   *     them even before the watch delivers them
+   */
+  public EndpointSliceWriter(
+      KubernetesClient client, Supplier<InformerEventSource<EndpointSlice, BackendPool>> cache) {
     this.client = client;
+    this.cache = cache;
   }
 
   /**
    * @param desired from {@link EndpointSliceDesired}
    * @param current the slices Vigil wrote for this Service (from the informer cache)
    */
-  public Writes apply(List<EndpointSlice> desired, List<EndpointSlice> current) {
+  public Writes apply(
+      Context<BackendPool> context, List<EndpointSlice> desired, List<EndpointSlice> current) {
+    var ops = context.resourceOperations();
     Map<String, EndpointSlice> existing = new HashMap<>();
     for (EndpointSlice slice : current) {
       existing.put(slice.getMetadata().getName(), slice);
@@ -40,16 +53,16 @@ public final class EndpointSliceWriter {
     for (EndpointSlice want : desired) {
       EndpointSlice have = existing.remove(want.getMetadata().getName());
       if (have == null) {
-        client.resource(want).create();
+        ops.create(want, cache.get());
         created++;
       } else if (!Objects.equals(have.getAddressType(), want.getAddressType())) {
-        client.resource(have).withGracePeriod(0).delete();
-        client.resource(want).create();
+        client.resource(have).delete();
+        ops.create(want, cache.get());
         deleted++;
         created++;
       } else if (!sameContent(have, want)) {
         want.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
-        client.resource(want).update();
+        ops.update(want, cache.get());
         updated++;
       }
     }

@@ -1,0 +1,156 @@
+package dev.vigil;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The operator's settings, from flags ({@code --name value} or {@code --name=value}) with
+ * environment variables ({@code VIGIL_NAME}) as fallback, validated at start with a message that
+ * names the flag.
+ *
+ * @param namespaces namespaces to watch; empty = all
+ * @param metricsPort serves /metrics, /healthz and /readyz; 0 = a free port
+ * @param outcomePort the passive outcome intake; 0 = a free port, -1 = off
+ * @param leaderElection one active replica via a Lease
+ * @param leaseName the Lease's name
+ * @param leaseNamespace the Lease's namespace (in a cluster: the Pod's own)
+ * @param logFormat {@code text} or {@code json}
+ * @param statusIntervalMs at most one status write per pool per this many ms
+ */
+public record OperatorConfig(
+    Set<String> namespaces,
+    int metricsPort,
+    int outcomePort,
+    boolean leaderElection,
+    String leaseName,
+    String leaseNamespace,
+    String logFormat,
+    long statusIntervalMs) {
+
+  /** A bad flag or variable; the message names it. */
+  public static final class InvalidConfigException extends IllegalArgumentException {
+    public InvalidConfigException(String message) {
+      super(message);
+    }
+  }
+
+  private static final List<String> FLAGS =
+      List.of(
+          "namespaces",
+          "metrics-port",
+          "outcome-port",
+          "leader-election",
+          "lease-name",
+          "lease-namespace",
+          "log-format",
+          "status-interval-ms");
+
+  public static OperatorConfig parse(List<String> args, Map<String, String> env) {
+    Map<String, String> flags = new java.util.HashMap<>();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (!a.startsWith("--")) {
+        throw new InvalidConfigException("unexpected argument: " + a);
+      }
+      String name = a.substring(2);
+      String value;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+        value = args.get(++i);
+      } else {
+        value = "true";
+      }
+      if (!FLAGS.contains(name)) {
+        throw new InvalidConfigException(
+            "unknown flag --" + name + "; known: --" + String.join(", --", FLAGS));
+      }
+      flags.put(name, value);
+    }
+    java.util.function.Function<String, String> get =
+        name -> {
+          String v = flags.get(name);
+          if (v == null) {
+            v = env.get("VIGIL_" + name.toUpperCase().replace('-', '_'));
+          }
+          return v;
+        };
+    String ns = get.apply("namespaces");
+    Set<String> namespaces =
+        ns == null || ns.isBlank()
+            ? Set.of()
+            : Arrays.stream(ns.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
+    String leaseNamespace = get.apply("lease-namespace");
+    if (leaseNamespace == null) {
+      leaseNamespace = env.getOrDefault("POD_NAMESPACE", "default");
+    }
+    boolean inCluster = env.containsKey("KUBERNETES_SERVICE_HOST");
+    String logFormat = or(get.apply("log-format"), "text");
+    if (!logFormat.equals("text") && !logFormat.equals("json")) {
+      throw new InvalidConfigException("--log-format must be text or json, got " + logFormat);
+    }
+    return new OperatorConfig(
+        namespaces,
+        port("metrics-port", or(get.apply("metrics-port"), "8080"), false),
+        port("outcome-port", or(get.apply("outcome-port"), "8443"), true),
+        bool("leader-election", or(get.apply("leader-election"), Boolean.toString(inCluster))),
+        or(get.apply("lease-name"), "vigil-leader"),
+        leaseNamespace,
+        logFormat,
+        positive("status-interval-ms", or(get.apply("status-interval-ms"), "1000")));
+  }
+
+  private static String or(String v, String fallback) {
+    return v == null || v.isBlank() ? fallback : v;
+  }
+
+  private static int port(String flag, String v, boolean allowOff) {
+    try {
+      int p = Integer.parseInt(v);
+      if ((p >= 0 && p <= 65535) || (allowOff && p == -1)) {
+        return p;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidConfigException(
+        "--" + flag + " must be a port 0..65535" + (allowOff ? " or -1 (off)" : "") + ", got " + v);
+  }
+
+  private static boolean bool(String flag, String v) {
+    if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(v);
+    }
+    throw new InvalidConfigException("--" + flag + " must be true or false, got " + v);
+  }
+
+  private static long positive(String flag, String v) {
+    try {
+      long n = Long.parseLong(v);
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidConfigException("--" + flag + " must be a positive number, got " + v);
+  }
+
+  /** Defaults for tests and the demo: all namespaces, free ports, no leader election. */
+  public static OperatorConfig forTests() {
+    return new OperatorConfig(Set.of(), 0, 0, false, "vigil-leader", "default", "text", 1000);
+  }
+
+  static List<String> flags() {
+    return new ArrayList<>(FLAGS);
+  }
+}

@@ -1,0 +1,124 @@
+package dev.vigil.reconcile;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.api.v1alpha1.HealthPolicyStatus;
+import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntime;
+import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.runtime.PoolView;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * Reconciles a HealthPolicy: validates it (the message names the first bad field), and records the
+ * aggregate of the pools that use it, coalesced like pool status.
+ */
+@ControllerConfiguration(name = HealthPolicyReconciler.NAME)
+public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
+  public static final String NAME = "healthpolicy";
+
+  private final PoolRuntimes runtimes;
+  private final StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter;
+  private final LongSupplier clock;
+  private final SimpleInboundEventSource<HealthPolicy> runtimeEvents =
+      new SimpleInboundEventSource<>("policy-runtime");
+  private InformerEventSource<BackendPool, HealthPolicy> pools;
+
+  public HealthPolicyReconciler(
+      PoolRuntimes runtimes,
+      StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
+      LongSupplier clock) {
+    this.runtimes = runtimes;
+    this.statusWriter = statusWriter;
+    this.clock = clock;
+    runtimes.addListener(this::poolChanged);
+  }
+
+  private void poolChanged(PoolKey key) {
+    if (pools == null) {
+      return;
+    }
+    pools
+        .get(new ResourceID(key.name(), key.namespace()))
+        .ifPresent(
+            pool ->
+                runtimeEvents.propagateEvent(
+                    new ResourceID(pool.getSpec().getPolicyRef().getName(), key.namespace())));
+  }
+
+  @Override
+  public List<EventSource<?, HealthPolicy>> prepareEventSources(
+      EventSourceContext<HealthPolicy> context) {
+    pools =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(BackendPool.class, HealthPolicy.class)
+                .withName("pools")
+                .withSecondaryToPrimaryMapper(
+                    pool ->
+                        pool.getSpec() == null || pool.getSpec().getPolicyRef() == null
+                            ? Set.of()
+                            : Set.of(
+                                new ResourceID(
+                                    pool.getSpec().getPolicyRef().getName(),
+                                    pool.getMetadata().getNamespace())))
+                .build(),
+            context);
+    return List.of(pools, runtimeEvents);
+  }
+
+  @Override
+  public UpdateControl<HealthPolicy> reconcile(HealthPolicy policy, Context<HealthPolicy> context) {
+    String invalid = null;
+    try {
+      PolicyResolver.resolve(policy);
+    } catch (InvalidSettingsException e) {
+      invalid = e.getMessage();
+    }
+    String namespace = policy.getMetadata().getNamespace();
+    List<BackendPool> using =
+        pools
+            .list(
+                namespace,
+                p ->
+                    p.getSpec() != null
+                        && p.getSpec().getPolicyRef() != null
+                        && policy
+                            .getMetadata()
+                            .getName()
+                            .equals(p.getSpec().getPolicyRef().getName()))
+            .toList();
+    List<PoolView> views =
+        using.stream()
+            .map(p -> runtimes.get(new PoolKey(namespace, p.getMetadata().getName())))
+            .flatMap(Optional::stream)
+            .map(PoolRuntime::view)
+            .toList();
+    HealthPolicyStatus status =
+        PolicyStatusAggregator.build(
+            policy.getMetadata().getGeneration(),
+            invalid,
+            using.size(),
+            views,
+            policy.getStatus(),
+            clock.getAsLong());
+    Optional<Duration> later = statusWriter.write(context, policy, status);
+    return later.isPresent()
+        ? UpdateControl.<HealthPolicy>noUpdate().rescheduleAfter(later.get())
+        : UpdateControl.noUpdate();
+  }
+}

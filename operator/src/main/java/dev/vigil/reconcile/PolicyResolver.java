@@ -1,0 +1,152 @@
+package dev.vigil.reconcile;
+
+import dev.vigil.api.v1alpha1.ActiveCheck;
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.api.v1alpha1.HealthPolicySpec;
+import dev.vigil.api.v1alpha1.HttpCheck;
+import dev.vigil.api.v1alpha1.HttpHeader;
+import dev.vigil.api.v1alpha1.PassiveCheck;
+import dev.vigil.health.HealthSettings;
+import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ExpectedStatuses;
+import dev.vigil.probe.Protocol;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Resolves a HealthPolicy into the immutable values the runtime uses, once per policy change. Every
+ * error names the field (the API server enforces most rules too; this is the same check for a mock
+ * API server, for objects written before a CRD upgrade, and for the demo).
+ */
+public final class PolicyResolver {
+  private PolicyResolver() {}
+
+  /**
+   * @throws InvalidSettingsException naming the first bad field
+   */
+  public static ResolvedPolicy resolve(HealthPolicy policy) {
+    HealthPolicySpec spec = policy.getSpec() == null ? new HealthPolicySpec() : policy.getSpec();
+    ActiveCheck active = spec.getActive() == null ? new ActiveCheck() : spec.getActive();
+    PassiveCheck passive = spec.getPassive() == null ? new PassiveCheck() : spec.getPassive();
+    HealthSettings settings = settings(spec, active, passive);
+    CheckSpec check = check(active, settings);
+    Long generation = policy.getMetadata().getGeneration();
+    return new ResolvedPolicy(
+        policy.getMetadata().getName(),
+        generation == null ? 0 : generation,
+        settings,
+        check,
+        active.getPort());
+  }
+
+  private static HealthSettings settings(
+      HealthPolicySpec spec, ActiveCheck active, PassiveCheck passive) {
+    HealthSettings.Builder b = HealthSettings.builder();
+    b.intervalMs(Durations.millis("active.interval", or(active.getInterval(), "5s")));
+    b.timeoutMs(Durations.millis("active.timeout", or(active.getTimeout(), "2s")));
+    if (active.getJitterPercent() != null) {
+      b.jitterPercent(active.getJitterPercent());
+    }
+    if (active.getRise() != null) {
+      b.rise(active.getRise());
+    }
+    if (active.getFall() != null) {
+      b.fall(active.getFall());
+    }
+    if (passive.getConsecutiveErrors() != null) {
+      b.consecutiveErrors(passive.getConsecutiveErrors());
+    }
+    if (passive.getConsecutiveLocalOriginErrors() != null) {
+      b.consecutiveLocalOriginErrors(passive.getConsecutiveLocalOriginErrors());
+    }
+    if (passive.getSplitLocalOrigin() != null) {
+      b.splitLocalOrigin(passive.getSplitLocalOrigin());
+    }
+    b.baseEjectionTimeMs(
+        Durations.millis("passive.baseEjectionTime", or(passive.getBaseEjectionTime(), "30s")));
+    b.maxEjectionTimeMs(
+        Durations.millis("passive.maxEjectionTime", or(passive.getMaxEjectionTime(), "300s")));
+    if (passive.getMaxEjectionPercent() != null) {
+      b.maxEjectionPercent(passive.getMaxEjectionPercent());
+    }
+    if (passive.getAlwaysEjectOne() != null) {
+      b.alwaysEjectOne(passive.getAlwaysEjectOne());
+    }
+    b.sweepIntervalMs(
+        Durations.millis("passive.sweepInterval", or(passive.getSweepInterval(), "10s")));
+    if (passive.getUnejectOnActivePass() != null) {
+      b.unejectOnActivePass(passive.getUnejectOnActivePass());
+    }
+    if (passive.getEnforce() != null) {
+      b.enforce(passive.getEnforce());
+    }
+    if (spec.getPanicThresholdPercent() != null) {
+      b.panicThresholdPercent(spec.getPanicThresholdPercent());
+    }
+    b.panicExitPercent(spec.getPanicExitPercent());
+    return b.build();
+  }
+
+  private static CheckSpec check(ActiveCheck active, HealthSettings settings) {
+    try {
+      CheckSpec.Builder b =
+          CheckSpec.builder()
+              .protocol(Protocol.valueOf(active.getProtocol().name()))
+              .timeout(Duration.ofMillis(settings.timeoutMs()))
+              .reuseConnection(Boolean.TRUE.equals(active.getReuseConnection()));
+      HttpCheck http = active.getHttp();
+      if (http != null) {
+        b.http(
+            new CheckSpec.Http(
+                http.getMethod(),
+                http.getPath(),
+                http.getHost(),
+                headers(http.getHeaders()),
+                http.getExpectedStatuses() == null || http.getExpectedStatuses().isEmpty()
+                    ? ExpectedStatuses.DEFAULT
+                    : ExpectedStatuses.parse(
+                        "active.http.expectedStatuses", http.getExpectedStatuses()),
+                CheckSpec.Http.compileBodyMatch(http.getBodyMatch())));
+      }
+      if (active.getTcp() != null) {
+        b.tcp(new CheckSpec.Tcp(active.getTcp().getSend(), active.getTcp().getExpect()));
+      }
+      if (active.getGrpc() != null) {
+        b.grpc(new CheckSpec.Grpc(active.getGrpc().getService()));
+      }
+      if (active.getTls() != null) {
+        b.tls(
+            new CheckSpec.Tls(
+                Boolean.TRUE.equals(active.getTls().getInsecureSkipVerify()),
+                active.getTls().getServerName()));
+      }
+      return b.build();
+    } catch (InvalidSettingsException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage() == null ? "invalid" : e.getMessage();
+      int colon = message.indexOf(':');
+      String field =
+          colon > 0 && message.startsWith("active.") ? message.substring(0, colon) : "active";
+      String problem = colon > 0 ? message.substring(colon + 1).trim() : message;
+      throw new InvalidSettingsException(field, problem);
+    }
+  }
+
+  private static Map<String, String> headers(List<HttpHeader> headers) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (headers != null) {
+      for (HttpHeader h : headers) {
+        out.put(h.getName(), h.getValue());
+      }
+    }
+    return out;
+  }
+
+  private static String or(String value, String fallback) {
+    return value == null ? fallback : value;
+  }
+}

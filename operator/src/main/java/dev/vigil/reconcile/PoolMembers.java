@@ -1,0 +1,138 @@
+package dev.vigil.reconcile;
+
+import dev.vigil.api.v1alpha1.PoolPort;
+import dev.vigil.runtime.Member;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns a pool's Pods into runtime members and resolves its ports, pure: Pods without an IP are not
+ * backends yet, terminating Pods drain, and (with {@code respectPodReadiness}) Pods the kubelet
+ * reports not Ready drain too.
+ */
+public final class PoolMembers {
+  public static final String ZONE_LABEL = "topology.kubernetes.io/zone";
+
+  private PoolMembers() {}
+
+  /**
+   * @param probePort {@code active.port}: a number, a port name, or null for the first pool port
+   * @param nodeZones zone of each node, where known
+   */
+  public static List<Member> members(
+      List<Pod> pods,
+      List<PoolPort> ports,
+      IntOrString probePort,
+      boolean respectPodReadiness,
+      Map<String, String> nodeZones) {
+    List<Member> out = new ArrayList<>();
+    for (Pod pod : pods) {
+      String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
+      if (ip == null || ip.isEmpty()) {
+        continue;
+      }
+      int port = probePort(pod, ports, probePort);
+      if (port <= 0) {
+        continue;
+      }
+      String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+      out.add(
+          new Member(
+              pod.getMetadata().getName(),
+              pod.getMetadata().getUid(),
+              ip,
+              port,
+              node,
+              node == null ? null : nodeZones.get(node),
+              pod.getMetadata().getDeletionTimestamp() != null,
+              respectPodReadiness && !ready(pod)));
+    }
+    return out;
+  }
+
+  /** The Pod port a pool port targets on this Pod, or -1 when a named port is missing. */
+  public static int targetPort(Pod pod, PoolPort port) {
+    IntOrString target =
+        port.getTargetPort() == null ? new IntOrString(port.getPort()) : port.getTargetPort();
+    return resolve(pod, target);
+  }
+
+  private static int probePort(Pod pod, List<PoolPort> ports, IntOrString probePort) {
+    if (probePort != null) {
+      return resolve(pod, probePort);
+    }
+    return ports.isEmpty() ? -1 : targetPort(pod, ports.get(0));
+  }
+
+  private static int resolve(Pod pod, IntOrString port) {
+    if (port.getIntVal() != null) {
+      return port.getIntVal();
+    }
+    return containerPort(pod, port.getStrVal()).orElse(-1);
+  }
+
+  private static Optional<Integer> containerPort(Pod pod, String name) {
+    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+      return Optional.empty();
+    }
+    for (Container c : pod.getSpec().getContainers()) {
+      if (c.getPorts() == null) {
+        continue;
+      }
+      for (ContainerPort p : c.getPorts()) {
+        if (name.equals(p.getName())) {
+          return Optional.of(p.getContainerPort());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The pool's ports resolved against its Pods: a named target port takes the number the first Pod
+   * that declares it gives (a Service that Vigil manages needs a numeric targetPort).
+   *
+   * @return empty when a named port is declared by no Pod
+   */
+  public static Optional<List<ServicePort>> servicePorts(List<PoolPort> ports, List<Pod> pods) {
+    List<ServicePort> out = new ArrayList<>();
+    for (PoolPort p : ports) {
+      int target = -1;
+      if (p.getTargetPort() == null || p.getTargetPort().getIntVal() != null) {
+        target = p.getTargetPort() == null ? p.getPort() : p.getTargetPort().getIntVal();
+      } else {
+        for (Pod pod : pods) {
+          target = targetPort(pod, p);
+          if (target > 0) {
+            break;
+          }
+        }
+      }
+      if (target <= 0) {
+        return Optional.empty();
+      }
+      String protocol = p.getProtocol() == null ? "TCP" : p.getProtocol().name();
+      out.add(new ServicePort(p.getName(), p.getPort(), target, protocol));
+    }
+    return Optional.of(out);
+  }
+
+  static boolean ready(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return false;
+    }
+    for (PodCondition c : pod.getStatus().getConditions()) {
+      if ("Ready".equals(c.getType())) {
+        return "True".equals(c.getStatus());
+      }
+    }
+    return false;
+  }
+}

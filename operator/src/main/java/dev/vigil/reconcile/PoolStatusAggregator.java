@@ -1,0 +1,213 @@
+package dev.vigil.reconcile;
+
+import dev.vigil.api.Conditions;
+import dev.vigil.api.v1alpha1.BackendPoolStatus;
+import dev.vigil.api.v1alpha1.BackendState;
+import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.api.v1alpha1.LastProbe;
+import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.BackendView;
+import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.PoolView;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Builds a BackendPool's status from what was observed, pure (STYLE: Keycloak's aggregator). The
+ * per-backend list is capped, unavailable backends first, so the object stays far below the API
+ * server's size limit on very large pools.
+ */
+public final class PoolStatusAggregator {
+  /** Backends listed in status at most. */
+  public static final int MAX_BACKENDS_LISTED = 250;
+
+  /** Why a pool cannot publish: a Ready reason and a message naming the problem. */
+  public record Problem(String reason, String message) {}
+
+  private PoolStatusAggregator() {}
+
+  /**
+   * @param view the runtime's view, or null when the pool has none (e.g. its policy is missing)
+   * @param problem why the pool is not publishing, or null
+   * @param previous the current status (for condition transition times), or null
+   */
+  public static BackendPoolStatus build(
+      Long generation,
+      String policy,
+      PoolView view,
+      Problem problem,
+      BackendPoolStatus previous,
+      long nowMs) {
+    String now = Instant.ofEpochMilli(nowMs).toString();
+    BackendPoolStatus status = new BackendPoolStatus();
+    status.setObservedGeneration(generation);
+    status.setPolicy(policy);
+    ConditionSet conditions =
+        new ConditionSet(previous == null ? null : previous.getConditions(), now, generation);
+    if (view == null) {
+      status.setTotal(0);
+      status.setAvailable(0);
+      status.setDown(0);
+      status.setEjected(0);
+      status.setPanic(false);
+      status.setAvailability("0/0");
+      status.setBackends(List.of());
+      if (previous != null) {
+        // Fail static: keep showing what was last known about the backends.
+        status.setTotal(previous.getTotal());
+        status.setAvailable(previous.getAvailable());
+        status.setDown(previous.getDown());
+        status.setEjected(previous.getEjected());
+        status.setPanic(previous.getPanic());
+        status.setAvailability(previous.getAvailability());
+        status.setBackends(previous.getBackends());
+      }
+    } else {
+      AvailabilitySnapshot.Counts c = view.snapshot().counts();
+      status.setTotal(c.total());
+      status.setAvailable(c.available());
+      status.setDown(c.down());
+      status.setEjected(c.ejected());
+      status.setPanic(view.snapshot().panic());
+      status.setAvailability(c.available() + "/" + c.total());
+      status.setBackends(backends(view));
+    }
+    readyCondition(conditions, view, problem);
+    panicCondition(conditions, view);
+    degradedCondition(conditions, view);
+    status.setConditions(conditions.build());
+    return status;
+  }
+
+  private static void readyCondition(ConditionSet conditions, PoolView view, Problem problem) {
+    if (problem != null) {
+      conditions.set(Conditions.READY, false, problem.reason(), problem.message());
+      return;
+    }
+    AvailabilitySnapshot snap = view.snapshot();
+    int ready = snap.ready().size();
+    if (ready == 0) {
+      conditions.set(
+          Conditions.READY,
+          false,
+          Conditions.BACKENDS_UNAVAILABLE,
+          "no backend is published as ready ("
+              + snap.counts().unknown()
+              + " not probed yet, "
+              + snap.counts().down()
+              + " down, "
+              + snap.counts().ejected()
+              + " ejected, "
+              + snap.counts().draining()
+              + " draining)");
+      return;
+    }
+    conditions.set(
+        Conditions.READY,
+        true,
+        Conditions.PUBLISHED,
+        ready + " of " + snap.counts().total() + " backends published as ready");
+  }
+
+  private static void panicCondition(ConditionSet conditions, PoolView view) {
+    if (view != null && view.snapshot().panic()) {
+      AvailabilitySnapshot.Counts c = view.snapshot().counts();
+      conditions.set(
+          Conditions.PANIC,
+          true,
+          Conditions.PANIC_THRESHOLD_REACHED,
+          c.available()
+              + " of "
+              + c.decided()
+              + " decided backends available, below the panic threshold: all "
+              + c.decided()
+              + " are published as ready, healthy or not");
+    } else {
+      conditions.set(
+          Conditions.PANIC, false, Conditions.ENOUGH_AVAILABLE, "enough backends available");
+    }
+  }
+
+  private static void degradedCondition(ConditionSet conditions, PoolView view) {
+    if (view == null) {
+      conditions.set(Conditions.DEGRADED, false, Conditions.ALL_AVAILABLE, "no backends observed");
+      return;
+    }
+    AvailabilitySnapshot.Counts c = view.snapshot().counts();
+    int unavailable = c.total() - c.available();
+    if (unavailable > 0) {
+      conditions.set(
+          Conditions.DEGRADED,
+          true,
+          Conditions.BACKENDS_UNAVAILABLE,
+          unavailable
+              + " of "
+              + c.total()
+              + " backends unavailable: "
+              + c.down()
+              + " down, "
+              + c.ejected()
+              + " ejected, "
+              + c.draining()
+              + " draining, "
+              + c.unknown()
+              + " not probed yet");
+    } else {
+      conditions.set(
+          Conditions.DEGRADED, false, Conditions.ALL_AVAILABLE, "every backend is available");
+    }
+  }
+
+  private static List<BackendStatus> backends(PoolView view) {
+    List<BackendSnapshot> sorted = new ArrayList<>(view.backends());
+    sorted.sort(
+        Comparator.comparing((BackendSnapshot b) -> b.decision().available())
+            .thenComparing(b -> b.member().id()));
+    int n = Math.min(MAX_BACKENDS_LISTED, sorted.size());
+    List<BackendStatus> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(backend(sorted.get(i)));
+    }
+    return out;
+  }
+
+  static BackendState stateOf(BackendView d) {
+    if (d.draining()) {
+      return BackendState.DRAINING;
+    }
+    if (d.ejected() && d.state() != dev.vigil.health.BackendState.DOWN) {
+      return BackendState.EJECTED;
+    }
+    return switch (d.state()) {
+      case UP -> BackendState.UP;
+      case DOWN -> BackendState.DOWN;
+      case UNKNOWN -> BackendState.UNKNOWN;
+    };
+  }
+
+  private static BackendStatus backend(BackendSnapshot b) {
+    BackendView d = b.decision();
+    BackendStatus s = new BackendStatus();
+    s.setPod(b.member().id());
+    s.setAddress(b.member().ip());
+    s.setState(stateOf(d));
+    s.setAvailable(d.available());
+    s.setSince(Instant.ofEpochMilli(b.since()).toString());
+    s.setEjections(d.multiplier());
+    if (d.ejected()) {
+      s.setEjectedUntil(Instant.ofEpochMilli(d.ejectedUntil()).toString());
+    }
+    if (b.lastProbe() != null) {
+      LastProbe p = new LastProbe();
+      p.setAt(Instant.ofEpochMilli(b.lastProbe().at()).toString());
+      p.setOk(b.lastProbe().ok());
+      p.setLatencyMs(b.lastProbe().latencyMs());
+      p.setDetail(b.lastProbe().detail());
+      s.setLastProbe(p);
+    }
+    s.setReason(b.wouldEject());
+    return s;
+  }
+}

@@ -1,0 +1,73 @@
+package dev.vigil.reconcile;
+
+import dev.vigil.api.v1alpha1.BackendPoolStatus;
+import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.health.BackendState;
+import dev.vigil.runtime.RestoredBackend;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rebuilds backend state from what a previous operator published (DESIGN §2 rule 8), so a restarted
+ * operator continues where the last one stopped and writes nothing until something really changes.
+ * Status gives state, ejections and ejection ends for the listed backends; the slices' conditions
+ * cover the rest (the status list is capped).
+ */
+public final class RestoreFromStatus {
+  private RestoreFromStatus() {}
+
+  /** Restored state by backend id (Pod name). */
+  public static Map<String, RestoredBackend> restore(
+      BackendPoolStatus status, List<EndpointSlice> slices, long nowMs) {
+    Map<String, RestoredBackend> out = new HashMap<>();
+    for (EndpointSlice slice : slices) {
+      if (slice.getEndpoints() == null) {
+        continue;
+      }
+      for (Endpoint e : slice.getEndpoints()) {
+        if (e.getTargetRef() == null || e.getConditions() == null) {
+          continue;
+        }
+        boolean terminating = Boolean.TRUE.equals(e.getConditions().getTerminating());
+        boolean healthy =
+            terminating
+                ? Boolean.TRUE.equals(e.getConditions().getServing())
+                : Boolean.TRUE.equals(e.getConditions().getReady());
+        out.put(
+            e.getTargetRef().getName(),
+            new RestoredBackend(healthy ? BackendState.UP : BackendState.DOWN, 0, 0));
+      }
+    }
+    if (status == null || status.getBackends() == null) {
+      return out;
+    }
+    for (BackendStatus b : status.getBackends()) {
+      if (b.getPod() == null || b.getState() == null) {
+        continue;
+      }
+      RestoredBackend fromSlice = out.get(b.getPod());
+      int ejections = b.getEjections() == null ? 0 : b.getEjections();
+      long until =
+          b.getEjectedUntil() == null ? 0 : Instant.parse(b.getEjectedUntil()).toEpochMilli();
+      BackendState state =
+          switch (b.getState()) {
+            case UP -> BackendState.UP;
+            case DOWN -> BackendState.DOWN;
+            case UNKNOWN -> BackendState.UNKNOWN;
+            // Status shows Down before Ejected, so an ejected backend was Up.
+            case EJECTED -> BackendState.UP;
+            // A draining backend's health is the slice's serving condition.
+            case DRAINING -> fromSlice == null ? BackendState.UP : fromSlice.state();
+          };
+      if (until <= nowMs) {
+        until = 0;
+      }
+      out.put(b.getPod(), new RestoredBackend(state, ejections, until));
+    }
+    return out;
+  }
+}

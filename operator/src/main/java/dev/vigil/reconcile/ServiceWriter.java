@@ -1,0 +1,57 @@
+package dev.vigil.reconcile;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+/** Creates the selector-less Service of a pool, and keeps the ports of one Vigil created. */
+public final class ServiceWriter {
+  private final KubernetesClient client;
+  private final WriteCounter counter;
+
+  public ServiceWriter(KubernetesClient client, WriteCounter counter) {
+    this.client = client;
+    this.counter = counter;
+  }
+
+  /**
+   * @param live the Service as it is, or null
+   * @param desired what Vigil would create
+   * @param manage the pool may create and own the Service
+   * @return the Service slices should follow
+   */
+  public Service ensure(Service live, Service desired, boolean manage) {
+    if (live == null) {
+      try {
+        counter.services(1);
+        return client.resource(desired).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        // Created by an earlier reconcile the informer has not delivered yet.
+        live = client.resource(desired).get();
+      }
+    }
+    boolean ours =
+        live.getMetadata().getLabels() != null
+            && desired
+                .getMetadata()
+                .getLabels()
+                .get(ServiceDesired.LABEL_POOL)
+                .equals(live.getMetadata().getLabels().get(ServiceDesired.LABEL_POOL));
+    if (manage && ours && !ServiceDesired.samePorts(live, desired)) {
+      counter.services(1);
+      return client
+          .services()
+          .inNamespace(live.getMetadata().getNamespace())
+          .withName(live.getMetadata().getName())
+          .edit(
+              s -> {
+                s.getSpec().setPorts(desired.getSpec().getPorts());
+                return s;
+              });
+    }
+    return live;
+  }
+}

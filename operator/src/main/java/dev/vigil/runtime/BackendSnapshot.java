@@ -1,0 +1,21 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.BackendView;
+
+/**
+ * One backend for status and slice writers: the Pod, the decision, and what was last seen.
+ *
+ * @param published listed as ready in the EndpointSlice (available, or decided in panic)
+ * @param healthy the health verdict alone: Up and not ejected
+ * @param since when the backend's state last changed (epoch ms)
+ * @param lastProbe null until the first probe completes
+ * @param wouldEject a dry-run rule would have ejected it (reason), or null
+ */
+public record BackendSnapshot(
+    Member member,
+    BackendView decision,
+    boolean published,
+    boolean healthy,
+    long since,
+    LastProbe lastProbe,
+    String wouldEject) {}

@@ -1,0 +1,410 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.Backend;
+import dev.vigil.health.BackendState;
+import dev.vigil.health.EjectionDecision;
+import dev.vigil.health.HealthSettings;
+import dev.vigil.health.Origin;
+import dev.vigil.health.PoolHealth;
+import dev.vigil.health.Transition;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * Binds one pool's decision core to its probes and members (DESIGN §6). Everything that touches the
+ * core runs on one Vert.x context, so the core needs no locks; other threads see only the immutable
+ * {@link PoolView} it publishes.
+ *
+ * <p>A change of what the pool's status or slices show (a state change, an ejection, panic, a
+ * member change) rebuilds the view and tells the listener, which makes JOSDK reconcile the pool.
+ * Probe results that change nothing rebuild nothing.
+ */
+public final class PoolRuntime {
+  private static final class Tracked {
+    Member member;
+    Backend backend;
+    LastProbe lastProbe;
+    long since;
+    String wouldEject;
+  }
+
+  private final PoolKey key;
+  private final Vertx vertx;
+  private final Context context;
+  private final Probing probing;
+  private final PoolListener listener;
+  private final TransitionSink sink;
+  private final LongSupplier clock;
+
+  private PoolHealth health;
+  private long policyVersion = -1;
+  private final Map<String, Tracked> byId = new TreeMap<>();
+  private final Map<String, Tracked> byIp = new HashMap<>();
+  private long sweepTimer = -1;
+  private long ejectionTimer = -1;
+  private long ejectionTimerAt = Long.MAX_VALUE;
+  private long materialVersion;
+  private boolean lastPanic;
+  private boolean closed;
+  private volatile PoolView view;
+
+  /**
+   * @param probing makes the pool's probe loops, given the callback for their results
+   */
+  public PoolRuntime(
+      PoolKey key,
+      Vertx vertx,
+      Context context,
+      HealthSettings settings,
+      Function<ProbeCallback, Probing> probing,
+      PoolListener listener,
+      TransitionSink sink,
+      LongSupplier clock) {
+    this.key = key;
+    this.vertx = vertx;
+    this.context = context;
+    this.listener = listener;
+    this.sink = sink;
+    this.clock = clock;
+    this.health = new PoolHealth(settings);
+    this.probing = probing.apply(this::onProbeResult);
+    this.view = buildView();
+  }
+
+  /** Receives one probe result on the pool's context. */
+  @FunctionalInterface
+  public interface ProbeCallback {
+    void result(String id, ProbeResult result);
+  }
+
+  public PoolKey key() {
+    return key;
+  }
+
+  /** The latest view; cheap, from any thread. Probe details may lag; see {@link #freshView}. */
+  public PoolView view() {
+    return view;
+  }
+
+  /** A view built now on the pool's context, with the newest probe details. */
+  public Future<PoolView> freshView() {
+    Promise<PoolView> p = Promise.promise();
+    context.runOnContext(v -> p.complete(closed ? view : (view = buildView())));
+    return p.future();
+  }
+
+  /**
+   * Brings the pool in step with its policy and Pods: new members start Unknown (or as restored),
+   * kept members keep their state, gone members are removed, draining follows the Pod.
+   *
+   * @param restored state a previous operator left in status and slices, by member id; used only
+   *     for members new to this runtime
+   */
+  public Future<Void> update(
+      HealthSettings settings,
+      CheckSpec check,
+      long policyVersion,
+      List<Member> members,
+      Map<String, RestoredBackend> restored) {
+    Promise<Void> p = Promise.promise();
+    context.runOnContext(
+        v -> {
+          try {
+            if (!closed) {
+              applyUpdate(settings, check, policyVersion, members, restored);
+            }
+            p.complete();
+          } catch (RuntimeException e) {
+            p.fail(e);
+          }
+        });
+    return p.future();
+  }
+
+  private void applyUpdate(
+      HealthSettings settings,
+      CheckSpec check,
+      long newPolicyVersion,
+      List<Member> members,
+      Map<String, RestoredBackend> restored) {
+    boolean material = false;
+    long now = clock.getAsLong();
+    if (!settings.equals(health.settings())) {
+      health.apply(settings);
+      material = true;
+    }
+    if (newPolicyVersion != policyVersion || sweepTimer < 0) {
+      policyVersion = newPolicyVersion;
+      probing.configure(check, settings);
+      restartSweep(settings.sweepIntervalMs());
+    }
+    Map<String, Member> wanted = new HashMap<>();
+    for (Member m : members) {
+      wanted.put(m.id(), m);
+    }
+    for (Tracked t : new ArrayList<>(byId.values())) {
+      Member m = wanted.get(t.member.id());
+      if (m == null || !m.ip().equals(t.member.ip()) || m.probePort() != t.member.probePort()) {
+        removeTracked(t);
+        material = true;
+      }
+    }
+    for (Member m : members) {
+      Tracked t = byId.get(m.id());
+      if (t == null) {
+        t = addTracked(m, restored.get(m.id()), now);
+        material = true;
+      } else if (!m.equals(t.member)) {
+        if (m.draining() != t.member.draining()) {
+          health.setDraining(t.backend, m.draining());
+          t.since = now;
+        }
+        t.member = m;
+        material = true;
+      }
+    }
+    afterEvent(material);
+  }
+
+  /**
+   * Restores the panic flag a previous operator published, so a pool inside the panic band stays in
+   * panic across a restart. Call before the first update.
+   */
+  public void restorePanic(boolean panic) {
+    context.runOnContext(
+        v -> {
+          health.restorePanic(panic);
+          lastPanic = panic;
+        });
+  }
+
+  private Tracked addTracked(Member m, RestoredBackend restored, long now) {
+    Tracked t = new Tracked();
+    t.member = m;
+    t.backend = health.add(m.id());
+    t.since = now;
+    if (restored != null && restored.state() != BackendState.UNKNOWN) {
+      health.restore(
+          t.backend, restored.state(), restored.ejections(), restored.ejectedUntil(), now);
+    }
+    if (m.draining()) {
+      health.setDraining(t.backend, true);
+    }
+    byId.put(m.id(), t);
+    byIp.put(m.ip(), t);
+    probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()));
+    return t;
+  }
+
+  private void removeTracked(Tracked t) {
+    probing.remove(t.member.id());
+    health.remove(t.backend);
+    byId.remove(t.member.id());
+    byIp.remove(t.member.ip(), t);
+  }
+
+  private void onProbeResult(String id, ProbeResult result) {
+    Tracked t = byId.get(id);
+    if (closed || t == null) {
+      return;
+    }
+    long now = clock.getAsLong();
+    t.lastProbe = new LastProbe(now, result.passed(), result.latencyMs(), result.detail());
+    BackendState before = t.backend.state();
+    boolean wasEjected = t.backend.ejected();
+    Transition transition = health.onProbeResult(t.backend, result.passed(), now);
+    boolean material = wasEjected != t.backend.ejected();
+    if (transition == Transition.CHANGED) {
+      t.since = now;
+      material = true;
+      BackendState after = t.backend.state();
+      sink.stateChanged(key, id, before.name(), after.name(), reasonFor(t, result, after));
+    }
+    afterEvent(material);
+  }
+
+  private String reasonFor(Tracked t, ProbeResult result, BackendState after) {
+    HealthSettings s = health.settings();
+    if (after == BackendState.UP) {
+      return (t.backend.passRun() <= 1 ? "first probe passed" : s.rise() + " probes passed");
+    }
+    return (t.backend.failRun() <= 1 ? "first probe failed: " : s.fall() + " probes failed: ")
+        + result.detail();
+  }
+
+  /**
+   * Feeds one real-request outcome reported for the backend at {@code ip} (DESIGN §4).
+   *
+   * @return the decision, or null when no backend of this pool has that address
+   */
+  public Future<EjectionDecision> onOutcome(String ip, boolean ok, Origin origin) {
+    Promise<EjectionDecision> p = Promise.promise();
+    context.runOnContext(
+        v -> {
+          Tracked t = byIp.get(ip);
+          if (closed || t == null) {
+            p.complete(null);
+            return;
+          }
+          p.complete(outcome(t, ok, origin));
+        });
+    return p.future();
+  }
+
+  private EjectionDecision outcome(Tracked t, boolean ok, Origin origin) {
+    long now = clock.getAsLong();
+    EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, now);
+    boolean material = false;
+    if (d.isEjected()) {
+      t.since = now;
+      material = true;
+      sink.ejected(key, t.member.id(), d.ejectedUntil(), consecutiveWhy(origin));
+    } else if (d.kind() == EjectionDecision.Kind.REFUSED_BY_CAP) {
+      material = true;
+      sink.ejectionRefused(key, t.member.id(), consecutiveWhy(origin));
+    } else if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
+      material = true;
+      t.wouldEject = consecutiveWhy(origin) + " (dry run: passive.enforce is false)";
+      sink.wouldEject(key, t.member.id(), consecutiveWhy(origin));
+    }
+    afterEvent(material);
+    return d;
+  }
+
+  private String consecutiveWhy(Origin origin) {
+    HealthSettings s = health.settings();
+    return origin == Origin.LOCAL && s.splitLocalOrigin()
+        ? s.consecutiveLocalOriginErrors() + " consecutive local-origin errors"
+        : s.consecutiveErrors() + " consecutive errors";
+  }
+
+  private void restartSweep(long intervalMs) {
+    if (sweepTimer >= 0) {
+      vertx.cancelTimer(sweepTimer);
+    }
+    sweepTimer =
+        vertx.setPeriodic(
+            intervalMs,
+            id ->
+                context.runOnContext(
+                    v -> {
+                      if (!closed) {
+                        health.sweep(clock.getAsLong());
+                        afterEvent(false);
+                      }
+                    }));
+  }
+
+  /** Re-arms the ejection timer, and publishes a new view when something shown changed. */
+  private void afterEvent(boolean material) {
+    AvailabilitySnapshot snap = health.snapshot();
+    boolean published = view.snapshot().version() != snap.version();
+    if (snap.panic() != lastPanic) {
+      lastPanic = snap.panic();
+      sink.panicChanged(key, snap.panic(), snap.counts());
+    }
+    armEjectionTimer();
+    if (material || published || !snap.counts().equals(view.snapshot().counts())) {
+      materialVersion++;
+      view = buildView();
+      listener.changed(key);
+    }
+  }
+
+  private void armEjectionTimer() {
+    long next = health.nextEjectionEnd();
+    if (next == ejectionTimerAt) {
+      return;
+    }
+    if (ejectionTimer >= 0) {
+      vertx.cancelTimer(ejectionTimer);
+      ejectionTimer = -1;
+    }
+    ejectionTimerAt = next;
+    if (next == Long.MAX_VALUE || next < 0) {
+      return;
+    }
+    long delay = Math.max(1, next - clock.getAsLong());
+    ejectionTimer =
+        vertx.setTimer(
+            delay,
+            id ->
+                context.runOnContext(
+                    v -> {
+                      ejectionTimer = -1;
+                      ejectionTimerAt = Long.MAX_VALUE;
+                      if (!closed) {
+                        long now = clock.getAsLong();
+                        for (Tracked t : byId.values()) {
+                          if (t.backend.ejected() && t.backend.ejectedUntil() <= now) {
+                            t.since = now;
+                          }
+                        }
+                        health.expireEjections(now);
+                        afterEvent(true);
+                      }
+                    }));
+  }
+
+  private PoolView buildView() {
+    AvailabilitySnapshot snap = health.snapshot();
+    List<BackendSnapshot> backends = new ArrayList<>(byId.size());
+    for (Tracked t : byId.values()) {
+      boolean healthy = t.backend.state() == BackendState.UP && !t.backend.ejected();
+      backends.add(
+          new BackendSnapshot(
+              t.member,
+              t.backend.view(),
+              snap.ready().contains(t.member.id()),
+              healthy,
+              t.since,
+              t.lastProbe,
+              t.wouldEject));
+    }
+    return new PoolView(
+        snap,
+        List.copyOf(backends),
+        health.ejections(),
+        health.refusedEjections(),
+        materialVersion);
+  }
+
+  /** Stops probing and timers; the view stays readable. */
+  public Future<Void> close() {
+    Promise<Void> p = Promise.promise();
+    context.runOnContext(
+        v -> {
+          if (!closed) {
+            closed = true;
+            probing.close();
+            if (sweepTimer >= 0) {
+              vertx.cancelTimer(sweepTimer);
+            }
+            if (ejectionTimer >= 0) {
+              vertx.cancelTimer(ejectionTimer);
+            }
+          }
+          p.complete();
+        });
+    return p.future();
+  }
+
+  @Override
+  public String toString() {
+    return "PoolRuntime[" + key + ", " + Objects.requireNonNull(view).snapshot().counts() + "]";
+  }
+}

@@ -1,0 +1,96 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.HealthSettings;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
+
+/**
+ * The runtimes of every pool this replica runs, one per pool, each on its own Vert.x context (event
+ * loops are shared round-robin). Reconcilers create, update and close them.
+ */
+public final class PoolRuntimes {
+  /** Makes a pool's probe loops on the given context, reporting to the callback. */
+  @FunctionalInterface
+  public interface ProbingFactory extends BiFunction<Context, PoolRuntime.ProbeCallback, Probing> {}
+
+  private final Vertx vertx;
+  private final ProbingFactory probing;
+  private final TransitionSink sink;
+  private final LongSupplier clock;
+  private final Map<PoolKey, PoolRuntime> runtimes = new ConcurrentHashMap<>();
+  private final List<PoolListener> listeners = new CopyOnWriteArrayList<>();
+
+  public PoolRuntimes(
+      Vertx vertx, ProbingFactory probing, TransitionSink sink, LongSupplier clock) {
+    this.vertx = vertx;
+    this.probing = probing;
+    this.sink = sink;
+    this.clock = clock;
+  }
+
+  /** Told whenever any pool's view changes. */
+  public void addListener(PoolListener listener) {
+    listeners.add(listener);
+  }
+
+  public Optional<PoolRuntime> get(PoolKey key) {
+    return Optional.ofNullable(runtimes.get(key));
+  }
+
+  /** True when the runtime was made by this call (so it may be restored from status). */
+  public boolean contains(PoolKey key) {
+    return runtimes.containsKey(key);
+  }
+
+  /** The pool's runtime, made with these settings if it has none yet. */
+  public PoolRuntime ensure(PoolKey key, HealthSettings settings) {
+    return runtimes.computeIfAbsent(
+        key,
+        k -> {
+          Context context = vertx.getOrCreateContext();
+          return new PoolRuntime(
+              k,
+              vertx,
+              context,
+              settings,
+              callback -> probing.apply(context, callback),
+              this::changed,
+              sink,
+              clock);
+        });
+  }
+
+  private void changed(PoolKey key) {
+    for (PoolListener l : listeners) {
+      l.changed(key);
+    }
+  }
+
+  /** Stops the pool's probes and forgets it. */
+  public Future<Void> close(PoolKey key) {
+    PoolRuntime r = runtimes.remove(key);
+    return r == null ? Future.succeededFuture() : r.close();
+  }
+
+  public Future<Void> closeAll() {
+    List<Future<Void>> closing = new ArrayList<>();
+    for (PoolKey key : List.copyOf(runtimes.keySet())) {
+      closing.add(close(key));
+    }
+    return Future.all(closing).mapEmpty();
+  }
+
+  /** Every runtime, for metrics and the policy aggregate. */
+  public List<PoolRuntime> all() {
+    return List.copyOf(runtimes.values());
+  }
+}

@@ -1,0 +1,19 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.HealthSettings;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
+
+/**
+ * The active checks of one pool: one jittered probe loop per backend. Results go to the callback
+ * given when the loop was made, on the pool's context.
+ */
+public interface Probing {
+  void configure(CheckSpec check, HealthSettings cadence);
+
+  void add(String id, ProbeTarget target);
+
+  void remove(String id);
+
+  void close();
+}

@@ -1,0 +1,38 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.AvailabilitySnapshot;
+
+/**
+ * Where a pool's transitions go: Events, log lines and metrics. Called on the pool's context;
+ * implementations must not block.
+ */
+public interface TransitionSink {
+  void stateChanged(PoolKey pool, String backend, String from, String to, String reason);
+
+  void ejected(PoolKey pool, String backend, long untilMs, String why);
+
+  void ejectionRefused(PoolKey pool, String backend, String why);
+
+  void wouldEject(PoolKey pool, String backend, String why);
+
+  void panicChanged(PoolKey pool, boolean panic, AvailabilitySnapshot.Counts counts);
+
+  /** A sink that drops everything. */
+  TransitionSink NONE =
+      new TransitionSink() {
+        @Override
+        public void stateChanged(PoolKey p, String b, String f, String t, String r) {}
+
+        @Override
+        public void ejected(PoolKey p, String b, long u, String w) {}
+
+        @Override
+        public void ejectionRefused(PoolKey p, String b, String w) {}
+
+        @Override
+        public void wouldEject(PoolKey p, String b, String w) {}
+
+        @Override
+        public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
+      };
+}

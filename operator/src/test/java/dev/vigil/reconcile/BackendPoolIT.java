@@ -1,0 +1,455 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real operator against the Fabric8 mock API server in CRUD mode, with Pods whose IPs are real
+ * loopback backends that a test kills, hangs, fails or heals.
+ */
+class BackendPoolIT {
+  private static final long INTERVAL = 300;
+  private static final long TIMEOUT = 250;
+  private EmbeddedApiServer api;
+
+  private KubernetesMockServer server;
+  private KubernetesClient client;
+  private String ns;
+  private Vertx vertx;
+  private Vigil.Running operator;
+  private KubernetesClient operatorClient;
+  private final List<DemoBackend> backends = new ArrayList<>();
+  private int port;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    // A server per test: the mock server blocks for 30 s when it writes a watch event to a
+    // connection a stopped operator left, which would stall the next test.
+    api = EmbeddedApiServer.start();
+    server = api.server();
+    client = api.client();
+    ns = "shop";
+    vertx = Vertx.vertx();
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    stopOperator();
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+
+  private void startOperator() {
+    operatorClient = api.newClient();
+    operator =
+        Vigil.start(
+            new OperatorConfig(Set.of(ns), 0, -1, false, "l", "default", "text", 200),
+            operatorClient,
+            vertx,
+            new SimpleMeterRegistry(),
+            System::currentTimeMillis,
+            false);
+  }
+
+  /** A spec edit as a user makes it: a patch, so it never conflicts with status writes. */
+  private void editPolicy(java.util.function.Consumer<HealthPolicy> change) {
+    client
+        .resources(HealthPolicy.class)
+        .inNamespace(ns)
+        .withName("fast")
+        .edit(
+            p -> {
+              change.accept(p);
+              return p;
+            });
+  }
+
+  private void stopOperator() {
+    if (operator != null) {
+      operator.stop();
+      operatorClient.close();
+      operator = null;
+    }
+  }
+
+  private void backends(int n) {
+    for (int i = 0; i < n; i++) {
+      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (10 + i), port);
+      b.start().toCompletionStage().toCompletableFuture().join();
+      backends.add(b);
+      client.resource(Fixtures.pod(ns, "web-" + i, "web", b.host())).create();
+    }
+  }
+
+  private void webPool(int n) {
+    client.resource(Fixtures.policy(ns, "fast", INTERVAL + "ms", TIMEOUT + "ms")).create();
+    backends(n);
+    client.resource(Fixtures.pool(ns, "web", "fast", "web", port)).create();
+  }
+
+  private List<EndpointSlice> slices() {
+    return client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(ns)
+        .withLabel("kubernetes.io/service-name", "web")
+        .list()
+        .getItems();
+  }
+
+  private Set<String> readyIps() {
+    Set<String> ready = new TreeSet<>();
+    for (EndpointSlice s : slices()) {
+      for (Endpoint e : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          ready.add(e.getAddresses().get(0));
+        }
+      }
+    }
+    return ready;
+  }
+
+  private Set<String> ips(int... indexes) {
+    Set<String> out = new TreeSet<>();
+    for (int i : indexes) {
+      out.add(backends.get(i).host());
+    }
+    return out;
+  }
+
+  private BackendPool pool() {
+    return client.resources(BackendPool.class).inNamespace(ns).withName("web").get();
+  }
+
+  private Condition condition(BackendPool pool, String type) {
+    if (pool == null || pool.getStatus() == null) {
+      return null;
+    }
+    return pool.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private void set(int backend, Mode mode) {
+    backends.get(backend).set(mode).toCompletionStage().toCompletableFuture().join();
+  }
+
+  private void awaitAllReady(int n) {
+    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().size() == n);
+  }
+
+  @Test
+  void aDeadBackendLeavesTheReadySetWithinFallIntervalsAndReturnsWithinRise() {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+
+    long died = System.nanoTime();
+    set(1, Mode.REFUSE);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> readyIps().equals(ips(0, 2)));
+    long detectMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died);
+    // fall x interval + timeout, plus a margin for the API round trips of a shared CI machine.
+    assertThat(detectMs).isLessThan(3 * INTERVAL + TIMEOUT + 1500);
+
+    long healed = System.nanoTime();
+    set(1, Mode.HEALTHY);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> readyIps().equals(ips(0, 1, 2)));
+    long recoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healed);
+    assertThat(recoverMs).isLessThan(2 * INTERVAL + INTERVAL + 1500);
+  }
+
+  @Test
+  void aHangingBackendIsDetectedByTimeout() {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+
+    set(2, Mode.HANG);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> readyIps().equals(ips(0, 1)));
+    BackendPool p = pool();
+    assertThat(p.getStatus().getBackends())
+        .filteredOn(b -> b.getPod().equals("web-2"))
+        .singleElement()
+        .satisfies(b -> assertThat(b.getLastProbe().getDetail()).contains("timeout"));
+  }
+
+  @Test
+  void aFlappingBackendNeverLeaves() throws Exception {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+
+    set(0, Mode.FLAP);
+    long end = System.currentTimeMillis() + 3_000;
+    while (System.currentTimeMillis() < end) {
+      assertThat(readyIps()).isEqualTo(ips(0, 1, 2));
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
+  void threeOfFourDeadEntersPanicWithAllReadyAndHealingEndsIt() {
+    webPool(4);
+    startOperator();
+    awaitAllReady(4);
+
+    set(1, Mode.FAILING);
+    set(2, Mode.FAILING);
+    set(3, Mode.REFUSE);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Condition panic = condition(pool(), "Panic");
+              return panic != null && "True".equals(panic.getStatus());
+            });
+    assertThat(readyIps()).isEqualTo(ips(0, 1, 2, 3));
+    assertThat(pool().getStatus().getPanic()).isTrue();
+    assertThat(pool().getStatus().getAvailable()).isEqualTo(1);
+
+    set(1, Mode.HEALTHY);
+    set(2, Mode.HEALTHY);
+    set(3, Mode.HEALTHY);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Condition panic = condition(pool(), "Panic");
+              return panic != null
+                  && "False".equals(panic.getStatus())
+                  && pool().getStatus().getAvailable() == 4;
+            });
+    assertThat(readyIps()).isEqualTo(ips(0, 1, 2, 3));
+  }
+
+  @Test
+  void anInvalidPolicyKeepsTheSlicesAndSaysWhichFieldIsWrong() {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+    List<EndpointSlice> before = slices();
+
+    editPolicy(p -> p.getSpec().getActive().setRise(0));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Condition ready = condition(pool(), "Ready");
+              return ready != null && "InvalidPolicy".equals(ready.getReason());
+            });
+    assertThat(condition(pool(), "Ready").getMessage()).contains("active.rise");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              HealthPolicy p =
+                  client.resources(HealthPolicy.class).inNamespace(ns).withName("fast").get();
+              return p.getStatus() != null
+                  && p.getStatus().getConditions().stream()
+                      .anyMatch(
+                          c ->
+                              c.getType().equals("Accepted")
+                                  && c.getStatus().equals("False")
+                                  && c.getMessage().contains("active.rise"));
+            });
+    set(0, Mode.REFUSE);
+    sleep(1_500);
+    assertThat(slices())
+        .extracting(s -> s.getMetadata().getResourceVersion())
+        .isEqualTo(before.stream().map(s -> s.getMetadata().getResourceVersion()).toList());
+  }
+
+  @Test
+  void aMissingPolicyLeavesSlicesAsTheyWere() {
+    webPool(2);
+    startOperator();
+    awaitAllReady(2);
+
+    client.resources(HealthPolicy.class).inNamespace(ns).withName("fast").delete();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Condition ready = condition(pool(), "Ready");
+              return ready != null && "PolicyNotFound".equals(ready.getReason());
+            });
+    assertThat(readyIps()).hasSize(2);
+  }
+
+  @Test
+  void aPoolWithoutPodsSaysNoBackends() {
+    client.resource(Fixtures.policy(ns, "fast", INTERVAL + "ms", TIMEOUT + "ms")).create();
+    client.resource(Fixtures.pool(ns, "web", "fast", "nothing-matches", port)).create();
+    startOperator();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Condition ready = condition(pool(), "Ready");
+              return ready != null && "NoBackends".equals(ready.getReason());
+            });
+  }
+
+  @Test
+  void aDeletedPodLeavesTheSlice() {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+
+    client.pods().inNamespace(ns).withName("web-1").delete();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Set<String> all = new TreeSet<>();
+              slices()
+                  .forEach(s -> s.getEndpoints().forEach(e -> all.add(e.getAddresses().get(0))));
+              return all.equals(ips(0, 2));
+            });
+  }
+
+  @Test
+  void aPolicyEditThatChangesFallKeepsBackendState() {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+    set(1, Mode.REFUSE);
+    await().atMost(Duration.ofSeconds(10)).until(() -> readyIps().equals(ips(0, 2)));
+
+    editPolicy(p -> p.getSpec().getActive().setFall(5));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              HealthPolicy now =
+                  client.resources(HealthPolicy.class).inNamespace(ns).withName("fast").get();
+              return now.getStatus() != null
+                  && now.getStatus().getObservedGeneration() != null
+                  && now.getStatus()
+                      .getObservedGeneration()
+                      .equals(now.getMetadata().getGeneration());
+            });
+
+    // Still Down (not reset to Unknown, which would republish it), and the healthy ones stay.
+    sleep(1_000);
+    assertThat(readyIps()).isEqualTo(ips(0, 2));
+    assertThat(pool().getStatus().getBackends())
+        .filteredOn(b -> b.getPod().equals("web-0"))
+        .singleElement()
+        .satisfies(b -> assertThat(b.getState().name()).isEqualTo("UP"));
+  }
+
+  @Test
+  void twoHundredFiftyPodsSplitIntoThreeSlices() {
+    client.resource(Fixtures.policy(ns, "fast", "1s", "500ms")).create();
+    for (int i = 0; i < 250; i++) {
+      client.resource(Fixtures.pod(ns, "big-" + i, "big", "127.0.1." + (i + 1))).create();
+    }
+    client.resource(Fixtures.pool(ns, "web", "fast", "big", port)).create();
+    startOperator();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> slices().size() == 3);
+    assertThat(slices())
+        .extracting(s -> s.getEndpoints().size())
+        .containsExactlyInAnyOrder(100, 100, 50);
+    assertThat(slices())
+        .extracting(s -> s.getMetadata().getName())
+        .containsExactlyInAnyOrder("web-vigil-0", "web-vigil-1", "web-vigil-2");
+  }
+
+  @Test
+  void anIdlePoolMakesNoWritesAndARestartWritesNoSlices() throws Exception {
+    webPool(3);
+    startOperator();
+    awaitAllReady(3);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              BackendPool p = pool();
+              return p.getStatus() != null && p.getStatus().getAvailable() == 3;
+            });
+    sleep(1_500);
+    drainRequests();
+
+    sleep(10_000);
+    List<String> idleWrites = writes(drainRequests());
+    assertThat(idleWrites).as("writes of an idle pool over 10 s").isEmpty();
+
+    stopOperator();
+    drainRequests();
+    startOperator();
+    sleep(3_000);
+    List<String> restartWrites = writes(drainRequests());
+    assertThat(restartWrites).filteredOn(w -> w.contains("endpointslices")).isEmpty();
+    assertThat(readyIps()).isEqualTo(ips(0, 1, 2));
+  }
+
+  private List<RecordedRequest> drainRequests() throws InterruptedException {
+    List<RecordedRequest> out = new ArrayList<>();
+    RecordedRequest r;
+    while ((r = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
+      out.add(r);
+    }
+    return out;
+  }
+
+  private static List<String> writes(List<RecordedRequest> requests) {
+    return requests.stream()
+        .filter(r -> !r.getMethod().equals("GET"))
+        .map(r -> r.getMethod() + " " + r.getPath())
+        .toList();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

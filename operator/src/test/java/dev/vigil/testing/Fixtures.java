@@ -1,0 +1,87 @@
+package dev.vigil.testing;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+/** Objects tests create: policies, pools and Pods whose IPs are real loopback backends. */
+public final class Fixtures {
+  private Fixtures() {}
+
+  public static <T extends HasMetadata> T yaml(String text, Class<T> type) {
+    return Serialization.unmarshal(text, type);
+  }
+
+  /** A policy for fast tests: interval, timeout, rise 2, fall 3, no jitter. */
+  public static HealthPolicy policy(String ns, String name, String interval, String timeout) {
+    return yaml(
+        """
+        apiVersion: vigil.dev/v1alpha1
+        kind: HealthPolicy
+        metadata: {name: %s, namespace: %s}
+        spec:
+          active:
+            protocol: HTTP
+            interval: %s
+            timeout: %s
+            jitterPercent: 0
+            rise: 2
+            fall: 3
+            http: {path: /healthz}
+          passive:
+            consecutiveErrors: 5
+            baseEjectionTime: 2s
+            maxEjectionTime: 10s
+            maxEjectionPercent: 25
+          panicThresholdPercent: 50
+        """
+            .formatted(name, ns, interval, timeout),
+        HealthPolicy.class);
+  }
+
+  public static BackendPool pool(String ns, String name, String policy, String app, int port) {
+    return yaml(
+        """
+        apiVersion: vigil.dev/v1alpha1
+        kind: BackendPool
+        metadata: {name: %s, namespace: %s}
+        spec:
+          policyRef: {name: %s}
+          selector: {matchLabels: {app: %s}}
+          ports:
+          - {name: http, port: 80, targetPort: %d, protocol: TCP}
+        """
+            .formatted(name, ns, policy, app, port),
+        BackendPool.class);
+  }
+
+  /** A running, Ready Pod at {@code ip}. */
+  public static Pod pod(String ns, String name, String app, String ip) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .withUid("uid-" + name)
+        .addToLabels("app", app)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName("node-1")
+        .addNewContainer()
+        .withName("app")
+        .withImage("example/app")
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Running")
+        .withPodIP(ip)
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .endCondition()
+        .endStatus()
+        .build();
+  }
+}
