@@ -2,7 +2,8 @@
 # Vigil end-to-end harness: a real Kubernetes control plane (etcd + kube-apiserver,
 # no kubelet, no controller-manager, no scheduler), built here from Go modules.
 #
-#   e2e/control-plane.sh build   build pinned kube-apiserver, kubectl, etcd, helm into the cache (reused)
+#   e2e/control-plane.sh build [kubernetes|etcd|helm]...
+#                                build pinned kube-apiserver, kubectl, etcd, helm into the cache (reused)
 #   e2e/control-plane.sh start   start etcd + kube-apiserver on 127.0.0.1, write an admin kubeconfig
 #   e2e/control-plane.sh stop    stop both (idempotent)
 #   e2e/control-plane.sh env     print shell exports (VIGIL_E2E_KUBECONFIG, KUBECONFIG, PATH, ...)
@@ -152,13 +153,22 @@ EOF
   )
 }
 
+# cmd_build [kubernetes|etcd|helm]...: build what is missing (default: all)
 cmd_build() {
   command -v go >/dev/null || die "go is not installed"
   mkdir -p "$BIN"
-  local t0=$SECONDS
-  [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kubectl" ] || build_k8s
-  [ -x "$BIN/etcd" ] || build_etcd
-  [ -x "$BIN/helm" ] || build_helm
+  local t0=$SECONDS t what=("$@")
+  [ ${#what[@]} -gt 0 ] || what=(kubernetes etcd helm)
+  for w in "${what[@]}"; do
+    t=$SECONDS
+    case "$w" in
+      kubernetes) [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kubectl" ] && continue; build_k8s ;;
+      etcd) [ -x "$BIN/etcd" ] && continue; build_etcd ;;
+      helm) [ -x "$BIN/helm" ] && continue; build_helm ;;
+      *) die "unknown component '$w' (kubernetes, etcd, helm)" ;;
+    esac
+    log "$w built in $((SECONDS - t))s"
+  done
   log "binaries in $BIN (build step took $((SECONDS - t0))s)"
 }
 
@@ -428,7 +438,7 @@ cmd_status() {
 }
 
 case "${1:-}" in
-  build) cmd_build ;;
+  build) shift; cmd_build "$@" ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
   env) cmd_env ;;
