@@ -352,7 +352,8 @@ cmd_start() {
   rm -rf "$STATE"
   mkdir -p "$STATE" "$LOGS"
   chmod 700 "$STATE"
-  trap 'log "start failed, stopping"; cmd_stop' ERR
+  # on any failure below (die exits, set -e exits), stop what was started
+  trap 'rc=$?; if [ "$rc" != 0 ]; then log "start failed, stopping"; cmd_stop; fi' EXIT
   gen_pki
   write_audit_policy
   local etcd_port etcd_peer port
@@ -411,7 +412,7 @@ cmd_start() {
 
   write_kubeconfig "$port"
   write_env "$port" "$etcd_port"
-  trap - ERR
+  trap - EXIT
   log "ready: https://127.0.0.1:$port, kubeconfig $KUBECONFIG_FILE ('$0 env' prints the exports)"
 }
 
