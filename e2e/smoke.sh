@@ -64,6 +64,28 @@ check "test host reachable from the root namespace" sh -c \
   "for i in \$(seq 1 20); do curl -fsS --max-time 2 http://$H1:8080/ | grep -q 'hello from vigil-h1' && exit 0; sleep 0.25; done; exit 1"
 check "test host reachable from the other host" ip netns exec vigil-h2 curl -fsS --max-time 2 "http://$H1:8080/"
 check_fails "test hosts have no route out of 198.18.0.0/24" "unreachable" ip netns exec vigil-h1 ip route get 203.0.113.1
+CRD="$(mktemp)"
+printf '%s\n' 'apiVersion: apiextensions.k8s.io/v1' 'kind: CustomResourceDefinition' \
+  'metadata: {name: widgets.smoke.vigil.test}' 'spec:' '  group: smoke.vigil.test' \
+  '  names: {kind: Widget, plural: widgets, singular: widget}' '  scope: Namespaced' '  versions:' \
+  '  - name: v1' '    served: true' '    storage: true' \
+  '    additionalPrinterColumns: [{name: Rise, type: integer, jsonPath: .spec.rise}]' \
+  '    schema:' '      openAPIV3Schema:' '        type: object' '        properties:' '          spec:' \
+  '            type: object' \
+  '            x-kubernetes-validations: [{rule: "self.timeout < self.interval", message: "timeout must be less than interval"}]' \
+  '            properties:' \
+  '              rise: {type: integer, minimum: 1, description: "Successes in a row to become healthy."}' \
+  '              interval: {type: integer}' '              timeout: {type: integer}' >"$CRD"
+check "CRD established" sh -c "kubectl apply -f $CRD && kubectl wait --for condition=Established crd/widgets.smoke.vigil.test --timeout 30s"
+check_fails "CRD schema and CEL rule enforced" "timeout must be less than interval" sh -c \
+  "printf 'apiVersion: smoke.vigil.test/v1\nkind: Widget\nmetadata: {name: bad}\nspec: {rise: 0, interval: 1, timeout: 5}\n' | kubectl -n $NS apply -f -"
+check "printer column served" sh -c \
+  "printf 'apiVersion: smoke.vigil.test/v1\nkind: Widget\nmetadata: {name: good}\nspec: {rise: 2, interval: 5, timeout: 1}\n' | kubectl -n $NS apply -f - >/dev/null &&
+   kubectl -n $NS get widgets | grep -Eq '^good +2$'"
+# the OpenAPI document of a new CRD is published a moment after it is Established: retry
+check "kubectl explain shows the CRD's descriptions" sh -c \
+  "for i in \$(seq 1 30); do kubectl explain widget.spec.rise 2>/dev/null | grep -q 'Successes in a row' && exit 0; sleep 1; done; exit 1"
+rm -f "$CRD"
 if [ -x "$VIGIL_E2E_BIN/helm" ]; then
   CHART="$(mktemp -d)"
   check "helm version v3.22.0" sh -c 'helm version --short | grep -q "^v3.22.0"'
