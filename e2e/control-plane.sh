@@ -423,6 +423,7 @@ cmd_stop() {
 
 cmd_env() {
   [ -f "$ENV_FILE" ] || die "not started: no $ENV_FILE"
+  pid_alive kube-apiserver || die "kube-apiserver is not running: run '$0 start' first"
   cat "$ENV_FILE"
 }
 
