@@ -157,9 +157,9 @@ EOF
 cmd_build() {
   command -v go >/dev/null || die "go is not installed"
   mkdir -p "$BIN"
-  local t0=$SECONDS t what=("$@")
-  [ ${#what[@]} -gt 0 ] || what=(kubernetes etcd helm)
-  for w in "${what[@]}"; do
+  local t0=$SECONDS t w parts=("$@")
+  [ ${#parts[@]} -gt 0 ] || parts=(kubernetes etcd helm)
+  for w in "${parts[@]}"; do
     t=$SECONDS
     case "$w" in
       kubernetes) [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kubectl" ] && continue; build_k8s ;;
@@ -202,12 +202,12 @@ pid_alive() {
 }
 
 stop_one() {
-  local name="$1" pid i
+  local name="$1" pid
   if pid_alive "$name"; then
     pid="$(cat "$STATE/$name.pid")"
     log "stopping $name (pid $pid)"
     kill -TERM "$pid" 2>/dev/null || true
-    for i in $(seq 1 150); do # at most 15 s
+    for _ in $(seq 1 150); do # at most 15 s
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done

@@ -107,8 +107,8 @@ cmd_up() {
   # wait (bounded) until every host answers on its address from the root namespace
   for i in $(seq 1 "$n"); do
     addr="$(host_addr "$i")"
-    local ok=0 t
-    for t in $(seq 1 50); do # at most ~10 s per host
+    local ok=0
+    for _ in $(seq 1 50); do # at most ~10 s per host
       if ip netns exec "$PREFIX$i" ip -4 addr show dev eth0 | grep -q "inet $addr/" \
          && ping -c1 -W1 "$addr" >/dev/null 2>&1; then ok=1; break; fi
       command -v ping >/dev/null || { ok=1; break; } # no ping installed: trust the link state

@@ -3,7 +3,7 @@
 # two test hosts and the control plane, checks what the E2E tests rely on,
 # and tears everything down (also on failure). Prints "N passed, M failed".
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 E2E=e2e
 pass=0 fail=0
 check() { # check NAME COMMAND...
