@@ -1,0 +1,450 @@
+#!/usr/bin/env bash
+# Vigil end-to-end harness: a real Kubernetes control plane (etcd + kube-apiserver,
+# no kubelet, no controller-manager, no scheduler), built here from Go modules.
+#
+#   e2e/control-plane.sh build [kubernetes|etcd|helm]...
+#                                build pinned kube-apiserver, kubectl, etcd, helm into the cache (reused)
+#   e2e/control-plane.sh start   start etcd + kube-apiserver on 127.0.0.1, write an admin kubeconfig
+#   e2e/control-plane.sh stop    stop both (idempotent)
+#   e2e/control-plane.sh env     print shell exports (VIGIL_E2E_KUBECONFIG, KUBECONFIG, PATH, ...)
+#   e2e/control-plane.sh status  say whether it is running and ready
+#   e2e/control-plane.sh bindir  print the directory holding the binaries
+#
+# Environment:
+#   VIGIL_E2E_CACHE   cache root (default: $HOME/.cache/vigil-e2e)
+#   VIGIL_E2E_STATE   state dir for certs, data, logs, kubeconfig (default: $VIGIL_E2E_CACHE/state)
+#   VIGIL_E2E_TIMEOUT seconds to wait for readiness (default: 120)
+set -euo pipefail
+
+# ---- pinned versions -------------------------------------------------------
+K8S_VERSION=v1.37.2          # k8s.io/kubernetes; staging modules at v0.37.2
+ETCD_VERSION=v3.7.3          # go.etcd.io/etcd/server/v3
+HELM_VERSION=v3.22.0         # helm.sh/helm/v3
+# The staging modules that k8s.io/kubernetes's go.mod lists as v0.0.0 with a
+# replace to ./staging/src/...; we pin each one to the published v0.Y.Z.
+K8S_STAGING_MODULES="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go
+cloud-provider cluster-bootstrap code-generator component-base component-helpers controller-manager
+cri-api cri-client cri-streaming csi-translation-lib dynamic-resource-allocation endpointslice externaljwt
+kms kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics mount-utils
+pod-security-admission sample-apiserver streaming"
+
+CACHE="${VIGIL_E2E_CACHE:-$HOME/.cache/vigil-e2e}"
+BIN="$CACHE/bin-k8s${K8S_VERSION}-etcd${ETCD_VERSION}-helm${HELM_VERSION}"
+STATE="${VIGIL_E2E_STATE:-$CACHE/state}"
+TIMEOUT="${VIGIL_E2E_TIMEOUT:-120}"
+
+log() { echo "[control-plane] $*" >&2; }
+die() { echo "[control-plane] ERROR: $*" >&2; exit 1; }
+
+# ---- build -----------------------------------------------------------------
+staging_minor() { # v1.37.2 -> v0.37.2
+  echo "v0.${K8S_VERSION#v1.}"
+}
+
+go_build_env() {
+  export GOFLAGS=-mod=mod CGO_ENABLED=0 GOWORK=off
+  export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+}
+
+build_k8s() {
+  local dir="$CACHE/build/k8s-$K8S_VERSION" sv m
+  sv="$(staging_minor)"
+  mkdir -p "$dir"
+  {
+    echo "module vigil.local/e2e-build/k8s"
+    echo
+    echo "go 1.26.0"
+    echo
+    echo "require k8s.io/kubernetes $K8S_VERSION"
+    echo
+    echo "replace ("
+    for m in $K8S_STAGING_MODULES; do
+      echo "	k8s.io/$m => k8s.io/$m $sv"
+    done
+    echo ")"
+  } >"$dir/go.mod"
+  cat >"$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+EOF
+  local major minor date ldflags pkg
+  major="${K8S_VERSION#v}"; major="${major%%.*}"
+  minor="${K8S_VERSION#v*.}"; minor="${minor%%.*}"
+  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  ldflags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=vigil-e2e-module-build -X $pkg.buildDate=$date"
+  done
+  (
+    cd "$dir"
+    go_build_env
+    log "resolving k8s.io/kubernetes $K8S_VERSION (staging modules at $sv)"
+    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
+    for cmd in kube-apiserver kubectl; do
+      log "building $cmd $K8S_VERSION"
+      nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$BIN/.$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd"
+      mv "$BIN/.$cmd.tmp" "$BIN/$cmd"
+    done
+  )
+}
+
+build_etcd() {
+  local dir="$CACHE/build/etcd-$ETCD_VERSION"
+  mkdir -p "$dir"
+  cat >"$dir/go.mod" <<EOF
+module vigil.local/e2e-build/etcd
+
+go 1.26.0
+
+require go.etcd.io/etcd/server/v3 $ETCD_VERSION
+EOF
+  cat >"$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "go.etcd.io/etcd/server/v3"
+EOF
+  (
+    cd "$dir"
+    go_build_env
+    log "resolving go.etcd.io/etcd/server/v3 $ETCD_VERSION"
+    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
+    log "building etcd $ETCD_VERSION"
+    nice -n 10 go build -trimpath -ldflags "-s -w" -o "$BIN/.etcd.tmp" go.etcd.io/etcd/server/v3
+    mv "$BIN/.etcd.tmp" "$BIN/etcd"
+  )
+}
+
+build_helm() {
+  local dir="$CACHE/build/helm-$HELM_VERSION"
+  mkdir -p "$dir"
+  cat >"$dir/go.mod" <<EOF
+module vigil.local/e2e-build/helm
+
+go 1.26.0
+
+require helm.sh/helm/v3 $HELM_VERSION
+EOF
+  cat >"$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "helm.sh/helm/v3/cmd/helm"
+EOF
+  (
+    cd "$dir"
+    go_build_env
+    log "resolving helm.sh/helm/v3 $HELM_VERSION"
+    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
+    log "building helm $HELM_VERSION"
+    nice -n 10 go build -trimpath \
+      -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
+      -o "$BIN/.helm.tmp" helm.sh/helm/v3/cmd/helm
+    mv "$BIN/.helm.tmp" "$BIN/helm"
+  )
+}
+
+# cmd_build [kubernetes|etcd|helm]...: build what is missing (default: all)
+cmd_build() {
+  command -v go >/dev/null || die "go is not installed"
+  mkdir -p "$BIN"
+  local t0=$SECONDS t w parts=("$@")
+  [ ${#parts[@]} -gt 0 ] || parts=(kubernetes etcd helm)
+  for w in "${parts[@]}"; do
+    t=$SECONDS
+    case "$w" in
+      kubernetes) [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kubectl" ] && continue; build_k8s ;;
+      etcd) [ -x "$BIN/etcd" ] && continue; build_etcd ;;
+      helm) [ -x "$BIN/helm" ] && continue; build_helm ;;
+      *) die "unknown component '$w' (kubernetes, etcd, helm)" ;;
+    esac
+    log "$w built in $((SECONDS - t))s"
+  done
+  log "binaries in $BIN (build step took $((SECONDS - t0))s)"
+}
+
+# ---- run -------------------------------------------------------------------
+PKI="$STATE/pki"
+LOGS="$STATE/logs"
+KUBECONFIG_FILE="$STATE/admin.kubeconfig"
+ENV_FILE="$STATE/env.sh"
+
+need_bins() {
+  local b
+  for b in etcd kube-apiserver kubectl; do
+    [ -x "$BIN/$b" ] || die "$BIN/$b missing: run '$0 build' first"
+  done
+  command -v openssl >/dev/null || die "openssl is not installed"
+  command -v curl >/dev/null || die "curl is not installed"
+  command -v python3 >/dev/null || die "python3 is not installed"
+}
+
+free_port() { # a free TCP port on 127.0.0.1, chosen by the kernel
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# pid_alive NAME: the pid in $STATE/NAME.pid is alive and is our binary
+pid_alive() {
+  local f="$STATE/$1.pid" pid
+  [ -f "$f" ] || return 1
+  pid="$(cat "$f")"
+  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$BIN/$1" || return 1
+}
+
+stop_one() {
+  local name="$1" pid
+  if pid_alive "$name"; then
+    pid="$(cat "$STATE/$name.pid")"
+    log "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 150); do # at most 15 s
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "$name did not stop in 15s, killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.5
+    fi
+  fi
+  rm -f "$STATE/$name.pid"
+}
+
+gen_pki() {
+  mkdir -p "$PKI"
+  chmod 700 "$PKI"
+  (
+    cd "$PKI"
+    # a CA that signs the client certs and the serving cert
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 30 \
+      -subj "/CN=vigil-e2e-ca" 2>/dev/null
+    # serving cert for 127.0.0.1 / localhost
+    printf '%s\n' \
+      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc' \
+      'extendedKeyUsage=serverAuth' \
+      'keyUsage=digitalSignature,keyEncipherment' >serving.ext
+    openssl req -newkey rsa:2048 -nodes -keyout serving.key -out serving.csr -subj "/CN=kube-apiserver" 2>/dev/null
+    openssl x509 -req -in serving.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out serving.crt \
+      -days 30 -extfile serving.ext 2>/dev/null
+    # admin client cert: CN=admin, O=system:masters
+    printf '%s\n' 'extendedKeyUsage=clientAuth' 'keyUsage=digitalSignature,keyEncipherment' >client.ext
+    openssl req -newkey rsa:2048 -nodes -keyout admin.key -out admin.csr -subj "/O=system:masters/CN=admin" 2>/dev/null
+    openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out admin.crt \
+      -days 30 -extfile client.ext 2>/dev/null
+    # service-account signing key pair
+    openssl genrsa -out sa.key 2048 2>/dev/null
+    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+    # static admin bearer token (--token-auth-file line: token,user,uid,"groups")
+    local token
+    token="$(openssl rand -hex 24)"
+    echo "$token" >admin.token
+    echo "$token,admin-token,admin-token-uid,\"system:masters\"" >tokens.csv
+    chmod 600 ./*.key admin.token tokens.csv
+  )
+}
+
+write_audit_policy() {
+  # Writes only (no get/list/watch), at Metadata level, so tests can count the
+  # writes made to a resource (e.g. EndpointSlices after an operator restart).
+  printf '%s\n' \
+    'apiVersion: audit.k8s.io/v1' \
+    'kind: Policy' \
+    'omitStages: ["RequestReceived"]' \
+    'rules:' \
+    '- level: None' \
+    '  verbs: ["get", "list", "watch"]' \
+    '- level: Metadata' >"$STATE/audit-policy.yaml"
+}
+
+write_kubeconfig() {
+  local port="$1"
+  cat >"$KUBECONFIG_FILE" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: vigil-e2e
+  cluster:
+    server: https://127.0.0.1:$port
+    certificate-authority-data: $(base64 -w0 <"$PKI/ca.crt")
+users:
+- name: admin
+  user:
+    client-certificate-data: $(base64 -w0 <"$PKI/admin.crt")
+    client-key-data: $(base64 -w0 <"$PKI/admin.key")
+contexts:
+- name: vigil-e2e
+  context:
+    cluster: vigil-e2e
+    user: admin
+    namespace: default
+current-context: vigil-e2e
+EOF
+  chmod 600 "$KUBECONFIG_FILE"
+}
+
+write_env() {
+  local port="$1" etcd_port="$2"
+  cat >"$ENV_FILE" <<EOF
+export VIGIL_E2E_KUBECONFIG='$KUBECONFIG_FILE'
+export KUBECONFIG='$KUBECONFIG_FILE'
+export VIGIL_E2E_APISERVER='https://127.0.0.1:$port'
+export VIGIL_E2E_CA_FILE='$PKI/ca.crt'
+export VIGIL_E2E_ADMIN_TOKEN_FILE='$PKI/admin.token'
+export VIGIL_E2E_AUDIT_LOG='$LOGS/audit.log'
+export VIGIL_E2E_ETCD='http://127.0.0.1:$etcd_port'
+export VIGIL_E2E_BIN='$BIN'
+export VIGIL_E2E_STATE='$STATE'
+export PATH='$BIN':"\$PATH"
+EOF
+}
+
+# wait_until SECONDS WHAT NAME... -- COMMAND...: run COMMAND every 0.5 s until it
+# succeeds; fail on timeout or when one of the named processes has died.
+wait_until() {
+  local secs="$1" what="$2" names=() deadline n
+  shift 2
+  while [ "$1" != "--" ]; do names+=("$1"); shift; done
+  shift
+  deadline=$((SECONDS + secs))
+  while ! "$@" >/dev/null 2>&1; do
+    for n in "${names[@]}"; do
+      if ! pid_alive "$n"; then
+        tail -n 40 "$LOGS/$n.log" >&2 || true
+        die "$n exited while waiting for $what"
+      fi
+    done
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      tail -n 40 "$LOGS/${names[-1]}.log" >&2 || true
+      die "timed out after ${secs}s waiting for $what"
+    fi
+    sleep 0.5
+  done
+}
+
+etcd_healthy() {
+  curl -fsS --max-time 3 "http://127.0.0.1:$1/health" | grep -q '"health":"true"'
+}
+
+apiserver_ready() {
+  [ "$(curl -fsS --max-time 5 --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
+        "https://127.0.0.1:$1/readyz" 2>/dev/null)" = "ok" ]
+}
+
+cmd_start() {
+  need_bins
+  if pid_alive etcd && pid_alive kube-apiserver && [ -f "$STATE/apiserver.port" ] \
+     && apiserver_ready "$(cat "$STATE/apiserver.port")"; then
+    log "already running and ready"
+    return 0
+  fi
+  cmd_stop
+  # every start gets a fresh, empty cluster
+  rm -rf "$STATE"
+  mkdir -p "$STATE" "$LOGS"
+  chmod 700 "$STATE"
+  # on any failure below (die exits, set -e exits), stop what was started
+  trap 'rc=$?; if [ "$rc" != 0 ]; then log "start failed, stopping"; cmd_stop; fi' EXIT
+  gen_pki
+  write_audit_policy
+  local etcd_port etcd_peer port
+  etcd_port="$(free_port)"; etcd_peer="$(free_port)"; port="$(free_port)"
+  echo "$port" >"$STATE/apiserver.port"
+
+  log "starting etcd $ETCD_VERSION on 127.0.0.1:$etcd_port"
+  setsid "$BIN/etcd" \
+    --name vigil-e2e \
+    --data-dir "$STATE/etcd-data" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" \
+    --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
+    --initial-cluster "vigil-e2e=http://127.0.0.1:$etcd_peer" \
+    --initial-cluster-state new \
+    --unsafe-no-fsync \
+    --log-level warn \
+    </dev/null >"$LOGS/etcd.log" 2>&1 &
+  echo $! >"$STATE/etcd.pid"
+  wait_until "$TIMEOUT" "etcd /health" etcd -- etcd_healthy "$etcd_port"
+
+  log "starting kube-apiserver $K8S_VERSION on 127.0.0.1:$port"
+  # No controller-manager runs here, so the ServiceAccount admission plugin
+  # (which rejects Pods whose ServiceAccount, e.g. "default", no controller has
+  # created) is disabled. Tokens still come from the TokenRequest API.
+  # No endpoint reconciler: it would put 127.0.0.1 into the "kubernetes"
+  # Endpoints, which validation rejects (loopback).
+  setsid "$BIN/kube-apiserver" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --bind-address 127.0.0.1 \
+    --advertise-address 127.0.0.1 \
+    --secure-port "$port" \
+    --cert-dir "$STATE/apiserver-certs" \
+    --tls-cert-file "$PKI/serving.crt" \
+    --tls-private-key-file "$PKI/serving.key" \
+    --client-ca-file "$PKI/ca.crt" \
+    --token-auth-file "$PKI/tokens.csv" \
+    --authorization-mode RBAC \
+    --anonymous-auth=false \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$PKI/sa.pub" \
+    --service-account-signing-key-file "$PKI/sa.key" \
+    --service-cluster-ip-range 198.19.255.0/24 \
+    --endpoint-reconciler-type none \
+    --disable-admission-plugins ServiceAccount \
+    --allow-privileged=true \
+    --profiling=false \
+    --audit-policy-file "$STATE/audit-policy.yaml" \
+    --audit-log-path "$LOGS/audit.log" \
+    --audit-log-maxsize 200 \
+    --v 1 \
+    </dev/null >"$LOGS/kube-apiserver.log" 2>&1 &
+  echo $! >"$STATE/kube-apiserver.pid"
+  wait_until "$TIMEOUT" "kube-apiserver /readyz" etcd kube-apiserver -- apiserver_ready "$port"
+
+  write_kubeconfig "$port"
+  write_env "$port" "$etcd_port"
+  trap - EXIT
+  log "ready: https://127.0.0.1:$port, kubeconfig $KUBECONFIG_FILE ('$0 env' prints the exports)"
+}
+
+cmd_stop() {
+  stop_one kube-apiserver
+  stop_one etcd
+}
+
+cmd_env() {
+  [ -f "$ENV_FILE" ] || die "not started: no $ENV_FILE"
+  pid_alive kube-apiserver || die "kube-apiserver is not running: run '$0 start' first"
+  cat "$ENV_FILE"
+}
+
+cmd_status() {
+  local rc=0
+  if pid_alive etcd; then echo "etcd: running (pid $(cat "$STATE/etcd.pid"))"; else echo "etcd: stopped"; rc=1; fi
+  if pid_alive kube-apiserver; then
+    echo "kube-apiserver: running (pid $(cat "$STATE/kube-apiserver.pid")), port $(cat "$STATE/apiserver.port")"
+    if apiserver_ready "$(cat "$STATE/apiserver.port")"; then echo "readyz: ok"; else echo "readyz: not ready"; rc=1; fi
+  else
+    echo "kube-apiserver: stopped"; rc=1
+  fi
+  return $rc
+}
+
+case "${1:-}" in
+  build) shift; cmd_build "$@" ;;
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  env) cmd_env ;;
+  status) cmd_status ;;
+  bindir) echo "$BIN" ;;
+  *) echo "usage: $0 build|start|stop|env|status|bindir" >&2; exit 2 ;;
+esac
