@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A test backend for Vigil's *E2E tests, run inside a test host's network namespace.
+
+    ip netns exec vigil-h1 python3 e2e/backend.py 198.18.0.11 8080 /tmp/mode-h1
+
+Answers every path on ADDRESS:PORT according to the first word of MODE_FILE, read on each
+request (a missing file means healthy):
+
+    healthy   200 "ok"
+    failing   503 "failing"
+    hang      accepts, reads the request and never answers (the prober's timeout fires)
+
+"Connection refused" is the test killing this process. Exits by itself after --ttl seconds
+(default 1800), so a crashed test JVM leaves no server behind for long.
+"""
+import http.server
+import os
+import sys
+import threading
+import time
+
+
+def main():
+    address, port, mode_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    ttl = float(sys.argv[4]) if len(sys.argv) > 4 else 1800.0
+
+    def mode():
+        try:
+            with open(mode_file) as f:
+                return (f.read().split() or ["healthy"])[0]
+        except OSError:
+            return "healthy"
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            m = mode()
+            if m == "hang":
+                time.sleep(ttl)
+                return
+            code, body = (503, b"failing\n") if m == "failing" else (200, b"ok\n")
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_HEAD = do_GET
+
+        def log_message(self, fmt, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer((address, port), Handler)
+    server.daemon_threads = True
+    threading.Timer(ttl, lambda: os._exit(0)).start()
+    print("listening on %s:%d" % (address, port), flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+package dev.vigil.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real control plane that {@code e2e/control-plane.sh start} runs, as the tests see it: an
+ * admin client, {@code kubectl} and {@code helm} from the harness, fresh namespaces, and clients
+ * that authenticate as a ServiceAccount with a token from the TokenRequest API.
+ *
+ * <p>Every E2E test calls {@link #get()} first; without {@code VIGIL_E2E_KUBECONFIG} it skips
+ * itself, so a plain {@code mvn verify} passes without the harness. {@code .ci/run} sets it.
+ */
+public final class E2eCluster {
+  /** The chart's release: name and namespace, as the README's install command uses them. */
+  public static final String RELEASE = "vigil";
+
+  public static final String RELEASE_NAMESPACE = "vigil-system";
+
+  private static E2eCluster instance;
+
+  private final Map<String, String> env;
+  private final Path repo;
+  private final KubernetesClient admin;
+  private boolean crdsApplied;
+  private boolean chartInstalled;
+
+  private E2eCluster(Map<String, String> env) throws IOException {
+    this.env = env;
+    this.repo = findRepo();
+    this.admin =
+        new KubernetesClientBuilder()
+            .withConfig(
+                Config.fromKubeconfig(Files.readString(Path.of(env.get("VIGIL_E2E_KUBECONFIG")))))
+            .build();
+  }
+
+  /** The cluster, or a skipped test when the harness is not running. */
+  public static synchronized E2eCluster get() {
+    String kubeconfig = System.getenv("VIGIL_E2E_KUBECONFIG");
+    if (Boolean.getBoolean("vigil.e2e.required")) {
+      assertThat(kubeconfig)
+          .as("-Pe2e needs VIGIL_E2E_KUBECONFIG: eval \"$(e2e/control-plane.sh env)\"")
+          .isNotBlank();
+    }
+    assumeTrue(
+        kubeconfig != null && !kubeconfig.isBlank(),
+        "VIGIL_E2E_KUBECONFIG is unset: no real control plane (see e2e/README.md)");
+    if (instance == null) {
+      try {
+        instance = new E2eCluster(System.getenv());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return instance;
+  }
+
+  public KubernetesClient admin() {
+    return admin;
+  }
+
+  public Path repo() {
+    return repo;
+  }
+
+  public Path path(String relative) {
+    return repo.resolve(relative);
+  }
+
+  /** A new namespace for one test: without a namespace controller a deleted one never goes. */
+  public String freshNamespace(String prefix) {
+    String name = prefix + "-" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40), 36);
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
+    return name;
+  }
+
+  /** {@code kubectl apply -f crds/} once per JVM, and waits until both are Established. */
+  public synchronized void applyCrds() {
+    if (crdsApplied) {
+      return;
+    }
+    run(Duration.ofSeconds(60), null, kubectl(), "apply", "-f", path("crds").toString()).assertOk();
+    run(
+            Duration.ofSeconds(60),
+            null,
+            kubectl(),
+            "wait",
+            "--for",
+            "condition=Established",
+            "crd/healthpolicies.vigil.dev",
+            "crd/backendpools.vigil.dev",
+            "--timeout=50s")
+        .assertOk();
+    crdsApplied = true;
+  }
+
+  /**
+   * {@code helm install vigil deploy/helm/vigil -n vigil-system --create-namespace} once per JVM
+   * (its Deployment's Pods never start: there is no kubelet).
+   */
+  public synchronized Result installChart() {
+    applyCrds();
+    if (chartInstalled) {
+      return null;
+    }
+    Result installed =
+        run(Duration.ofSeconds(30), null, helm(), "status", RELEASE, "-n", RELEASE_NAMESPACE);
+    if (installed.exit() == 0) {
+      // A developer's second run on the same control plane; CI's cluster is always fresh.
+      chartInstalled = true;
+      return installed;
+    }
+    Result r =
+        run(
+            Duration.ofSeconds(120),
+            null,
+            helm(),
+            "install",
+            RELEASE,
+            path("deploy/helm/vigil").toString(),
+            "--namespace",
+            RELEASE_NAMESPACE,
+            "--create-namespace",
+            "--wait=false",
+            "--timeout",
+            "100s");
+    r.assertOk();
+    chartInstalled = true;
+    return r;
+  }
+
+  /** A token for {@code namespace/serviceAccount} from the TokenRequest API. */
+  public String token(String namespace, String serviceAccount) {
+    Result r =
+        run(
+            Duration.ofSeconds(30),
+            null,
+            kubectl(),
+            "create",
+            "token",
+            serviceAccount,
+            "-n",
+            namespace,
+            "--duration",
+            "2h");
+    r.assertOk();
+    return r.out().trim();
+  }
+
+  /**
+   * A client that authenticates only with a ServiceAccount token: no client certificate, no
+   * kubeconfig (the environment's KUBECONFIG is the admin's and must not leak in).
+   */
+  public KubernetesClient clientAs(String namespace, String serviceAccount) {
+    Config config =
+        new ConfigBuilder(Config.empty())
+            .withMasterUrl(env.get("VIGIL_E2E_APISERVER"))
+            .withCaCertFile(env.get("VIGIL_E2E_CA_FILE"))
+            .withOauthToken(token(namespace, serviceAccount))
+            .withNamespace(namespace)
+            .withRequestTimeout(30_000)
+            .build();
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  public Path auditLog() {
+    return Path.of(env.get("VIGIL_E2E_AUDIT_LOG"));
+  }
+
+  public String kubectl() {
+    return binary("kubectl");
+  }
+
+  public String helm() {
+    return binary("helm");
+  }
+
+  private String binary(String name) {
+    String bin = env.get("VIGIL_E2E_BIN");
+    return bin == null ? name : Path.of(bin, name).toString();
+  }
+
+  /** {@code kubectl args...} with the admin kubeconfig. */
+  public Result kubectl(String... args) {
+    return kubectlIn(null, args);
+  }
+
+  /** {@code kubectl args...} with {@code stdin} on its standard input. */
+  public Result kubectlIn(String stdin, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(kubectl());
+    command.addAll(List.of(args));
+    return run(Duration.ofSeconds(60), stdin, command.toArray(String[]::new));
+  }
+
+  /** The outcome of a command: exit code, standard output and standard error. */
+  public record Result(String command, int exit, String out, String err) {
+    public Result assertOk() {
+      assertThat(exit).as("%s%nstdout: %s%nstderr: %s", command, out, err).isZero();
+      return this;
+    }
+  }
+
+  /** Runs a command from the repository root with the harness's environment, bounded in time. */
+  public Result run(Duration timeout, String stdin, String... command) {
+    try {
+      Path out = Files.createTempFile("vigil-e2e", ".out");
+      Path err = Files.createTempFile("vigil-e2e", ".err");
+      try {
+        ProcessBuilder pb =
+            new ProcessBuilder(command)
+                .directory(repo.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile());
+        pb.environment().put("KUBECONFIG", env.get("VIGIL_E2E_KUBECONFIG"));
+        Process p = pb.start();
+        if (stdin != null) {
+          p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+        p.getOutputStream().close();
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+          p.destroyForcibly();
+          throw new AssertionError(String.join(" ", command) + ": no exit within " + timeout);
+        }
+        return new Result(
+            String.join(" ", command), p.exitValue(), Files.readString(out), Files.readString(err));
+      } finally {
+        Files.deleteIfExists(out);
+        Files.deleteIfExists(err);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted: " + String.join(" ", command), e);
+    }
+  }
+
+  private static Path findRepo() {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null) {
+      if (Files.isDirectory(dir.resolve("crds")) && Files.isDirectory(dir.resolve("e2e"))) {
+        return dir;
+      }
+      dir = dir.getParent();
+    }
+    throw new IllegalStateException("no repository root (crds/ and e2e/) above the working dir");
+  }
+}

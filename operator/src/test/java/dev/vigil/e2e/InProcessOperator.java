@@ -1,0 +1,80 @@
+package dev.vigil.e2e;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real operator ({@link Vigil#start}) in the test JVM, with its own Vert.x and its own client
+ * that authenticates as the chart's ServiceAccount: every call it makes is checked by the chart's
+ * RBAC. {@link #close()} stops it as a shut-down replica would stop.
+ */
+public final class InProcessOperator implements AutoCloseable {
+  private final KubernetesClient client;
+  private final Vertx vertx;
+  private Vigil.Running running;
+
+  private InProcessOperator(KubernetesClient client, Vertx vertx, Vigil.Running running) {
+    this.client = client;
+    this.vertx = vertx;
+    this.running = running;
+  }
+
+  /**
+   * Starts an operator watching {@code namespace} as {@code vigil-system/vigil}.
+   *
+   * @param leaseName null: no leader election; else the Lease in the release namespace
+   */
+  public static InProcessOperator start(E2eCluster cluster, String namespace, String leaseName) {
+    return startAs(E2eCluster.RELEASE, cluster, namespace, leaseName);
+  }
+
+  /** As {@link #start}, authenticated as {@code vigil-system/<serviceAccount>}. */
+  public static InProcessOperator startAs(
+      String serviceAccount, E2eCluster cluster, String namespace, String leaseName) {
+    KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, serviceAccount);
+    Vertx vertx = Vertx.vertx();
+    OperatorConfig config =
+        new OperatorConfig(
+            Set.of(namespace),
+            0,
+            -1,
+            leaseName != null,
+            leaseName == null ? "vigil-leader" : leaseName,
+            E2eCluster.RELEASE_NAMESPACE,
+            "text",
+            200);
+    try {
+      Vigil.Running running =
+          Vigil.start(
+              config, client, vertx, new SimpleMeterRegistry(), System::currentTimeMillis, false);
+      return new InProcessOperator(client, vertx, running);
+    } catch (RuntimeException e) {
+      vertx.close();
+      client.close();
+      throw e;
+    }
+  }
+
+  public KubernetesClient client() {
+    return client;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (running == null) {
+      return;
+    }
+    try {
+      running.stop();
+    } finally {
+      running = null;
+      client.close();
+      vertx.close().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,482 @@
+package dev.vigil.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.e2e.TestHosts.Mode;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodIP;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The real operator, in-process, authenticated as the ServiceAccount that {@code helm install} of
+ * {@code deploy/helm/vigil} created, so the chart's RBAC checks every call; Pods are API objects
+ * whose status carries the addresses of real backends on the test hosts.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class OperatorE2E {
+  private static final int PORT = 8080;
+  private static final Duration CONVERGE = Duration.ofSeconds(60);
+  private static E2eCluster cluster;
+
+  private String ns;
+  private TestHosts hosts;
+  private OperatorLog log;
+  private final List<InProcessOperator> operators = new ArrayList<>();
+  private boolean expectForbidden;
+
+  @BeforeAll
+  static void chart() {
+    cluster = E2eCluster.get();
+    cluster.installChart();
+  }
+
+  @BeforeEach
+  void setUp() {
+    ns = cluster.freshNamespace("op");
+    hosts = new TestHosts(cluster, PORT);
+    log = OperatorLog.attach();
+  }
+
+  @AfterEach
+  void tearDown() {
+    try {
+      operators.forEach(InProcessOperator::close);
+      hosts.close();
+    } finally {
+      log.detach();
+    }
+    if (!expectForbidden) {
+      assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
+    }
+  }
+
+  @Test
+  void theChartInstallsAndItsServiceAccountIsNotAnAdmin() {
+    String status =
+        cluster
+            .run(
+                Duration.ofSeconds(30),
+                null,
+                cluster.helm(),
+                "status",
+                E2eCluster.RELEASE,
+                "-n",
+                E2eCluster.RELEASE_NAMESPACE)
+            .assertOk()
+            .out();
+    assertThat(status).contains("STATUS: deployed");
+    try (KubernetesClient sa = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, "vigil")) {
+      // Proves the operator's client carries the token only, not the admin's certificate.
+      KubernetesClientException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              KubernetesClientException.class, () -> sa.namespaces().list());
+      assertThat(e.getCode()).isEqualTo(403);
+      assertThat(e.getMessage()).contains("system:serviceaccount:vigil-system:vigil");
+    }
+  }
+
+  @Test
+  void slicesAndStatusConvergeADeadBackendLeavesAndPanicEngagesAndClears() {
+    webPool(1, 2, 3, 4);
+    start(null);
+
+    awaitReady(1, 2, 3, 4);
+    awaitPool(p -> p.getStatus().getAvailable() == 4 && p.getStatus().getTotal() == 4);
+    assertPublishedAsVigil();
+    awaitPrinted(
+        "backendpool",
+        Map.of(
+            "NAME",
+            "web",
+            "POLICY",
+            "fast",
+            "AVAILABLE",
+            "4/4",
+            "TOTAL",
+            "4",
+            "EJECTED",
+            "0",
+            "PANIC",
+            "false"));
+    awaitPrinted(
+        "healthpolicy",
+        Map.of(
+            "NAME",
+            "fast",
+            "PROTOCOL",
+            "HTTP",
+            "INTERVAL",
+            "500ms",
+            "RISE",
+            "2",
+            "FALL",
+            "3",
+            "POOLS",
+            "1",
+            "AVAILABLE",
+            "4/4",
+            "ACCEPTED",
+            "True"));
+
+    hosts.set(2, Mode.REFUSE);
+    awaitReady(1, 3, 4);
+    awaitPool(p -> p.getStatus().getAvailable() == 3);
+    assertThat(pool().getStatus().getBackends())
+        .filteredOn(b -> b.getPod().equals("web-2"))
+        .singleElement()
+        .satisfies(
+            b -> {
+              assertThat(b.getState().name()).isEqualTo("DOWN");
+              assertThat(b.getLastProbe().getDetail()).contains("refused");
+            });
+    awaitPrinted("backendpool", Map.of("NAME", "web", "AVAILABLE", "3/4", "PANIC", "false"));
+    awaitEvent("BackendDown");
+
+    // One of four left: below the 50 % threshold, so every decided backend is published.
+    hosts.set(3, Mode.FAILING);
+    hosts.set(4, Mode.HANG);
+    awaitPool(p -> "True".equals(status(p, "Panic")) && p.getStatus().getAvailable() == 1);
+    assertThat(readyIps()).isEqualTo(ips(1, 2, 3, 4));
+    awaitPrinted("backendpool", Map.of("NAME", "web", "AVAILABLE", "1/4", "PANIC", "true"));
+    awaitEvent("PanicEntered");
+
+    hosts.set(2, Mode.HEALTHY);
+    hosts.set(3, Mode.HEALTHY);
+    hosts.set(4, Mode.HEALTHY);
+    awaitPool(p -> "False".equals(status(p, "Panic")) && p.getStatus().getAvailable() == 4);
+    awaitReady(1, 2, 3, 4);
+    awaitPrinted("backendpool", Map.of("NAME", "web", "AVAILABLE", "4/4", "PANIC", "false"));
+    awaitEvent("PanicExited");
+  }
+
+  @Test
+  void aRestartedOperatorWritesNoEndpointSlicesWhenNothingChanged() {
+    webPool(1, 2, 3);
+    InProcessOperator first = start(null);
+    awaitReady(1, 2, 3);
+    awaitPool(p -> p.getStatus().getAvailable() == 3);
+    sleep(3_000); // let the coalesced status writes settle
+    Map<String, String> versions = sliceVersions();
+
+    first.close();
+    AuditLog audit = new AuditLog(cluster.auditLog());
+    long mark = audit.mark();
+    start(null);
+    sleep(15_000); // restore, informers, a few dozen probe rounds, status coalescing
+
+    List<String> sliceWrites = audit.writesSince(mark, ns, "endpointslices");
+    assertThat(sliceWrites).as("EndpointSlice writes after the restart").isEmpty();
+    assertThat(audit.writesSince(mark, ns, "services")).as("Service writes").isEmpty();
+    assertThat(sliceVersions()).isEqualTo(versions);
+    assertThat(readyIps()).isEqualTo(ips(1, 2, 3));
+
+    // And the new operator is the one publishing now.
+    hosts.set(3, Mode.REFUSE);
+    awaitReady(1, 2);
+    assertThat(audit.writesSince(mark, ns, "endpointslices")).hasSize(1);
+  }
+
+  @Test
+  void aStandbyTakesOverWithinTheLeaseDurationAndKeepsTheSlicesCorrect() {
+    String lease = "vigil-" + ns;
+    webPool(1, 2, 3);
+    InProcessOperator a = start(lease);
+    awaitReady(1, 2, 3);
+    String leaderA = holder(lease);
+    assertThat(leaderA).isNotBlank();
+
+    InProcessOperator b = start(lease);
+    sleep(5_000);
+    assertThat(holder(lease)).as("the Lease stays with the first replica").isEqualTo(leaderA);
+
+    a.close();
+    long stopped = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> !leaderA.equals(holder(lease)));
+    long takeoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+    System.out.println("leader election: takeover " + takeoverMs + " ms after the leader stopped");
+    // Lease duration 15 s, retry period 2 s (JOSDK's defaults), plus a shared machine's margin.
+    assertThat(takeoverMs).isLessThan(15_000 + 2_000 + 8_000);
+    Lease now = lease(lease);
+    assertThat(now.getSpec().getLeaseTransitions()).isGreaterThanOrEqualTo(1);
+
+    assertThat(readyIps()).isEqualTo(ips(1, 2, 3));
+    hosts.set(2, Mode.REFUSE);
+    awaitReady(1, 3);
+    hosts.set(2, Mode.HEALTHY);
+    awaitReady(1, 2, 3);
+    assertThat(b).isNotNull();
+  }
+
+  @Test
+  void aMissingPermissionIsCaughtByTheLogGuard() {
+    // The guard in tearDown is what makes "a missing permission fails the test" true: here the
+    // operator runs as a ServiceAccount with the chart's ClusterRole minus Events.
+    String sa = "vigil-noevents-" + ns;
+    KubernetesClient admin = cluster.admin();
+    admin
+        .serviceAccounts()
+        .inNamespace(E2eCluster.RELEASE_NAMESPACE)
+        .resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
+        .create();
+    ClusterRole chart = admin.rbac().clusterRoles().withName(E2eCluster.RELEASE).get();
+    admin
+        .resource(
+            new ClusterRoleBuilder()
+                .withNewMetadata()
+                .withName(sa)
+                .endMetadata()
+                .withRules(
+                    chart.getRules().stream()
+                        .filter(r -> !r.getResources().contains("events"))
+                        .toList())
+                .build())
+        .create();
+    admin
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(sa)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(sa)
+                .withNamespace(E2eCluster.RELEASE_NAMESPACE)
+                .endSubject()
+                .build())
+        .create();
+    webPool(1, 2);
+    operators.add(InProcessOperator.startAs(sa, cluster, ns, null));
+    awaitReady(1, 2);
+    hosts.set(2, Mode.REFUSE);
+    awaitReady(1);
+    await()
+        .atMost(CONVERGE)
+        .untilAsserted(
+            () ->
+                assertThat(log.forbidden())
+                    .anySatisfy(l -> assertThat(l).contains("events").contains("forbidden")));
+    log.forbidden().forEach(l -> System.out.println("expected refusal: " + l));
+    expectForbidden = true;
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  private InProcessOperator start(String lease) {
+    InProcessOperator o = InProcessOperator.start(cluster, ns, lease);
+    operators.add(o);
+    return o;
+  }
+
+  /** The HealthPolicy "fast", Pods web-i on test host i, and the BackendPool "web". */
+  private void webPool(int... hostIndexes) {
+    KubernetesClient admin = cluster.admin();
+    admin.resource(Fixtures.policy(ns, "fast", "500ms", "300ms")).create();
+    for (int h : hostIndexes) {
+      hosts.start(h);
+      Pod want = Fixtures.pod(ns, "web-" + h, "web", TestHosts.address(h));
+      want.getMetadata().setUid(null);
+      want.getStatus().setPodIPs(List.of(new PodIP(TestHosts.address(h))));
+      var status = want.getStatus();
+      admin.resource(want).create();
+      admin
+          .pods()
+          .inNamespace(ns)
+          .withName("web-" + h)
+          .editStatus(
+              p -> {
+                p.setStatus(status);
+                return p;
+              });
+    }
+    admin.resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
+  }
+
+  private void assertPublishedAsVigil() {
+    var service = cluster.admin().services().inNamespace(ns).withName("web").get();
+    assertThat(service).isNotNull();
+    assertThat(service.getSpec().getSelector()).isNullOrEmpty();
+    for (EndpointSlice s : slices()) {
+      assertThat(s.getMetadata().getName()).startsWith("web-vigil-");
+      assertThat(s.getMetadata().getLabels())
+          .containsEntry("endpointslice.kubernetes.io/managed-by", "vigil.dev");
+      assertThat(s.getMetadata().getOwnerReferences())
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.getKind()).isEqualTo("BackendPool");
+                assertThat(o.getController()).isTrue();
+              });
+      assertThat(s.getPorts())
+          .singleElement()
+          .satisfies(p -> assertThat(p.getPort()).isEqualTo(PORT));
+      for (Endpoint e : s.getEndpoints()) {
+        assertThat(e.getTargetRef().getKind()).isEqualTo("Pod");
+        assertThat(e.getConditions().getServing()).isEqualTo(e.getConditions().getReady());
+        assertThat(e.getConditions().getTerminating()).isFalse();
+      }
+    }
+  }
+
+  private List<EndpointSlice> slices() {
+    return cluster
+        .admin()
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(ns)
+        .withLabel("kubernetes.io/service-name", "web")
+        .list()
+        .getItems();
+  }
+
+  private Map<String, String> sliceVersions() {
+    Map<String, String> out = new LinkedHashMap<>();
+    slices().forEach(s -> out.put(s.getMetadata().getName(), s.getMetadata().getResourceVersion()));
+    return out;
+  }
+
+  private Set<String> readyIps() {
+    Set<String> ready = new TreeSet<>();
+    for (EndpointSlice s : slices()) {
+      for (Endpoint e : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          ready.addAll(e.getAddresses());
+        }
+      }
+    }
+    return ready;
+  }
+
+  private static Set<String> ips(int... hostIndexes) {
+    Set<String> out = new TreeSet<>();
+    IntStream.of(hostIndexes).forEach(h -> out.add(TestHosts.address(h)));
+    return out;
+  }
+
+  private void awaitReady(int... hostIndexes) {
+    Set<String> want = ips(hostIndexes);
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(() -> assertThat(readyIps()).as("ready addresses").isEqualTo(want));
+  }
+
+  private BackendPool pool() {
+    return cluster.admin().resources(BackendPool.class).inNamespace(ns).withName("web").get();
+  }
+
+  private void awaitPool(java.util.function.Predicate<BackendPool> done) {
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(250))
+        .until(
+            () -> {
+              BackendPool p = pool();
+              return p != null && p.getStatus() != null && done.test(p);
+            });
+  }
+
+  private static String status(BackendPool pool, String type) {
+    return pool.getStatus().getConditions().stream()
+        .filter(c -> type.equals(c.getType()))
+        .map(Condition::getStatus)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** Waits until {@code kubectl get <kind>} prints a row with these column values. */
+  private void awaitPrinted(String kind, Map<String, String> columns) {
+    List<String> header =
+        kind.equals("backendpool")
+            ? List.of("NAME", "POLICY", "AVAILABLE", "TOTAL", "EJECTED", "PANIC", "AGE")
+            : List.of(
+                "NAME",
+                "PROTOCOL",
+                "INTERVAL",
+                "RISE",
+                "FALL",
+                "POOLS",
+                "AVAILABLE",
+                "ACCEPTED",
+                "AGE");
+    String[] last = new String[1];
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              String out = cluster.kubectl("get", kind, "-n", ns).assertOk().out();
+              last[0] = out;
+              List<String> lines = out.lines().toList();
+              assertThat(List.of(lines.get(0).trim().split("\\s+"))).isEqualTo(header);
+              Map<String, String> row = new LinkedHashMap<>();
+              String[] cells = lines.get(1).trim().split("\\s+");
+              for (int i = 0; i < header.size(); i++) {
+                row.put(header.get(i), cells[i]);
+              }
+              assertThat(row).as("kubectl get %s:%n%s", kind, out).containsAllEntriesOf(columns);
+            });
+  }
+
+  private void awaitEvent(String reason) {
+    await()
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                cluster.admin().v1().events().inNamespace(ns).list().getItems().stream()
+                    .anyMatch(e -> reason.equals(e.getReason())));
+  }
+
+  private Lease lease(String name) {
+    return cluster
+        .admin()
+        .resources(Lease.class)
+        .inNamespace(E2eCluster.RELEASE_NAMESPACE)
+        .withName(name)
+        .get();
+  }
+
+  private String holder(String name) {
+    Lease l = lease(name);
+    return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
