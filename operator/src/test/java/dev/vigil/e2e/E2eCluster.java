@@ -3,7 +3,11 @@ package dev.vigil.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodIP;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -148,6 +152,27 @@ public final class E2eCluster {
     r.assertOk();
     chartInstalled = true;
     return r;
+  }
+
+  /**
+   * A Pod that "runs" at {@code ip}: created, then its status (phase Running, Ready, podIP) set
+   * through the status subresource, as a kubelet would. No kubelet runs here.
+   */
+  public void createRunningPod(String namespace, String name, String app, String ip) {
+    Pod want = Fixtures.pod(namespace, name, app, ip);
+    want.getMetadata().setUid(null);
+    want.getStatus().setPodIPs(List.of(new PodIP(ip)));
+    PodStatus status = want.getStatus();
+    admin.resource(want).create();
+    admin
+        .pods()
+        .inNamespace(namespace)
+        .withName(name)
+        .editStatus(
+            p -> {
+              p.setStatus(status);
+              return p;
+            });
   }
 
   /** A token for {@code namespace/serviceAccount} from the TokenRequest API. */

@@ -7,8 +7,6 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.e2e.TestHosts.Mode;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -23,10 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,6 +42,7 @@ class OperatorE2E {
   private String ns;
   private TestHosts hosts;
   private OperatorLog log;
+  private PublishedSlices slices;
   private final List<InProcessOperator> operators = new ArrayList<>();
   private boolean expectForbidden;
 
@@ -61,6 +57,7 @@ class OperatorE2E {
     ns = cluster.freshNamespace("op");
     hosts = new TestHosts(cluster, PORT);
     log = OperatorLog.attach();
+    slices = new PublishedSlices(cluster.admin(), ns, "web");
   }
 
   @AfterEach
@@ -162,7 +159,7 @@ class OperatorE2E {
     hosts.set(3, Mode.FAILING);
     hosts.set(4, Mode.HANG);
     awaitPool(p -> "True".equals(status(p, "Panic")) && p.getStatus().getAvailable() == 1);
-    assertThat(readyIps()).isEqualTo(ips(1, 2, 3, 4));
+    assertThat(slices.readyIps()).isEqualTo(PublishedSlices.ips(1, 2, 3, 4));
     awaitPrinted("backendpool", Map.of("NAME", "web", "AVAILABLE", "1/4", "PANIC", "true"));
     awaitEvent("PanicEntered");
 
@@ -182,7 +179,7 @@ class OperatorE2E {
     awaitReady(1, 2, 3);
     awaitPool(p -> p.getStatus().getAvailable() == 3);
     sleep(3_000); // let the coalesced status writes settle
-    Map<String, String> versions = sliceVersions();
+    Map<String, String> versions = slices.versions();
 
     first.close();
     AuditLog audit = new AuditLog(cluster.auditLog());
@@ -193,8 +190,8 @@ class OperatorE2E {
     List<String> sliceWrites = audit.writesSince(mark, ns, "endpointslices");
     assertThat(sliceWrites).as("EndpointSlice writes after the restart").isEmpty();
     assertThat(audit.writesSince(mark, ns, "services")).as("Service writes").isEmpty();
-    assertThat(sliceVersions()).isEqualTo(versions);
-    assertThat(readyIps()).isEqualTo(ips(1, 2, 3));
+    assertThat(slices.versions()).isEqualTo(versions);
+    assertThat(slices.readyIps()).isEqualTo(PublishedSlices.ips(1, 2, 3));
 
     // And the new operator is the one publishing now.
     hosts.set(3, Mode.REFUSE);
@@ -228,7 +225,7 @@ class OperatorE2E {
     Lease now = lease(lease);
     assertThat(now.getSpec().getLeaseTransitions()).isGreaterThanOrEqualTo(1);
 
-    assertThat(readyIps()).isEqualTo(ips(1, 2, 3));
+    assertThat(slices.readyIps()).isEqualTo(PublishedSlices.ips(1, 2, 3));
     hosts.set(2, Mode.REFUSE);
     awaitReady(1, 3);
     hosts.set(2, Mode.HEALTHY);
@@ -303,20 +300,7 @@ class OperatorE2E {
     admin.resource(Fixtures.policy(ns, "fast", "500ms", "300ms")).create();
     for (int h : hostIndexes) {
       hosts.start(h);
-      Pod want = Fixtures.pod(ns, "web-" + h, "web", TestHosts.address(h));
-      want.getMetadata().setUid(null);
-      want.getStatus().setPodIPs(List.of(new PodIP(TestHosts.address(h))));
-      var status = want.getStatus();
-      admin.resource(want).create();
-      admin
-          .pods()
-          .inNamespace(ns)
-          .withName("web-" + h)
-          .editStatus(
-              p -> {
-                p.setStatus(status);
-                return p;
-              });
+      cluster.createRunningPod(ns, "web-" + h, "web", TestHosts.address(h));
     }
     admin.resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
   }
@@ -325,7 +309,7 @@ class OperatorE2E {
     var service = cluster.admin().services().inNamespace(ns).withName("web").get();
     assertThat(service).isNotNull();
     assertThat(service.getSpec().getSelector()).isNullOrEmpty();
-    for (EndpointSlice s : slices()) {
+    for (EndpointSlice s : slices.list()) {
       assertThat(s.getMetadata().getName()).startsWith("web-vigil-");
       assertThat(s.getMetadata().getLabels())
           .containsEntry("endpointslice.kubernetes.io/managed-by", "vigil.dev");
@@ -347,48 +331,8 @@ class OperatorE2E {
     }
   }
 
-  private List<EndpointSlice> slices() {
-    return cluster
-        .admin()
-        .discovery()
-        .v1()
-        .endpointSlices()
-        .inNamespace(ns)
-        .withLabel("kubernetes.io/service-name", "web")
-        .list()
-        .getItems();
-  }
-
-  private Map<String, String> sliceVersions() {
-    Map<String, String> out = new LinkedHashMap<>();
-    slices().forEach(s -> out.put(s.getMetadata().getName(), s.getMetadata().getResourceVersion()));
-    return out;
-  }
-
-  private Set<String> readyIps() {
-    Set<String> ready = new TreeSet<>();
-    for (EndpointSlice s : slices()) {
-      for (Endpoint e : s.getEndpoints()) {
-        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
-          ready.addAll(e.getAddresses());
-        }
-      }
-    }
-    return ready;
-  }
-
-  private static Set<String> ips(int... hostIndexes) {
-    Set<String> out = new TreeSet<>();
-    IntStream.of(hostIndexes).forEach(h -> out.add(TestHosts.address(h)));
-    return out;
-  }
-
   private void awaitReady(int... hostIndexes) {
-    Set<String> want = ips(hostIndexes);
-    await()
-        .atMost(CONVERGE)
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(() -> assertThat(readyIps()).as("ready addresses").isEqualTo(want));
+    slices.awaitReady(CONVERGE, hostIndexes);
   }
 
   private BackendPool pool() {
