@@ -3,6 +3,8 @@
 #
 #   bench/probe-load.sh                       # N = 1000 5000; fresh, then reuseConnection; HAProxy
 #   NS=1000 HAPROXY=0 MEASURE_S=30 bench/probe-load.sh
+#   NATIVE=1 OUT=/tmp/probe-load-epoll bench/probe-load.sh   # Netty epoll transport (jars from ~/.m2)
+#   LOOPS=2 bench/probe-load.sh              # backends sharded over 2 schedulers / event loops
 #
 # Per N: starts ../shared/bench/farm.py (python, separate process: N backends on 127.1.x.y:8080),
 # then for reuse=false and reuse=true runs dev.vigil.probe.load.ProbeLoadRun (its own JVM:
@@ -33,6 +35,14 @@ echo "building (test classes + classpath)" >&2
 (cd "$ROOT" && mvn -B -q -o -pl operator test-compile dependency:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt") || exit 1
 CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
+NATIVE=${NATIVE:-0}
+if [ "$NATIVE" = 1 ]; then
+  M2=${M2:-$HOME/.m2/repository}/io/netty
+  NV=$(basename "$(ls -d "$M2"/netty-transport-native-epoll/4.2.9.Final 2>/dev/null || ls -d "$M2"/netty-transport-native-epoll/* | tail -1)")
+  CP="$CP:$M2/netty-transport-native-epoll/$NV/netty-transport-native-epoll-$NV-linux-x86_64.jar"
+  CP="$CP:$M2/netty-transport-classes-epoll/$NV/netty-transport-classes-epoll-$NV.jar"
+  echo "native transport: netty epoll $NV" >&2
+fi
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 FARM=""; JPID=""
@@ -56,7 +66,7 @@ for N in $NS; do
     java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
         --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
         --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$MEASURE_S" \
-        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port 18081 \
+        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port 18081 --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-1}" \
         --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
     JPID=$!
     sleep 2

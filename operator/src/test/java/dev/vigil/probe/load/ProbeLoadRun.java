@@ -9,6 +9,7 @@ import dev.vigil.probe.ProbeScheduler;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.VertxTimers;
+import io.vertx.core.AbstractVerticle;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -25,8 +26,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Load run of the HTTP prober and the scheduler against a farm of loopback backends (see {@code
@@ -51,9 +54,9 @@ public final class ProbeLoadRun {
   private long[] gaps = new long[1 << 16];
   private int gapCount;
   private volatile boolean measuring;
-  private long completedInWindow;
-  private long startedInWindow;
-  private final Map<String, Long> reasons = new HashMap<>();
+  private final LongAdder completedInWindow = new LongAdder();
+  private final LongAdder startedInWindow = new LongAdder();
+  private final Map<String, Long> reasons = new ConcurrentHashMap<>();
 
   private final int rise;
   private final int fall;
@@ -87,6 +90,8 @@ public final class ProbeLoadRun {
     a.put("rise", "2");
     a.put("fall", "3");
     a.put("debug-port", "18081");
+    a.put("native", "false");
+    a.put("loops", "1");
     for (int i = 0; i + 1 < argv.length; i += 2) {
       a.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
     }
@@ -99,16 +104,45 @@ public final class ProbeLoadRun {
 
   private void run() throws Exception {
     int n = targets.size();
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1));
-    Context context = vertx.getOrCreateContext();
-    VertxTimers timers = new VertxTimers(context);
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setEventLoopPoolSize(Integer.parseInt(a0(args, "loops")))
+                .setWorkerPoolSize(1)
+                .setPreferNativeTransport(Boolean.parseBoolean(args.get("native"))));
+    log("transport: %s", vertx.isNativeTransportEnabled() ? "native (epoll)" : "NIO");
+    // one scheduler per event loop, as one per pool would be (DESIGN §6: a pool on one context)
+    int loops = (int) num("loops");
+    List<Context> contexts = new ArrayList<>();
+    for (int l = 0; l < loops; l++) {
+      Context[] captured = new Context[1];
+      vertx
+          .deployVerticle(
+              new AbstractVerticle() {
+                @Override
+                public void start() {
+                  captured[0] = context;
+                }
+              })
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      contexts.add(captured[0]);
+    }
+    Context context = contexts.get(0);
     HttpProber http = new HttpProber(vertx);
-    ProbeScheduler<Integer> scheduler =
-        new ProbeScheduler<>(
-            new StartRecorder(http), timers, new SplittableRandom(1), this::onResult);
+    List<ProbeScheduler<Integer>> schedulers = new ArrayList<>();
+    for (Context c : contexts) {
+      schedulers.add(
+          new ProbeScheduler<>(
+              new StartRecorder(http),
+              new VertxTimers(c),
+              new SplittableRandom(1),
+              this::onResult));
+    }
     vertx
         .createHttpServer(new HttpServerOptions().setHost("127.0.0.1"))
-        .requestHandler(req -> context.runOnContext(v -> req.response().end(healthy())))
+        .requestHandler(req -> req.response().end(healthy()))
         .listen((int) num("debug-port"))
         .toCompletionStage()
         .toCompletableFuture()
@@ -123,26 +157,20 @@ public final class ProbeLoadRun {
             .build();
     ProbeSchedule schedule =
         new ProbeSchedule(Duration.ofMillis(num("interval-ms")), (int) num("jitter"));
-    CountDownLatch added = new CountDownLatch(1);
-    context.runOnContext(
-        v -> {
-          for (int i = 0; i < n; i++) {
-            scheduler.add(i, targets.get(i), spec, schedule);
-          }
-          added.countDown();
-        });
-    added.await();
+    for (int i = 0; i < n; i++) {
+      schedulers.get(i % loops).add(i, targets.get(i), spec, schedule);
+    }
     log(
         "added %d backends, interval %d ms, jitter %s %%, reuse %s",
         n, num("interval-ms"), args.get("jitter"), args.get("reuse"));
 
     Thread.sleep(num("warmup-s") * 1000);
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    onContext(context, () -> measuring = true);
+    measuring = true;
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     Thread.sleep(num("measure-s") * 1000);
-    onContext(context, () -> measuring = false);
+    measuring = false;
     long cpu1 = os.getProcessCpuTime();
     long t1 = System.nanoTime();
     long heap1 = usedHeapAfterGc();
@@ -150,7 +178,10 @@ public final class ProbeLoadRun {
 
     double seconds = (t1 - t0) / 1e9;
     double expected = n * 1000.0 / num("interval-ms");
-    long[] g = Arrays.copyOf(gaps, gapCount);
+    long[] g;
+    synchronized (this) {
+      g = Arrays.copyOf(gaps, gapCount);
+    }
     Arrays.sort(g);
     long[] dev = new long[g.length];
     for (int i = 0; i < g.length; i++) {
@@ -173,13 +204,13 @@ public final class ProbeLoadRun {
             num("timeout-ms"),
             args.get("jitter"),
             seconds,
-            startedInWindow,
-            completedInWindow,
-            completedInWindow / seconds,
+            startedInWindow.sum(),
+            completedInWindow.sum(),
+            completedInWindow.sum() / seconds,
             expected,
-            scheduler.deferredStarts(),
+            schedulers.stream().mapToLong(ProbeScheduler::deferredStarts).sum(),
             (cpu1 - cpu0) / 1e9,
-            (cpu1 - cpu0) / 1e9 / (completedInWindow / 1000.0),
+            (cpu1 - cpu0) / 1e9 / (completedInWindow.sum() / 1000.0),
             (cpu1 - cpu0) / 1e9 / seconds,
             (heap1 - heap0) / 1024,
             (heap1 - heap0) / n,
@@ -201,7 +232,8 @@ public final class ProbeLoadRun {
       log("serving /healthy for %d s more", left / 1000);
       Thread.sleep(left);
     }
-    onContext(context, scheduler::stop);
+    schedulers.forEach(ProbeScheduler::stop);
+    Thread.sleep(200);
     http.close();
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
@@ -223,12 +255,9 @@ public final class ProbeLoadRun {
       int i = index.get(target);
       long now = System.nanoTime();
       if (measuring) {
-        startedInWindow++;
+        startedInWindow.increment();
         if (lastStartNanos[i] != 0) {
-          if (gapCount == gaps.length) {
-            gaps = Arrays.copyOf(gaps, gaps.length * 2);
-          }
-          gaps[gapCount++] = (now - lastStartNanos[i]) / 1000; // microseconds
+          recordGap((now - lastStartNanos[i]) / 1000); // microseconds
         }
       }
       lastStartNanos[i] = now;
@@ -241,9 +270,16 @@ public final class ProbeLoadRun {
     }
   }
 
+  private synchronized void recordGap(long micros) {
+    if (gapCount == gaps.length) {
+      gaps = Arrays.copyOf(gaps, gaps.length * 2);
+    }
+    gaps[gapCount++] = micros;
+  }
+
   private void onResult(Integer i, ProbeTarget target, ProbeResult result) {
     if (measuring) {
-      completedInWindow++;
+      completedInWindow.increment();
       reasons.merge(result.reason().name(), 1L, Long::sum);
     }
     // DESIGN §2 rules 2 and 8, just enough to publish a healthy set for bench_checker.py
@@ -280,6 +316,10 @@ public final class ProbeLoadRun {
           done.countDown();
         });
     done.await();
+  }
+
+  private static String a0(Map<String, String> args, String key) {
+    return args.get(key);
   }
 
   private static long pct(long[] sorted, double p) {
