@@ -11,7 +11,6 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
-import io.vertx.core.json.JsonObject;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -33,7 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * mvn -B -q -pl operator -Pintake-load test-compile exec:exec -Dload.args="10,100,1000 10 3"
  * </pre>
  *
- * Arguments: pool sizes, seconds per measured round, rounds (median reported), in-flight requests.
+ * Arguments: pool sizes, seconds per measured round, rounds (median reported), in-flight requests,
+ * warm-up seconds.
  */
 public final class OutcomeIntakeLoad {
   private static final int BATCH = 1_000;
@@ -49,6 +49,7 @@ public final class OutcomeIntakeLoad {
     int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     int inFlight = args.length > 3 ? Integer.parseInt(args[3]) : 8;
+    warmUpSeconds = args.length > 4 ? Integer.parseInt(args[4]) : 15;
     System.out.printf(
         "cores=%d loadavg(before)=%s batch=%d inFlight=%d seconds=%d rounds=%d%n",
         Runtime.getRuntime().availableProcessors(),
@@ -95,7 +96,7 @@ public final class OutcomeIntakeLoad {
     for (int i = 0; i < inFlight; i++) {
       loop(client, options, bodies, sent, accepted, failures, lastFailure);
     }
-    Thread.sleep(5_000); // warm-up
+    Thread.sleep(warmUpSeconds * 1_000L); // JIT warm-up; slow on a loaded machine
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     List<double[]> results = new ArrayList<>();
     for (int r = 0; r < rounds; r++) {
@@ -135,7 +136,8 @@ public final class OutcomeIntakeLoad {
     IntakeHarness.await(server.close());
   }
 
-  private static final boolean[] volatile_running = {false};
+  private static volatile boolean[] volatile_running = {false};
+  private static int warmUpSeconds;
 
   private static void loop(
       HttpClient client,
@@ -216,10 +218,5 @@ public final class OutcomeIntakeLoad {
     } catch (Exception e) {
       return String.valueOf(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
-  }
-
-  static {
-    // silence unused warning of JsonObject import in some compilers
-    new JsonObject();
   }
 }
