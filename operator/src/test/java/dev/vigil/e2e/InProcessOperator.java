@@ -30,19 +30,29 @@ public final class InProcessOperator implements AutoCloseable {
    * @param leaseName null: no leader election; else the Lease in the release namespace
    */
   public static InProcessOperator start(E2eCluster cluster, String namespace, String leaseName) {
-    return startAs(E2eCluster.RELEASE, cluster, namespace, leaseName);
+    return startAs(E2eCluster.RELEASE, cluster, namespace, leaseName, -1);
+  }
+
+  /** As {@link #start}, with the outcome intake on {@code outcomePort} (0: a free port). */
+  public static InProcessOperator start(
+      E2eCluster cluster, String namespace, String leaseName, int outcomePort) {
+    return startAs(E2eCluster.RELEASE, cluster, namespace, leaseName, outcomePort);
   }
 
   /** As {@link #start}, authenticated as {@code vigil-system/<serviceAccount>}. */
   public static InProcessOperator startAs(
-      String serviceAccount, E2eCluster cluster, String namespace, String leaseName) {
+      String serviceAccount,
+      E2eCluster cluster,
+      String namespace,
+      String leaseName,
+      int outcomePort) {
     KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, serviceAccount);
     Vertx vertx = Vertx.vertx();
     OperatorConfig config =
         new OperatorConfig(
             Set.of(namespace),
             0,
-            -1,
+            outcomePort,
             leaseName != null,
             leaseName == null ? "vigil-leader" : leaseName,
             E2eCluster.RELEASE_NAMESPACE,
@@ -62,6 +72,11 @@ public final class InProcessOperator implements AutoCloseable {
 
   public KubernetesClient client() {
     return client;
+  }
+
+  /** The port the outcome intake listens on (all addresses; tests use 127.0.0.1). */
+  public int outcomePort() {
+    return running.outcomePort();
   }
 
   @Override

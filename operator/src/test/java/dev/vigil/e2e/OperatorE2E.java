@@ -271,7 +271,7 @@ class OperatorE2E {
                 .build())
         .create();
     webPool(1, 2);
-    operators.add(InProcessOperator.startAs(sa, cluster, ns, null));
+    operators.add(InProcessOperator.startAs(sa, cluster, ns, null, -1));
     awaitReady(1, 2);
     hosts.set(2, Mode.REFUSE);
     awaitReady(1);
