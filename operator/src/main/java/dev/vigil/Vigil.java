@@ -261,7 +261,14 @@ public final class Vigil {
                 () -> operator.getRuntimeInfo().isStarted(),
                 () -> operator.getRuntimeInfo().allEventSourcesAreHealthy(),
                 leadership));
-    int port = await(ops.listen(config.metricsPort()), "--metrics-port " + config.metricsPort());
+    int port;
+    try {
+      port = await(ops.listen(config.metricsPort()), "--metrics-port " + config.metricsPort());
+    } catch (RuntimeException e) {
+      ops.close();
+      eventThread.shutdownNow();
+      throw e;
+    }
     LOG.info("serving /metrics, /healthz and /readyz on port {}", port);
     operator.start();
     return new Running(operator, runtimes, eventThread, vertx, ops);
