@@ -196,7 +196,12 @@ class OperatorE2E {
     // And the new operator is the one publishing now.
     hosts.set(3, Mode.REFUSE);
     awaitReady(1, 2);
-    assertThat(audit.writesSince(mark, ns, "endpointslices")).hasSize(1);
+    // One slice update gets through; a second attempt from a cache that has not yet seen the
+    // first may be refused with 409 Conflict (seen here once), which changes nothing.
+    List<String> after = audit.writesSince(mark, ns, "endpointslices");
+    after.forEach(w -> System.out.println("slice write after the change: " + w));
+    assertThat(after).filteredOn(w -> w.matches(".* -> 2\\d\\d")).hasSize(1);
+    assertThat(after).allMatch(w -> w.matches(".* -> (2\\d\\d|409)"));
   }
 
   @Test
