@@ -67,6 +67,7 @@ public final class DemoCluster implements AutoCloseable {
       cluster = new DemoCluster(examples, api, vertx, freePort());
       cluster.auth.install(api.server());
       cluster.startBackends(n);
+      cluster.warmUp();
       cluster.apply();
       return cluster;
     } catch (IOException | RuntimeException e) {
@@ -104,6 +105,32 @@ public final class DemoCluster implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException(
           "could not listen on 127.0.x.y:" + port + " (Linux routes all of 127/8 to loopback)", e);
+    }
+  }
+
+  /**
+   * A few requests over Vert.x's HTTP client before the operator starts, so a cold JVM's first
+   * probes do not time out and open the demo with a false BackendDown.
+   */
+  private void warmUp() {
+    var client = vertx.createHttpClient();
+    try {
+      for (int round = 0; round < 3; round++) {
+        List<Future<?>> requests = new ArrayList<>();
+        for (int i = 0; i < Math.min(backends.size(), 8); i++) {
+          requests.add(
+              client
+                  .request(
+                      io.vertx.core.http.HttpMethod.GET, port, address(i), examples.healthPath())
+                  .compose(r -> r.send())
+                  .compose(r -> r.body()));
+        }
+        Future.join(requests).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+    } catch (Exception e) {
+      // only a warm-up
+    } finally {
+      client.close();
     }
   }
 
