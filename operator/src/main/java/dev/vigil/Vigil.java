@@ -4,6 +4,10 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
+import dev.vigil.passive.Fabric8Reviewer;
+import dev.vigil.passive.IntakeLimits;
+import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.passive.Reviewer;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
 import dev.vigil.reconcile.BackendPoolReconciler;
@@ -84,11 +88,25 @@ public final class Vigil {
 
   /** A started operator; {@link #stop()} ends probes, timers and informers. */
   public record Running(
-      Operator operator, PoolRuntimes runtimes, ScheduledExecutorService events, Vertx vertx) {
+      Operator operator,
+      PoolRuntimes runtimes,
+      ScheduledExecutorService events,
+      Vertx vertx,
+      OutcomeIntake intake,
+      int outcomePort) {
     public void stop() {
       try {
         operator.stop();
       } finally {
+        if (intake != null) {
+          intake
+              .close()
+              .toCompletionStage()
+              .toCompletableFuture()
+              .orTimeout(10, TimeUnit.SECONDS)
+              .exceptionally(e -> null)
+              .join();
+        }
         events.shutdownNow();
         runtimes
             .closeAll()
@@ -103,7 +121,8 @@ public final class Vigil {
 
   /**
    * Starts the operator against an API server: the same code path for a cluster, the demo's
-   * embedded API server, and the tests.
+   * embedded API server, and the tests. Outcome reporters are reviewed with TokenReview and
+   * SubjectAccessReview through the same client.
    *
    * @param exitOnStopLeading in a cluster, a replica that loses its Lease exits and restarts
    *     (JOSDK's advice); tests and the demo must never call System.exit
@@ -111,6 +130,23 @@ public final class Vigil {
   public static Running start(
       OperatorConfig config,
       KubernetesClient client,
+      Vertx vertx,
+      MeterRegistry meters,
+      LongSupplier clock,
+      boolean exitOnStopLeading) {
+    return start(
+        config, client, new Fabric8Reviewer(client), vertx, meters, clock, exitOnStopLeading);
+  }
+
+  /**
+   * As {@link #start(OperatorConfig, KubernetesClient, Vertx, MeterRegistry, LongSupplier,
+   * boolean)}, with the reviewer of outcome reporters given (tests answer reviews apart from the
+   * API server that holds the objects).
+   */
+  public static Running start(
+      OperatorConfig config,
+      KubernetesClient client,
+      Reviewer reviewer,
       Vertx vertx,
       MeterRegistry meters,
       LongSupplier clock,
@@ -204,7 +240,25 @@ public final class Vigil {
           }
         });
     operator.start();
-    return new Running(operator, runtimes, eventThread, vertx);
+    OutcomeIntake intake = null;
+    int outcomePort = -1;
+    if (config.outcomePort() >= 0) {
+      intake = new OutcomeIntake(vertx, runtimes, reviewer, meters, IntakeLimits.defaults(), clock);
+      try {
+        outcomePort =
+            intake
+                .listen("0.0.0.0", config.outcomePort())
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(30, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        operator.stop();
+        eventThread.shutdownNow();
+        throw new IllegalStateException(
+            "could not listen for outcomes on port " + config.outcomePort(), e);
+      }
+    }
+    return new Running(operator, runtimes, eventThread, vertx, intake, outcomePort);
   }
 
   private static Thread daemon(Runnable r, String name) {

@@ -15,10 +15,11 @@ import java.util.random.RandomGenerator;
  *       3, interval 1 s, timeout 1 s is down within about 3 intervals + 1 timeout.
  *   <li>The cadence is kept on planned start times: a late timer does not push later probes back; a
  *       backend more than one interval behind restarts its cadence from now.
- *   <li>A wait is never shorter than {@code timeout} + 10 ms (the API keeps timeout below the
- *       interval; the scheduler also accepts timeout = interval, as HAProxy configs use it); if a
- *       probe is still in flight when the next is due anyway, that start is skipped (counted in
- *       {@link #skippedStarts()}): never two probes of one backend at once.
+ *   <li>Never two probes of one backend at once: if the previous probe is still in flight when the
+ *       next is due (only possible when jitter makes a wait shorter than the timeout, or with
+ *       timeout = interval as HAProxy-style settings have it), the start is deferred to the moment
+ *       that probe ends (at the latest its deadline), counted in {@link #deferredStarts()}. No
+ *       start is ever dropped, so a hanging backend keeps being probed on cadence.
  *   <li>{@link #add}, {@link #update}, {@link #remove} and {@link #stop} may be called from any
  *       thread; the work runs on the {@link Timers} context, and so does the listener. A removed
  *       backend's timer is cancelled, its in-flight result dropped, and the prober told to {@link
@@ -29,15 +30,13 @@ import java.util.random.RandomGenerator;
  */
 public final class ProbeScheduler<K> {
 
-  private static final long MIN_MARGIN_MS = 10;
-
   private final Prober prober;
   private final Timers timers;
   private final RandomGenerator random;
   private final ProbeListener<K> listener;
   private final Map<K, Backend> backends = new ConcurrentHashMap<>();
   private volatile boolean stopped;
-  private long skipped;
+  private long deferred;
   private long started;
 
   public ProbeScheduler(
@@ -88,9 +87,9 @@ public final class ProbeScheduler<K> {
     return backends.size();
   }
 
-  /** Probe starts skipped because the previous probe of that backend was still in flight. */
-  public long skippedStarts() {
-    return skipped;
+  /** Probe starts deferred because the previous probe of that backend was still in flight. */
+  public long deferredStarts() {
+    return deferred;
   }
 
   /** Probes started since creation. */
@@ -147,14 +146,11 @@ public final class ProbeScheduler<K> {
     prober.forget(b.target);
   }
 
-  /** The wait before the next start: interval +/- jitter, never below timeout + a margin. */
+  /** The wait before the next start: interval +/- jitter. */
   private long gap(Backend b) {
     long interval = b.schedule.interval().toMillis();
     double jitter = b.schedule.jitterPercent() / 100.0;
-    long jittered =
-        jitter == 0 ? interval : Math.round(interval * (1 + random.nextDouble(-jitter, jitter)));
-    long timeout = b.spec.timeout().toMillis();
-    return Math.max(jittered, timeout + MIN_MARGIN_MS);
+    return jitter == 0 ? interval : Math.round(interval * (1 + random.nextDouble(-jitter, jitter)));
   }
 
   private final class Backend {
@@ -166,6 +162,7 @@ public final class ProbeScheduler<K> {
     long plannedStart;
     long lastStart = Long.MIN_VALUE;
     boolean inFlight;
+    boolean startWhenDone;
     boolean retired;
 
     Backend(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
@@ -201,13 +198,17 @@ public final class ProbeScheduler<K> {
       if (now - plannedStart > interval) {
         plannedStart = now; // far behind (overload, suspended VM): restart the cadence
       }
-      long thisStart = plannedStart;
-      plannedStart = thisStart + gap(this);
+      plannedStart += gap(this);
       arm(Math.max(0, plannedStart - now));
       if (inFlight) {
-        skipped++;
+        deferred++;
+        startWhenDone = true;
         return;
       }
+      start(now);
+    }
+
+    void start(long now) {
       inFlight = true;
       lastStart = now;
       started++;
@@ -232,6 +233,10 @@ public final class ProbeScheduler<K> {
               ? ar.result()
               : ProbeResult.fail(Reason.INTERNAL, "prober failed: " + ar.cause(), 0);
       listener.onResult(key, probed, result);
+      if (startWhenDone && !retired) {
+        startWhenDone = false;
+        start(timers.nowMillis());
+      }
     }
   }
 }

@@ -265,6 +265,36 @@ public final class PoolRuntime {
     return p.future();
   }
 
+  /**
+   * Feeds a batch of real-request outcomes in one hop to the pool's context (the intake's path: one
+   * task per batch instead of one per outcome). Outcomes for addresses that are no backend of this
+   * pool are reported back by index; a closed runtime reports every outcome so.
+   */
+  public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> outcomes) {
+    Promise<AppliedOutcomes> p = Promise.promise();
+    context.runOnContext(
+        v -> {
+          java.util.BitSet unknown = new java.util.BitSet();
+          List<AppliedOutcomes.Decided> decided = new ArrayList<>(0);
+          for (int i = 0; i < outcomes.size(); i++) {
+            OutcomeReport o = outcomes.get(i);
+            Tracked t = closed ? null : byIp.get(o.ip());
+            if (t == null) {
+              unknown.set(i);
+              continue;
+            }
+            // o.latencyMs() is carried for the latency rule; the decision core does not take it
+            // yet.
+            EjectionDecision d = outcome(t, o.ok(), o.origin());
+            if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
+              decided.add(new AppliedOutcomes.Decided(t.member.id(), d));
+            }
+          }
+          p.complete(new AppliedOutcomes(unknown, decided));
+        });
+    return p.future();
+  }
+
   private EjectionDecision outcome(Tracked t, boolean ok, Origin origin) {
     long now = clock.getAsLong();
     EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, now);

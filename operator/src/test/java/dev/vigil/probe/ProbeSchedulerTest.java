@@ -97,19 +97,36 @@ class ProbeSchedulerTest {
     timers.advance(600_000);
 
     assertThat(prober.maxConcurrentPerTarget).isEqualTo(1);
-    assertThat(scheduler.skippedStarts()).isPositive();
+    assertThat(scheduler.deferredStarts()).isPositive();
     assertThat(prober.starts.get(target(1))).hasSizeGreaterThan(250);
   }
 
   @Test
-  void waitsAreNeverShorterThanTheTimeout() {
-    scheduler.add(1, target(1), spec(Duration.ofMillis(900)), new ProbeSchedule(SECOND, 50));
+  void aHangingBackendWithTimeoutEqualToIntervalKeepsItsCadence() {
+    prober.hanging.add(target(1));
+    scheduler.add(1, target(1), spec(SECOND), new ProbeSchedule(SECOND, 10));
     timers.advance(600_000);
     List<Long> starts = prober.starts.get(target(1));
     for (int i = 1; i < starts.size(); i++) {
-      assertThat(starts.get(i) - starts.get(i - 1)).isBetween(910L, 1500L);
+      // a start due while the previous probe runs waits for its deadline, never longer
+      assertThat(starts.get(i) - starts.get(i - 1)).isBetween(1000L, 1100L);
     }
-    assertThat(scheduler.skippedStarts()).isZero();
+    assertThat(prober.maxConcurrentPerTarget).isEqualTo(1);
+    assertThat(scheduler.deferredStarts()).isPositive();
+    assertThat(starts).hasSizeGreaterThan(570);
+  }
+
+  @Test
+  void aHealthyBackendKeepsTheFullJitterEvenWithTimeoutEqualToInterval() {
+    scheduler.add(1, target(1), spec(SECOND), new ProbeSchedule(SECOND, 10));
+    timers.advance(600_000);
+    List<Long> starts = prober.starts.get(target(1));
+    List<Long> gaps = new ArrayList<>();
+    for (int i = 1; i < starts.size(); i++) {
+      gaps.add(starts.get(i) - starts.get(i - 1));
+    }
+    assertThat(Collections.min(gaps)).isLessThan(910L);
+    assertThat(scheduler.deferredStarts()).isZero();
   }
 
   @Test

@@ -1,0 +1,445 @@
+package dev.vigil.passive;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.vigil.health.Origin;
+import dev.vigil.runtime.PoolKey;
+import java.io.IOException;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a batch of outcomes (a JSON array, or one JSON object per line) with Jackson's streaming
+ * parser, checking each item against the wire format.
+ *
+ * <p>Malformed JSON, the wrong top-level shape, or too many items refuse the whole batch ({@link
+ * BadBatch}); a bad item is rejected alone, with its index and the reason. The verdict: {@code ok}
+ * when present decides; otherwise {@code status} decides, where 500..599 and 0 (no response:
+ * connect failure, reset, timeout) are failures and 100..499 successes. {@code origin} defaults to
+ * {@code local} for status 0 and {@code upstream} otherwise. A field that is null counts as absent.
+ */
+final class OutcomeParser {
+  /** The two body formats. */
+  enum Format {
+    JSON_ARRAY,
+    NDJSON
+  }
+
+  /** The items of a batch: the valid ones and the rejected ones. */
+  record Parsed(int items, List<Outcome> outcomes, List<Rejection> rejections, int pools) {}
+
+  private static final JsonFactory JSON = JsonFactory.builder().build();
+  private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final long MAX_LATENCY_MS = 3_600_000;
+
+  private static final int NAMESPACE = 1;
+  private static final int POOL = 2;
+  private static final int BACKEND = 4;
+  private static final int OK = 8;
+  private static final int STATUS = 16;
+  private static final int ORIGIN = 32;
+  private static final int LATENCY = 64;
+  private static final int AT = 128;
+
+  private final IntakeLimits limits;
+  private final LongSupplier clock;
+
+  OutcomeParser(IntakeLimits limits, LongSupplier clock) {
+    this.limits = limits;
+    this.clock = clock;
+  }
+
+  Parsed parse(byte[] body, int length, Format format) throws BadBatch {
+    if (length == 0) {
+      throw new BadBatch(400, "empty_body", "the body is empty: send a batch of outcomes");
+    }
+    Batch batch = new Batch(clock.getAsLong());
+    try (JsonParser p = JSON.createParser(body, 0, length)) {
+      JsonToken t = p.nextToken();
+      if (format == Format.JSON_ARRAY) {
+        if (t != JsonToken.START_ARRAY) {
+          throw new BadBatch(
+              400,
+              "not_an_array",
+              "expected a JSON array of outcomes (or Content-Type: application/x-ndjson), got "
+                  + describe(t));
+        }
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+          if (t == null) {
+            throw new BadBatch(400, "malformed_json", "malformed JSON: the array is not closed");
+          }
+          batch.item(p, t);
+        }
+        if (p.nextToken() != null) {
+          throw new BadBatch(400, "malformed_json", "malformed JSON: content after the array");
+        }
+      } else {
+        for (; t != null; t = p.nextToken()) {
+          batch.item(p, t);
+        }
+      }
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      throw new BadBatch(
+          400,
+          "malformed_json",
+          "malformed JSON"
+              + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
+              + ": "
+              + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new BadBatch(400, "malformed_json", "unreadable body: " + e.getMessage());
+    }
+    if (batch.pools.size() > limits.maxPoolsPerBatch()) {
+      throw new BadBatch(
+          400,
+          "too_many_pools",
+          "the batch names "
+              + batch.pools.size()
+              + " pools; at most "
+              + limits.maxPoolsPerBatch()
+              + " per batch");
+    }
+    return new Parsed(batch.index, batch.outcomes, batch.rejections, batch.pools.size());
+  }
+
+  private static String describe(JsonToken t) {
+    if (t == null) {
+      return "nothing";
+    }
+    return switch (t) {
+      case START_OBJECT -> "an object";
+      case START_ARRAY -> "an array";
+      case VALUE_STRING -> "a string";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+      case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+      case VALUE_NULL -> "null";
+      default -> t.name();
+    };
+  }
+
+  /** The state of one parse: items so far, and the pool keys seen (each checked once). */
+  private final class Batch {
+    final long now;
+    final List<Outcome> outcomes = new ArrayList<>();
+    final List<Rejection> rejections = new ArrayList<>();
+    final Map<String, Object> pools = new HashMap<>(); // "ns/pool" -> PoolKey or a problem
+    int index;
+    String lastNamespace;
+    String lastPool;
+    Object lastKey;
+
+    Batch(long now) {
+      this.now = now;
+    }
+
+    void item(JsonParser p, JsonToken start) throws IOException, BadBatch {
+      int i = index++;
+      if (i >= limits.maxItems()) {
+        throw new BadBatch(
+            413,
+            "too_many_items",
+            "the batch has more than " + limits.maxItems() + " outcomes; split it");
+      }
+      if (start != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        reject(i, RejectReason.INVALID_ITEM, "item is " + describe(start) + ", not an object");
+        return;
+      }
+      String namespace = null;
+      String pool = null;
+      String backend = null;
+      boolean okSet = false;
+      boolean ok = false;
+      int status = -1;
+      Origin origin = null;
+      long latency = -1;
+      long at = Long.MIN_VALUE;
+      int seen = 0;
+      RejectReason reason = null;
+      String why = null;
+      JsonToken t;
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken v = p.nextToken();
+        if (reason != null) {
+          p.skipChildren();
+          continue;
+        }
+        int bit = bit(name);
+        if (bit == 0) {
+          p.skipChildren();
+          reason = RejectReason.UNKNOWN_FIELD;
+          why =
+              "unknown field \""
+                  + name
+                  + "\"; known: namespace, pool, backend, ok, status, origin, latencyMs, at";
+          continue;
+        }
+        if ((seen & bit) != 0) {
+          p.skipChildren();
+          reason = RejectReason.DUPLICATE_FIELD;
+          why = "field \"" + name + "\" appears twice";
+          continue;
+        }
+        seen |= bit;
+        if (v == JsonToken.VALUE_NULL) {
+          continue;
+        }
+        String bad = null;
+        switch (bit) {
+          case NAMESPACE -> {
+            if (v == JsonToken.VALUE_STRING) {
+              namespace = p.getText();
+            } else {
+              bad = "namespace must be a string";
+            }
+          }
+          case POOL -> {
+            if (v == JsonToken.VALUE_STRING) {
+              pool = p.getText();
+            } else {
+              bad = "pool must be a string";
+            }
+          }
+          case BACKEND -> {
+            if (v == JsonToken.VALUE_STRING) {
+              backend = p.getText();
+            } else {
+              bad = "backend must be a string \"ip:port\"";
+            }
+          }
+          case OK -> {
+            if (v == JsonToken.VALUE_TRUE || v == JsonToken.VALUE_FALSE) {
+              okSet = true;
+              ok = v == JsonToken.VALUE_TRUE;
+            } else {
+              bad = "ok must be true or false";
+            }
+          }
+          case STATUS -> {
+            if (v == JsonToken.VALUE_NUMBER_INT
+                && p.getNumberType() == JsonParser.NumberType.INT
+                && (p.getIntValue() == 0 || (p.getIntValue() >= 100 && p.getIntValue() <= 599))) {
+              status = p.getIntValue();
+            } else {
+              bad = "status must be an HTTP status 100..599, or 0 for no response";
+            }
+          }
+          case ORIGIN -> {
+            String o = v == JsonToken.VALUE_STRING ? p.getText() : null;
+            if ("upstream".equals(o)) {
+              origin = Origin.UPSTREAM;
+            } else if ("local".equals(o)) {
+              origin = Origin.LOCAL;
+            } else {
+              bad = "origin must be \"upstream\" or \"local\"";
+            }
+          }
+          case LATENCY -> {
+            double ms = v.isNumeric() ? p.getDoubleValue() : -1;
+            if (ms >= 0 && ms <= MAX_LATENCY_MS) {
+              latency = Math.round(ms);
+            } else {
+              bad = "latencyMs must be a number of milliseconds, 0.." + MAX_LATENCY_MS;
+            }
+          }
+          case AT -> {
+            at = at(p, v);
+            if (at == Long.MIN_VALUE) {
+              bad = "at must be epoch milliseconds or an RFC 3339 time";
+            }
+          }
+          default -> throw new IllegalStateException(name);
+        }
+        if (bad != null) {
+          p.skipChildren();
+          reason = RejectReason.INVALID_FIELD;
+          why = bad;
+        }
+      }
+      if (t != JsonToken.END_OBJECT) {
+        throw new BadBatch(400, "malformed_json", "malformed JSON: an item is not closed");
+      }
+      if (reason == null) {
+        if (namespace == null || pool == null || backend == null) {
+          reason = RejectReason.MISSING_FIELD;
+          why =
+              (namespace == null ? "namespace" : pool == null ? "pool" : "backend")
+                  + " is required";
+        } else if (!okSet && status < 0) {
+          reason = RejectReason.MISSING_FIELD;
+          why = "ok or status is required";
+        } else if (at != Long.MIN_VALUE && at < now - limits.maxAgeMs()) {
+          reason = RejectReason.STALE;
+          why = "at is " + (now - at) + " ms ago; at most " + limits.maxAgeMs() + " ms";
+        } else if (at != Long.MIN_VALUE && at > now + limits.maxSkewMs()) {
+          reason = RejectReason.IN_FUTURE;
+          why = "at is " + (at - now) + " ms in the future; at most " + limits.maxSkewMs() + " ms";
+        }
+      }
+      if (reason != null) {
+        reject(i, reason, why);
+        return;
+      }
+      Object key = key(namespace, pool);
+      if (key instanceof String problem) {
+        reject(i, RejectReason.INVALID_FIELD, problem);
+        return;
+      }
+      int colon = backend.lastIndexOf(':');
+      int port = colon < 0 ? -1 : port(backend, colon + 1);
+      String ip = port < 0 ? null : ip(backend, colon);
+      if (ip == null) {
+        reject(
+            i,
+            RejectReason.INVALID_FIELD,
+            "backend must be \"ip:port\" (IPv6 as \"[ip]:port\") with a port 1..65535, got \""
+                + shorten(backend)
+                + "\"");
+        return;
+      }
+      if (!okSet) {
+        ok = status > 0 && status < 500;
+      }
+      if (origin == null) {
+        origin = status == 0 ? Origin.LOCAL : Origin.UPSTREAM;
+      }
+      outcomes.add(new Outcome(i, (PoolKey) key, ip, port, ok, origin, latency));
+    }
+
+    /** The pool's key, or a message when the names are not Kubernetes names. */
+    private Object key(String namespace, String pool) {
+      if (namespace.equals(lastNamespace) && pool.equals(lastPool)) {
+        return lastKey;
+      }
+      Object key =
+          pools.computeIfAbsent(
+              namespace + '/' + pool,
+              k -> {
+                if (namespace.length() > 63 || !LABEL.matcher(namespace).matches()) {
+                  return "namespace \"" + shorten(namespace) + "\" is not a Kubernetes namespace";
+                }
+                if (pool.length() > 253 || !SUBDOMAIN.matcher(pool).matches()) {
+                  return "pool \"" + shorten(pool) + "\" is not a Kubernetes object name";
+                }
+                return new PoolKey(namespace, pool);
+              });
+      lastNamespace = namespace;
+      lastPool = pool;
+      lastKey = key;
+      return key;
+    }
+
+    private void reject(int index, RejectReason reason, String message) {
+      rejections.add(new Rejection(index, reason, message));
+    }
+  }
+
+  private static int bit(String name) {
+    return switch (name) {
+      case "namespace" -> NAMESPACE;
+      case "pool" -> POOL;
+      case "backend" -> BACKEND;
+      case "ok" -> OK;
+      case "status" -> STATUS;
+      case "origin" -> ORIGIN;
+      case "latencyMs" -> LATENCY;
+      case "at" -> AT;
+      default -> 0;
+    };
+  }
+
+  private static long at(JsonParser p, JsonToken v) throws IOException {
+    if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+      long ms = p.getLongValue();
+      return ms >= 0 ? ms : Long.MIN_VALUE;
+    }
+    if (v == JsonToken.VALUE_STRING) {
+      try {
+        return OffsetDateTime.parse(p.getText()).toInstant().toEpochMilli();
+      } catch (DateTimeParseException | ArithmeticException e) {
+        return Long.MIN_VALUE;
+      }
+    }
+    return Long.MIN_VALUE;
+  }
+
+  /** The port after the last colon: 1..65535, no sign, no leading zero; -1 otherwise. */
+  static int port(String s, int from) {
+    int n = s.length() - from;
+    if (n < 1 || n > 5 || s.charAt(from) == '0') {
+      return -1;
+    }
+    int port = 0;
+    for (int i = from; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      port = port * 10 + (c - '0');
+    }
+    return port <= 65535 ? port : -1;
+  }
+
+  /**
+   * The IP before the port's colon: a dotted quad without leading zeros, or an IPv6 address in
+   * brackets (returned without them, lower case); null when it is neither.
+   */
+  static String ip(String s, int colon) {
+    if (colon > 2 && s.charAt(0) == '[' && s.charAt(colon - 1) == ']') {
+      String v6 = s.substring(1, colon - 1);
+      if (v6.length() > 45 || v6.indexOf(':') < 0) {
+        return null;
+      }
+      for (int i = 0; i < v6.length(); i++) {
+        char c = Character.toLowerCase(v6.charAt(i));
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' || c == '.')) {
+          return null;
+        }
+      }
+      return v6.toLowerCase(java.util.Locale.ROOT);
+    }
+    int parts = 0;
+    int value = -1;
+    int digits = 0;
+    for (int i = 0; i < colon; i++) {
+      char c = s.charAt(i);
+      if (c == '.') {
+        if (digits == 0) {
+          return null;
+        }
+        parts++;
+        digits = 0;
+        value = -1;
+      } else if (c >= '0' && c <= '9') {
+        if (digits > 0 && value == 0) {
+          return null; // a leading zero
+        }
+        value = (digits == 0 ? 0 : value) * 10 + (c - '0');
+        digits++;
+        if (value > 255) {
+          return null;
+        }
+      } else {
+        return null;
+      }
+    }
+    return parts == 3 && digits > 0 ? s.substring(0, colon) : null;
+  }
+
+  private static String shorten(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
+  }
+}

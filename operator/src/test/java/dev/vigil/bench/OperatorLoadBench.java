@@ -1,0 +1,332 @@
+package dev.vigil.bench;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Load run of the whole operator (issue 4): P pools of B backends served by the shared bench farm
+ * (farm.py, a separate process, 127.2.x.y:8080), the embedded API server in a separate JVM, the
+ * operator alone in this JVM. Measures steady-state API writes, operator CPU and heap, and for K
+ * backends killed at once (one per pool) the time from the fatal probe (the transition time the
+ * runtime records as the backend's {@code since}) to the slice update seen by a watch, and the API
+ * writes per transition. Run with {@code bench/operator-load.sh}.
+ */
+public final class OperatorLoadBench {
+  private static final String NS = "bench";
+
+  private OperatorLoadBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = parse(args);
+    int pools = Integer.parseInt(a.getOrDefault("pools", "1000"));
+    int perPool = Integer.parseInt(a.getOrDefault("per-pool", "10"));
+    long interval = Long.parseLong(a.getOrDefault("interval-ms", "2000"));
+    int kills = Integer.parseInt(a.getOrDefault("kills", "100"));
+    int steadyS = Integer.parseInt(a.getOrDefault("steady-s", "60"));
+    int ctlPort = Integer.parseInt(a.getOrDefault("ctl-port", "19997"));
+    String farmDir = a.getOrDefault("farm-dir", "../shared/bench");
+    int n = pools * perPool;
+    List<Process> children = new ArrayList<>();
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> children.forEach(Process::destroyForcibly)));
+
+    Process farm =
+        new ProcessBuilder(
+                "python3",
+                new File(farmDir, "farm.py").getPath(),
+                "-n",
+                Integer.toString(n),
+                "--layout",
+                "ips",
+                "--ip-second-octet",
+                "2",
+                "--base-port",
+                "8080",
+                "--ctl-port",
+                Integer.toString(ctlPort),
+                "--max-seconds",
+                "1800")
+            .redirectErrorStream(true)
+            .redirectOutput(new File("/tmp/vigil-operator-load-farm.log"))
+            .start();
+    children.add(farm);
+    Process apiProcess =
+        new ProcessBuilder(
+                "java",
+                "-Xmx2g",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ApiServerMain.class.getName())
+            .redirectError(new File("/tmp/vigil-operator-load-api.log"))
+            .start();
+    children.add(apiProcess);
+    BufferedReader apiOut =
+        new BufferedReader(
+            new InputStreamReader(apiProcess.getInputStream(), StandardCharsets.UTF_8));
+    PrintWriter apiIn =
+        new PrintWriter(
+            new OutputStreamWriter(apiProcess.getOutputStream(), StandardCharsets.UTF_8), true);
+    String url = null;
+    for (String line; (line = apiOut.readLine()) != null; ) {
+      if (line.startsWith("URL ")) {
+        url = line.substring(4);
+        break;
+      }
+    }
+    log("api server at %s, farm of %d backends", url, n);
+    KubernetesClient client =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder()
+                    .withMasterUrl(url)
+                    .withTrustCerts(true)
+                    .withRequestTimeout(60_000)
+                    .build())
+            .build();
+    createObjects(client, pools, perPool, interval);
+    log("created %d pools, %d pods", pools, n);
+
+    Vertx vertx = Vertx.vertx();
+    long t0 = System.currentTimeMillis();
+    Vigil.Running operator =
+        Vigil.start(
+            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 1000),
+            client,
+            vertx,
+            new SimpleMeterRegistry(),
+            System::currentTimeMillis,
+            false);
+    waitUntil(() -> readyCount(client) == n, 900, "all " + n + " backends ready in slices");
+    log(
+        "converged: all %d backends ready after %.1f s",
+        n, (System.currentTimeMillis() - t0) / 1000.0);
+
+    Thread.sleep(10_000);
+    Map<String, Long> w0 = stats(apiIn, apiOut);
+    long cpu0 = cpuNanos();
+    Thread.sleep(steadyS * 1000L);
+    Map<String, Long> w1 = stats(apiIn, apiOut);
+    long cpu1 = cpuNanos();
+    long steadyWrites = total(w1) - total(w0);
+    double steadyCpuPerSec = (cpu1 - cpu0) / 1e9 / steadyS;
+    double probesPerSec = n * 1000.0 / interval;
+    System.gc();
+    long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+
+    Map<String, Long> killedAt = new ConcurrentHashMap<>();
+    Set<String> killedIps = ConcurrentHashMap.newKeySet();
+    StringBuilder idx = new StringBuilder();
+    for (int k = 0; k < kills; k++) {
+      int i = k * perPool;
+      killedIps.add(ip(i));
+      idx.append(idx.length() > 0 ? "," : "").append(i);
+    }
+    Watch watch =
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(NS)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, EndpointSlice slice) {
+                    long now = System.currentTimeMillis();
+                    for (Endpoint e : slice.getEndpoints()) {
+                      String addr = e.getAddresses().get(0);
+                      if (killedIps.contains(addr)
+                          && !Boolean.TRUE.equals(e.getConditions().getReady())) {
+                        killedAt.putIfAbsent(addr, now);
+                      }
+                    }
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
+    Map<String, Long> k0 = stats(apiIn, apiOut);
+    long cpuK0 = cpuNanos();
+    farmctl(ctlPort, "set refuse " + idx);
+    waitUntil(() -> killedAt.size() == kills, 300, "all killed backends seen not ready");
+    Thread.sleep(5_000);
+    Map<String, Long> k1 = stats(apiIn, apiOut);
+    long cpuK1 = cpuNanos();
+    watch.close();
+
+    List<Long> latencies = new ArrayList<>();
+    for (int k = 0; k < kills; k++) {
+      int i = k * perPool;
+      BackendPool pool =
+          client.resources(BackendPool.class).inNamespace(NS).withName("pool-" + k).get();
+      for (BackendStatus b : pool.getStatus().getBackends()) {
+        if (b.getPod().equals("b-" + i) && b.getSince() != null) {
+          latencies.add(killedAt.get(ip(i)) - Instant.parse(b.getSince()).toEpochMilli());
+        }
+      }
+    }
+    Collections.sort(latencies);
+    long killWrites = total(k1) - total(k0);
+    log(
+        "RESULT pools=%d perPool=%d backends=%d interval=%dms probes/s=%.0f",
+        pools, perPool, n, interval, probesPerSec);
+    log(
+        "RESULT steady: %d API writes in %d s (%.1f/min), operator CPU %.3f cores (%.3f CPU s per 1,000 probes), heap after GC %.0f MB",
+        steadyWrites,
+        steadyS,
+        steadyWrites * 60.0 / steadyS,
+        steadyCpuPerSec,
+        steadyCpuPerSec / probesPerSec * 1000,
+        heap / 1e6);
+    log(
+        "RESULT kill %d backends (one per pool): fatal probe -> slice write p50 %d ms, p99 %d ms, max %d ms (n=%d)",
+        kills,
+        pct(latencies, 50),
+        pct(latencies, 99),
+        latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
+        latencies.size());
+    log(
+        "RESULT writes during the kill phase: %s -> %s = %.2f per transition; operator CPU in phase %.1f s",
+        k0, k1, killWrites / (double) kills, (cpuK1 - cpuK0) / 1e9);
+
+    farmctl(ctlPort, "quit");
+    operator.stop();
+    vertx.close();
+    client.close();
+    apiIn.println("QUIT");
+    children.forEach(Process::destroyForcibly);
+    System.exit(0);
+  }
+
+  private static void createObjects(KubernetesClient client, int pools, int perPool, long interval)
+      throws InterruptedException {
+    client.resource(Fixtures.policy(NS, "bench", interval + "ms", interval / 2 + "ms")).create();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    for (int p = 0; p < pools; p++) {
+      int pp = p;
+      pool.submit(
+          () -> {
+            for (int b = 0; b < perPool; b++) {
+              int i = pp * perPool + b;
+              client.resource(Fixtures.pod(NS, "b-" + i, "p-" + pp, ip(i))).create();
+            }
+            client.resource(Fixtures.pool(NS, "pool-" + pp, "bench", "p-" + pp, 8080)).create();
+          });
+    }
+    pool.shutdown();
+    pool.awaitTermination(30, TimeUnit.MINUTES);
+  }
+
+  /** farm.py's ips layout. */
+  static String ip(int i) {
+    return "127.2." + (i / 250) + "." + (i % 250 + 1);
+  }
+
+  private static int readyCount(KubernetesClient client) {
+    int ready = 0;
+    for (EndpointSlice s :
+        client.discovery().v1().endpointSlices().inNamespace(NS).list().getItems()) {
+      for (Endpoint e : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          ready++;
+        }
+      }
+    }
+    return ready;
+  }
+
+  private static Map<String, Long> stats(PrintWriter in, BufferedReader out) throws Exception {
+    in.println("STATS");
+    String line = out.readLine();
+    Map<String, Long> m = new java.util.TreeMap<>();
+    for (String part : line.replaceAll("[{}\"]", "").split(",")) {
+      if (!part.isBlank()) {
+        String[] kv = part.split(":");
+        m.put(kv[0], Long.parseLong(kv[1]));
+      }
+    }
+    return m;
+  }
+
+  private static long total(Map<String, Long> m) {
+    return m.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private static long pct(List<Long> sorted, int p) {
+    if (sorted.isEmpty()) {
+      return -1;
+    }
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
+  }
+
+  private static void farmctl(int port, String line) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      s.getOutputStream().flush();
+      new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
+          .readLine();
+    }
+  }
+
+  private interface Check {
+    boolean ok() throws Exception;
+  }
+
+  private static void waitUntil(Check check, int seconds, String what) throws Exception {
+    long end = System.currentTimeMillis() + seconds * 1000L;
+    while (System.currentTimeMillis() < end) {
+      if (check.ok()) {
+        return;
+      }
+      Thread.sleep(1000);
+    }
+    throw new IllegalStateException("timed out waiting for " + what);
+  }
+
+  private static Map<String, String> parse(String[] args) {
+    Map<String, String> m = new java.util.HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      m.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+    }
+    return m;
+  }
+
+  private static void log(String format, Object... args) {
+    System.out.printf("[%s] %s%n", Instant.now(), String.format(format, args));
+  }
+}

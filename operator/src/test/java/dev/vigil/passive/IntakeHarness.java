@@ -1,0 +1,91 @@
+package dev.vigil.passive;
+
+import dev.vigil.health.BackendView;
+import dev.vigil.health.HealthSettings;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.runtime.Member;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntime;
+import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.runtime.Probing;
+import dev.vigil.runtime.TransitionSink;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * A real {@link PoolRuntimes} whose probes never run, an {@link OutcomeIntake} in front of it on a
+ * free loopback port, and a {@link FakeReviewer}: for intake tests and the intake benchmark.
+ */
+final class IntakeHarness implements AutoCloseable {
+  static final Probing NO_PROBES =
+      new Probing() {
+        @Override
+        public void configure(CheckSpec check, HealthSettings cadence) {}
+
+        @Override
+        public void add(String id, ProbeTarget target) {}
+
+        @Override
+        public void remove(String id) {}
+
+        @Override
+        public void close() {}
+      };
+
+  final Vertx vertx;
+  final PoolRuntimes runtimes;
+  final FakeReviewer reviewer = new FakeReviewer();
+  final OutcomeIntake intake;
+  final int port;
+
+  IntakeHarness(Vertx vertx, MeterRegistry meters, IntakeLimits limits, LongSupplier clock) {
+    this.vertx = vertx;
+    this.runtimes =
+        new PoolRuntimes(vertx, (context, callback) -> NO_PROBES, TransitionSink.NONE, clock);
+    this.intake = new OutcomeIntake(vertx, runtimes, reviewer, meters, limits, clock);
+    this.port = await(intake.listen("127.0.0.1", 0));
+  }
+
+  /** A pool of {@code n} backends at 10.0.x.y, port 8080, named {@code <pool>-<i>}. */
+  PoolRuntime pool(PoolKey key, int n, HealthSettings settings) {
+    PoolRuntime runtime = runtimes.ensure(key, settings);
+    List<Member> members = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      members.add(
+          new Member(
+              key.name() + "-" + i, "uid-" + i, ip(i), 8080, "node-1", "zone-a", false, false));
+    }
+    await(runtime.update(settings, CheckSpec.builder().build(), 1, members, Map.of()));
+    return runtime;
+  }
+
+  static String ip(int i) {
+    return "10.0." + (i / 250) + "." + (i % 250 + 1);
+  }
+
+  /** Every backend's decision state, read on the pool's context. */
+  static List<BackendView> state(PoolRuntime runtime) {
+    return await(runtime.freshView()).backends().stream().map(b -> b.decision()).toList();
+  }
+
+  static <T> T await(Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    await(intake.close());
+    await(runtimes.closeAll());
+  }
+}

@@ -1,0 +1,356 @@
+package dev.vigil.passive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendState;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.authentication.TokenReview;
+import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real operator on the mock API server (CRUD mode) with real loopback backends, and a reporter
+ * that sends outcomes over HTTP. TokenReview and SubjectAccessReview go through the Fabric8
+ * reviewer to a second mock server whose answers the test writes: token {@code envoy} is {@code
+ * system:serviceaccount:shop:envoy}, allowed to create {@code backendpools/outcomes} in {@code
+ * shop}; token {@code stranger} is a valid account with no such permission.
+ */
+class PassiveIT {
+  private static final String REPORTER = "system:serviceaccount:shop:envoy";
+  private static final Map<String, String> TOKENS =
+      Map.of("envoy", REPORTER, "stranger", "system:serviceaccount:other:stranger");
+
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private KubernetesMockServer reviewServer;
+  private KubernetesClient reviewClient;
+  private final AtomicInteger tokenReviews = new AtomicInteger();
+  private final AtomicInteger accessReviews = new AtomicInteger();
+  private final String ns = "shop";
+  private Vertx vertx;
+  private SimpleMeterRegistry meters;
+  private Vigil.Running operator;
+  private KubernetesClient operatorClient;
+  private final List<DemoBackend> backends = new ArrayList<>();
+  private int port;
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = EmbeddedApiServer.start();
+    client = api.client();
+    vertx = Vertx.vertx();
+    meters = new SimpleMeterRegistry();
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    reviewServer = new KubernetesMockServer(false);
+    reviewServer.init(InetAddress.getLoopbackAddress(), 0);
+    reviewServer
+        .expect()
+        .post()
+        .withPath("/apis/authentication.k8s.io/v1/tokenreviews")
+        .andReply(
+            201,
+            request -> {
+              tokenReviews.incrementAndGet();
+              TokenReview review =
+                  Serialization.unmarshal(request.getUtf8Body(), TokenReview.class);
+              String user = TOKENS.get(review.getSpec().getToken());
+              review.setStatus(
+                  user == null
+                      ? new TokenReviewStatusBuilder().withAuthenticated(false).build()
+                      : new TokenReviewStatusBuilder()
+                          .withAuthenticated(true)
+                          .withNewUser()
+                          .withUsername(user)
+                          .withUid("uid-" + user)
+                          .withGroups("system:serviceaccounts")
+                          .endUser()
+                          .build());
+              return review;
+            })
+        .always();
+    reviewServer
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/subjectaccessreviews")
+        .andReply(
+            201,
+            request -> {
+              accessReviews.incrementAndGet();
+              SubjectAccessReview review =
+                  Serialization.unmarshal(request.getUtf8Body(), SubjectAccessReview.class);
+              ResourceAttributes a = review.getSpec().getResourceAttributes();
+              boolean allowed =
+                  REPORTER.equals(review.getSpec().getUser())
+                      && "create".equals(a.getVerb())
+                      && "vigil.dev".equals(a.getGroup())
+                      && "backendpools".equals(a.getResource())
+                      && "outcomes".equals(a.getSubresource())
+                      && ns.equals(a.getNamespace())
+                      && "web".equals(a.getName());
+              review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(allowed).build());
+              return review;
+            })
+        .always();
+    reviewClient = reviewServer.createClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (operator != null) {
+      operator.stop();
+      operatorClient.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    reviewClient.close();
+    reviewServer.destroy();
+    api.close();
+  }
+
+  private void start(int n) {
+    client.resource(Fixtures.policy(ns, "fast", "300ms", "250ms")).create();
+    for (int i = 0; i < n; i++) {
+      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (10 + i), port);
+      b.start().toCompletionStage().toCompletableFuture().join();
+      backends.add(b);
+      client.resource(Fixtures.pod(ns, "web-" + i, "web", b.host())).create();
+    }
+    client.resource(Fixtures.pool(ns, "web", "fast", "web", port)).create();
+    operatorClient = api.newClient();
+    operator =
+        Vigil.start(
+            new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", 200),
+            operatorClient,
+            new Fabric8Reviewer(reviewClient),
+            vertx,
+            meters,
+            System::currentTimeMillis,
+            false);
+    assertThat(operator.outcomePort()).isPositive();
+    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().size() == n);
+  }
+
+  private Set<String> readyIps() {
+    Set<String> ready = new TreeSet<>();
+    for (EndpointSlice s :
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(ns)
+            .withLabel("kubernetes.io/service-name", "web")
+            .list()
+            .getItems()) {
+      for (Endpoint e : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          ready.add(e.getAddresses().get(0));
+        }
+      }
+    }
+    return ready;
+  }
+
+  private Set<String> ipsExcept(int... out) {
+    Set<String> ips = new TreeSet<>();
+    for (int i = 0; i < backends.size(); i++) {
+      final int k = i;
+      if (IntStream.of(out).noneMatch(o -> o == k)) {
+        ips.add(backends.get(i).host());
+      }
+    }
+    return ips;
+  }
+
+  /** What a proxy does: sends a real request to the backend and reports what came back. */
+  private String realRequest(int backend) throws Exception {
+    DemoBackend b = backends.get(backend);
+    HttpResponse<Void> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://" + b.host() + ":" + b.port() + "/cart"))
+                .build(),
+            HttpResponse.BodyHandlers.discarding());
+    return "{\"namespace\":\"shop\",\"pool\":\"web\",\"backend\":\""
+        + b.host()
+        + ":"
+        + b.port()
+        + "\",\"status\":"
+        + r.statusCode()
+        + ",\"origin\":\"upstream\",\"latencyMs\":3}";
+  }
+
+  private HttpResponse<String> report(String token, List<String> outcomes) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + operator.outcomePort() + "/v1/outcomes"))
+            .header("Content-Type", "application/x-ndjson")
+            .POST(HttpRequest.BodyPublishers.ofString(String.join("\n", outcomes)));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private List<String> failures(int backend, int n) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(realRequest(backend));
+    }
+    assertThat(out).allMatch(o -> o.contains("\"status\":500"));
+    return out;
+  }
+
+  private List<Event> events(String reason) {
+    return client.v1().events().inNamespace(ns).list().getItems().stream()
+        .filter(e -> reason.equals(e.getReason()))
+        .toList();
+  }
+
+  private BackendPool pool() {
+    return client.resources(BackendPool.class).inNamespace(ns).withName("web").get();
+  }
+
+  @Test
+  void aBackendThatPassesHealthzButFailsRealRequestsIsEjectedAndReturns() throws Exception {
+    start(4);
+    backends.get(1).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
+
+    HttpResponse<String> r = report("envoy", failures(1, 5));
+    long reported = System.nanoTime();
+
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(new JsonObject(r.body()).getInteger("accepted")).isEqualTo(5);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> readyIps().equals(ipsExcept(1)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                events("BackendEjected").stream().anyMatch(e -> e.getMessage().contains("web-1")));
+    assertThat(
+            meters
+                .counter(
+                    "vigil_outcome_ejections_total",
+                    "namespace",
+                    ns,
+                    "pool",
+                    "web",
+                    "backend",
+                    "web-1",
+                    "decision",
+                    "ejected")
+                .count())
+        .isEqualTo(1);
+    assertThat(meters.counter("vigil_ejections_total", "namespace", ns, "pool", "web").count())
+        .isEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                pool().getStatus().getBackends().stream()
+                    .anyMatch(
+                        b -> b.getPod().equals("web-1") && b.getState() == BackendState.EJECTED));
+
+    // baseEjectionTime is 2 s; /healthz kept passing, so it comes back on its own.
+    await()
+        .atMost(Duration.ofSeconds(8))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> readyIps().equals(ipsExcept()));
+    assertThat(Duration.ofNanos(System.nanoTime() - reported))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(1_900));
+    assertThat(accessReviews).as("the SubjectAccessReview is cached").hasValue(1);
+  }
+
+  @Test
+  void theCapHoldsWhenSeveralBackendsMisbehaveAtOnce() throws Exception {
+    start(4);
+    List<String> outcomes = new ArrayList<>();
+    for (int b = 1; b <= 3; b++) {
+      backends.get(b).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
+      outcomes.addAll(failures(b, 5));
+    }
+
+    HttpResponse<String> r = report("envoy", outcomes);
+
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(new JsonObject(r.body()).getInteger("accepted")).isEqualTo(15);
+    // maxEjectionPercent 25 of 4 backends: one ejection, the others refused.
+    await().atMost(Duration.ofSeconds(5)).until(() -> readyIps().size() == 3);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !events("EjectionRefused").isEmpty());
+    Thread.sleep(500);
+    assertThat(readyIps()).hasSize(3);
+    assertThat(meters.counter("vigil_ejections_total", "namespace", ns, "pool", "web").count())
+        .isEqualTo(1);
+    assertThat(
+            meters.counter("vigil_ejections_refused_total", "namespace", ns, "pool", "web").count())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void reportsWithoutAValidTokenOrPermissionChangeNothing() throws Exception {
+    start(3);
+    backends.get(0).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
+    List<String> outcomes = failures(0, 10);
+
+    HttpResponse<String> none = report(null, outcomes);
+    HttpResponse<String> forged = report("forged", outcomes);
+    HttpResponse<String> stranger = report("stranger", outcomes);
+
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(forged.statusCode()).isEqualTo(401);
+    assertThat(forged.body()).contains("the token is not valid");
+    assertThat(stranger.statusCode()).isEqualTo(403);
+    assertThat(stranger.body())
+        .contains("system:serviceaccount:other:stranger may not create backendpools/outcomes");
+    assertThat(tokenReviews.get()).isEqualTo(2);
+    Thread.sleep(1_500);
+    assertThat(readyIps()).isEqualTo(ipsExcept());
+    assertThat(events("BackendEjected")).isEmpty();
+    assertThat(pool().getStatus().getEjected()).isZero();
+    assertThat(
+            pool().getStatus().getBackends().stream()
+                .map(b -> b.getState())
+                .collect(Collectors.toSet()))
+        .containsOnly(BackendState.UP);
+  }
+}

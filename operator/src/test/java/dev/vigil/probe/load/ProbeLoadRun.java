@@ -1,0 +1,349 @@
+package dev.vigil.probe.load;
+
+import com.sun.management.OperatingSystemMXBean;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.HttpProber;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeSchedule;
+import dev.vigil.probe.ProbeScheduler;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Prober;
+import dev.vigil.probe.VertxTimers;
+import io.vertx.core.AbstractVerticle;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Load run of the HTTP prober and the scheduler against a farm of loopback backends (see {@code
+ * bench/probe-load.sh}). Probes every backend of a {@code farm.py} backends file at the given
+ * interval, measures one steady window (probes/s, process CPU per 1,000 probes, heap and RSS growth
+ * per backend, gaps between a backend's probe starts) and serves the set it would publish
+ * (rise/fall applied) at {@code GET /healthy} for {@code bench_checker.py --checker external}.
+ * Stops by itself after {@code --run-s}.
+ *
+ * <p>Arguments: {@code --backends FILE --interval-ms 1000 --timeout-ms 1000 --jitter 10 --reuse
+ * false --warmup-s 10 --measure-s 30 --run-s 120 --rise 2 --fall 3 --debug-port 18081 --out FILE}.
+ */
+public final class ProbeLoadRun {
+
+  private final Map<String, String> args;
+  private final List<ProbeTarget> targets = new ArrayList<>();
+  private final boolean[] up;
+  private final int[] passRun;
+  private final int[] failRun;
+  private final long[] lastStartNanos;
+  private final boolean[] decided;
+  private long[] gaps = new long[1 << 16];
+  private int gapCount;
+  private volatile boolean measuring;
+  private final LongAdder completedInWindow = new LongAdder();
+  private final LongAdder startedInWindow = new LongAdder();
+  private final Map<String, Long> reasons = new ConcurrentHashMap<>();
+
+  private final int rise;
+  private final int fall;
+
+  private ProbeLoadRun(Map<String, String> args) throws IOException {
+    this.args = args;
+    this.rise = Integer.parseInt(args.get("rise"));
+    this.fall = Integer.parseInt(args.get("fall"));
+    for (String line : Files.readAllLines(Path.of(args.get("backends")))) {
+      String[] f = line.trim().split("\\s+");
+      if (f.length == 3) {
+        targets.add(new ProbeTarget(f[1], Integer.parseInt(f[2])));
+      }
+    }
+    up = new boolean[targets.size()];
+    passRun = new int[targets.size()];
+    failRun = new int[targets.size()];
+    lastStartNanos = new long[targets.size()];
+    decided = new boolean[targets.size()];
+  }
+
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> a = new HashMap<>();
+    a.put("interval-ms", "1000");
+    a.put("timeout-ms", "1000");
+    a.put("jitter", "10");
+    a.put("reuse", "false");
+    a.put("warmup-s", "10");
+    a.put("measure-s", "30");
+    a.put("run-s", "120");
+    a.put("rise", "2");
+    a.put("fall", "3");
+    a.put("debug-port", "18081");
+    a.put("native", "false");
+    a.put("loops", "1");
+    for (int i = 0; i + 1 < argv.length; i += 2) {
+      a.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
+    }
+    new ProbeLoadRun(a).run();
+  }
+
+  private long num(String key) {
+    return Long.parseLong(args.get(key));
+  }
+
+  private void run() throws Exception {
+    int n = targets.size();
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setEventLoopPoolSize(Integer.parseInt(a0(args, "loops")))
+                .setWorkerPoolSize(1)
+                .setPreferNativeTransport(Boolean.parseBoolean(args.get("native"))));
+    log("transport: %s", vertx.isNativeTransportEnabled() ? "native (epoll)" : "NIO");
+    // one scheduler per event loop, as one per pool would be (DESIGN §6: a pool on one context)
+    int loops = (int) num("loops");
+    List<Context> contexts = new ArrayList<>();
+    for (int l = 0; l < loops; l++) {
+      Context[] captured = new Context[1];
+      vertx
+          .deployVerticle(
+              new AbstractVerticle() {
+                @Override
+                public void start() {
+                  captured[0] = context;
+                }
+              })
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(10, TimeUnit.SECONDS);
+      contexts.add(captured[0]);
+    }
+    Context context = contexts.get(0);
+    HttpProber http = new HttpProber(vertx);
+    List<ProbeScheduler<Integer>> schedulers = new ArrayList<>();
+    for (Context c : contexts) {
+      schedulers.add(
+          new ProbeScheduler<>(
+              new StartRecorder(http),
+              new VertxTimers(c),
+              new SplittableRandom(1),
+              this::onResult));
+    }
+    vertx
+        .createHttpServer(new HttpServerOptions().setHost("127.0.0.1"))
+        .requestHandler(req -> req.response().end(healthy()))
+        .listen((int) num("debug-port"))
+        .toCompletionStage()
+        .toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
+
+    long heap0 = usedHeapAfterGc();
+    long rss0 = rssKb();
+    CheckSpec spec =
+        CheckSpec.builder()
+            .timeout(Duration.ofMillis(num("timeout-ms")))
+            .reuseConnection(Boolean.parseBoolean(args.get("reuse")))
+            .build();
+    ProbeSchedule schedule =
+        new ProbeSchedule(Duration.ofMillis(num("interval-ms")), (int) num("jitter"));
+    for (int i = 0; i < n; i++) {
+      schedulers.get(i % loops).add(i, targets.get(i), spec, schedule);
+    }
+    log(
+        "added %d backends, interval %d ms, jitter %s %%, reuse %s",
+        n, num("interval-ms"), args.get("jitter"), args.get("reuse"));
+
+    Thread.sleep(num("warmup-s") * 1000);
+    OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    measuring = true;
+    long cpu0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
+    Thread.sleep(num("measure-s") * 1000);
+    measuring = false;
+    long cpu1 = os.getProcessCpuTime();
+    long t1 = System.nanoTime();
+    long heap1 = usedHeapAfterGc();
+    long rss1 = rssKb();
+
+    double seconds = (t1 - t0) / 1e9;
+    double expected = n * 1000.0 / num("interval-ms");
+    long[] g;
+    synchronized (this) {
+      g = Arrays.copyOf(gaps, gapCount);
+    }
+    Arrays.sort(g);
+    long[] dev = new long[g.length];
+    for (int i = 0; i < g.length; i++) {
+      dev[i] = Math.abs(g[i] - num("interval-ms") * 1000);
+    }
+    Arrays.sort(dev);
+    String json =
+        String.format(
+            "{\"n\":%d,\"reuse\":%s,\"interval_ms\":%d,\"timeout_ms\":%d,\"jitter_pct\":%s,"
+                + "\"window_s\":%.1f,\"probes_started\":%d,\"probes_completed\":%d,"
+                + "\"probes_per_s\":%.1f,\"expected_per_s\":%.1f,\"deferred_starts\":%d,"
+                + "\"cpu_s\":%.3f,\"cpu_s_per_1000_probes\":%.4f,\"cores\":%.3f,"
+                + "\"heap_growth_kb\":%d,\"heap_per_backend_b\":%d,\"rss_before_kb\":%d,"
+                + "\"rss_after_kb\":%d,\"rss_per_backend_b\":%d,"
+                + "\"gap_ms_p1\":%.1f,\"gap_ms_p50\":%.1f,\"gap_ms_p99\":%.1f,"
+                + "\"gap_dev_ms_p50\":%.1f,\"gap_dev_ms_p99\":%.1f,\"reasons\":\"%s\"}",
+            n,
+            args.get("reuse"),
+            num("interval-ms"),
+            num("timeout-ms"),
+            args.get("jitter"),
+            seconds,
+            startedInWindow.sum(),
+            completedInWindow.sum(),
+            completedInWindow.sum() / seconds,
+            expected,
+            schedulers.stream().mapToLong(ProbeScheduler::deferredStarts).sum(),
+            (cpu1 - cpu0) / 1e9,
+            (cpu1 - cpu0) / 1e9 / (completedInWindow.sum() / 1000.0),
+            (cpu1 - cpu0) / 1e9 / seconds,
+            (heap1 - heap0) / 1024,
+            (heap1 - heap0) / n,
+            rss0,
+            rss1,
+            (rss1 - rss0) * 1024 / n,
+            pct(g, 0.01) / 1000.0,
+            pct(g, 0.50) / 1000.0,
+            pct(g, 0.99) / 1000.0,
+            pct(dev, 0.50) / 1000.0,
+            pct(dev, 0.99) / 1000.0,
+            reasons);
+    System.out.println(json);
+    if (args.containsKey("out")) {
+      Files.writeString(Path.of(args.get("out")), json + "\n");
+    }
+    long left = num("run-s") * 1000 - (System.nanoTime() - t0) / 1_000_000 - num("warmup-s") * 1000;
+    if (left > 0) {
+      log("serving /healthy for %d s more", left / 1000);
+      Thread.sleep(left);
+    }
+    schedulers.forEach(ProbeScheduler::stop);
+    Thread.sleep(200);
+    http.close();
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** Records each backend's probe starts (as gaps) while measuring. */
+  private final class StartRecorder implements Prober {
+    private final Prober delegate;
+    private final Map<ProbeTarget, Integer> index = new HashMap<>();
+
+    StartRecorder(Prober delegate) {
+      this.delegate = delegate;
+      for (int i = 0; i < targets.size(); i++) {
+        index.put(targets.get(i), i);
+      }
+    }
+
+    @Override
+    public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
+      int i = index.get(target);
+      long now = System.nanoTime();
+      if (measuring) {
+        startedInWindow.increment();
+        if (lastStartNanos[i] != 0) {
+          recordGap((now - lastStartNanos[i]) / 1000); // microseconds
+        }
+      }
+      lastStartNanos[i] = now;
+      return delegate.probe(target, spec);
+    }
+
+    @Override
+    public void forget(ProbeTarget target) {
+      delegate.forget(target);
+    }
+  }
+
+  private synchronized void recordGap(long micros) {
+    if (gapCount == gaps.length) {
+      gaps = Arrays.copyOf(gaps, gaps.length * 2);
+    }
+    gaps[gapCount++] = micros;
+  }
+
+  private void onResult(Integer i, ProbeTarget target, ProbeResult result) {
+    if (measuring) {
+      completedInWindow.increment();
+      reasons.merge(result.reason().name(), 1L, Long::sum);
+    }
+    // DESIGN §2 rules 2 and 8, just enough to publish a healthy set for bench_checker.py
+    boolean first = !decided[i];
+    decided[i] = true;
+    if (result.passed()) {
+      failRun[i] = 0;
+      if (++passRun[i] >= rise || first) {
+        up[i] = true;
+      }
+    } else {
+      passRun[i] = 0;
+      if (++failRun[i] >= fall || first) {
+        up[i] = false;
+      }
+    }
+  }
+
+  private String healthy() {
+    StringBuilder out = new StringBuilder(targets.size() * 20);
+    for (int i = 0; i < targets.size(); i++) {
+      if (up[i] && decided[i]) {
+        out.append(targets.get(i)).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  private static void onContext(Context context, Runnable task) throws InterruptedException {
+    CountDownLatch done = new CountDownLatch(1);
+    context.runOnContext(
+        v -> {
+          task.run();
+          done.countDown();
+        });
+    done.await();
+  }
+
+  private static String a0(Map<String, String> args, String key) {
+    return args.get(key);
+  }
+
+  private static long pct(long[] sorted, double p) {
+    return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, p * sorted.length)];
+  }
+
+  private static long usedHeapAfterGc() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static long rssKb() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  private static void log(String format, Object... values) {
+    System.err.printf("[probe-load] " + format + "%n", values);
+  }
+}

@@ -1,0 +1,70 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PublishingGuardTest {
+  private static final Service SELECTORLESS =
+      new ServiceBuilder()
+          .withNewMetadata()
+          .withName("web")
+          .endMetadata()
+          .withNewSpec()
+          .endSpec()
+          .build();
+
+  @Test
+  void allowsASelectorlessServiceWithNoOtherWriters() {
+    assertThat(PublishingGuard.check("web", SELECTORLESS, true, List.of(), false, null)).isEmpty();
+    assertThat(PublishingGuard.check("web", null, true, List.of(), false, null)).isEmpty();
+  }
+
+  @Test
+  void refusesAServiceWithASelector() {
+    Service s =
+        new ServiceBuilder(SELECTORLESS)
+            .editSpec()
+            .withSelector(Map.of("app", "web"))
+            .endSpec()
+            .build();
+    assertThat(PublishingGuard.check("web", s, true, List.of(), false, null))
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.reason()).isEqualTo("ServiceHasSelector");
+              assertThat(r.message()).contains("spec.selector");
+            });
+  }
+
+  @Test
+  void refusesForeignSlicesAndLeftoverEndpoints() {
+    EndpointSlice foreign =
+        new EndpointSliceBuilder().withNewMetadata().withName("web-abc").endMetadata().build();
+    assertThat(PublishingGuard.check("web", SELECTORLESS, true, List.of(foreign), false, null))
+        .hasValueSatisfying(r -> assertThat(r.reason()).isEqualTo("ForeignEndpointSlices"));
+    assertThat(PublishingGuard.check("web", SELECTORLESS, true, List.of(), true, null))
+        .hasValueSatisfying(r -> assertThat(r.reason()).isEqualTo("ForeignEndpointSlices"));
+  }
+
+  @Test
+  void refusesTheYoungerOfTwoPoolsNamingOneService() {
+    assertThat(PublishingGuard.check("web", SELECTORLESS, true, List.of(), false, "older"))
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.reason()).isEqualTo("ServiceConflict");
+              assertThat(r.message()).contains("older");
+            });
+  }
+
+  @Test
+  void refusesAMissingServiceItMayNotCreate() {
+    assertThat(PublishingGuard.check("web", null, false, List.of(), false, null))
+        .hasValueSatisfying(r -> assertThat(r.reason()).isEqualTo("ServiceNotFound"));
+  }
+}
