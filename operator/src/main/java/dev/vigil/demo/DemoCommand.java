@@ -83,7 +83,9 @@ public final class DemoCommand {
               + cluster.port()
               + " (containerPort "
               + "of the example moved there: loopback addresses share one unprivileged port)");
-      OutcomeReporter reporter = new RuntimeOutcomeReporter(cluster.operator().runtimes());
+      java.net.URI intake =
+          java.net.URI.create("http://127.0.0.1:" + cluster.operator().outcomePort());
+      OutcomeReporter reporter = new HttpOutcomeReporter(intake, cluster.auth().token());
       long tick = Math.max(25, examples.intervalMs() / 4);
       try (DemoTraffic traffic =
           new DemoTraffic(
@@ -95,9 +97,19 @@ public final class DemoCommand {
               reporter,
               tick,
               Math.max(examples.timeoutMs(), 200))) {
-        timeline.log("outcome reporter: " + traffic.describe());
+        timeline.log(
+            "outcome reporter: "
+                + traffic.describe()
+                + ", authenticated as "
+                + cluster.auth().user()
+                + " (TokenReview, SubjectAccessReview answered by the embedded API server)");
         Scenarios scenarios =
-            new Scenarios(cluster, traffic, timeline, new Expectations(observer, limit));
+            new Scenarios(
+                cluster,
+                traffic,
+                new HttpOutcomeReporter(intake, "forged." + cluster.auth().token()),
+                timeline,
+                new Expectations(observer, limit));
         Screen screen =
             options.live()
                 ? new Screen(

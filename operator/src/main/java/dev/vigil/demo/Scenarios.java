@@ -19,6 +19,7 @@ final class Scenarios {
 
   private final DemoCluster cluster;
   private final DemoTraffic traffic;
+  private final OutcomeReporter intruder;
   private final Timeline timeline;
   private final Expectations expect;
   private final long interval;
@@ -30,9 +31,18 @@ final class Scenarios {
   private final long slack;
   private volatile String step = "start";
 
-  Scenarios(DemoCluster cluster, DemoTraffic traffic, Timeline timeline, Expectations expect) {
+  /**
+   * @param intruder posts to the intake with a token no TokenReview accepts
+   */
+  Scenarios(
+      DemoCluster cluster,
+      DemoTraffic traffic,
+      OutcomeReporter intruder,
+      Timeline timeline,
+      Expectations expect) {
     this.cluster = cluster;
     this.traffic = traffic;
+    this.intruder = intruder;
     this.timeline = timeline;
     this.expect = expect;
     DemoExamples ex = cluster.examples();
@@ -183,6 +193,7 @@ final class Scenarios {
     step = "passive";
     String ip = DemoCluster.address(i);
     int errors = cluster.examples().consecutiveErrors();
+    forgedReportChangesNothing(i, errors);
     traffic.on(true);
     timeline.log("traffic on: a proxy sends real requests to the ready set and reports outcomes");
     timeline.log(
@@ -397,6 +408,48 @@ final class Scenarios {
             o -> o.ready().equals(all));
     timeline.log("healed; all back after " + Timeline.millis(back));
     row("cap", "healed: all back", back, "baseEjectionTime " + Timeline.millis(ejection), true);
+  }
+
+  /** A report with a token the API server does not know: 401, and the backend stays in. */
+  private void forgedReportChangesNothing(int i, int errors) {
+    List<OutcomeReporter.Outcome> batch = new ArrayList<>();
+    for (int k = 0; k < errors + 1; k++) {
+      batch.add(
+          new OutcomeReporter.Outcome(
+              cluster.namespace(),
+              cluster.poolName(),
+              DemoCluster.address(i) + ":" + cluster.port(),
+              false,
+              503,
+              "upstream",
+              1));
+    }
+    long t0 = expect.now();
+    String answer;
+    try {
+      intruder.report(batch);
+      answer = "accepted";
+    } catch (Exception e) {
+      answer = String.valueOf(e.getMessage());
+    }
+    Expectations.check(
+        answer.contains("401"), "a report with a forged token is refused with 401, got: " + answer);
+    expect.holds(
+        name(i) + " stays in after a forged report of " + batch.size() + " failures",
+        Math.max(500, interval),
+        o -> ready(o, DemoCluster.address(i)));
+    timeline.log(
+        "a forged report of "
+            + batch.size()
+            + " failures for "
+            + name(i)
+            + ": 401, nothing changed");
+    row(
+        "passive",
+        "forged token: report refused (401), nothing changed",
+        expect.now() - t0,
+        "TokenReview",
+        true);
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
