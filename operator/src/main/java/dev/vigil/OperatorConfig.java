@@ -89,24 +89,69 @@ public record OperatorConfig(
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())
                 .collect(Collectors.toUnmodifiableSet());
-    String leaseNamespace = get.apply("lease-namespace");
-    if (leaseNamespace == null) {
-      leaseNamespace = env.getOrDefault("POD_NAMESPACE", "default");
+    for (String n : namespaces) {
+      name("namespaces", n, DNS_LABEL);
     }
+    String leaseNamespace = get.apply("lease-namespace");
+    if (leaseNamespace == null || leaseNamespace.isBlank()) {
+      leaseNamespace = or(env.get("POD_NAMESPACE"), "default");
+    }
+    name("lease-namespace", leaseNamespace, DNS_LABEL);
+    String leaseName =
+        name("lease-name", or(get.apply("lease-name"), "vigil-leader"), DNS_SUBDOMAIN);
     boolean inCluster = env.containsKey("KUBERNETES_SERVICE_HOST");
     String logFormat = or(get.apply("log-format"), "text");
     if (!logFormat.equals("text") && !logFormat.equals("json")) {
       throw new InvalidConfigException("--log-format must be text or json, got " + logFormat);
     }
+    int metricsPort = port("metrics-port", or(get.apply("metrics-port"), "8080"), false);
+    int outcomePort = port("outcome-port", or(get.apply("outcome-port"), "8443"), true);
+    if (metricsPort > 0 && metricsPort == outcomePort) {
+      throw new InvalidConfigException(
+          "--metrics-port and --outcome-port must differ, both are " + metricsPort);
+    }
     return new OperatorConfig(
         namespaces,
-        port("metrics-port", or(get.apply("metrics-port"), "8080"), false),
-        port("outcome-port", or(get.apply("outcome-port"), "8443"), true),
+        metricsPort,
+        outcomePort,
         bool("leader-election", or(get.apply("leader-election"), Boolean.toString(inCluster))),
-        or(get.apply("lease-name"), "vigil-leader"),
+        leaseName,
         leaseNamespace,
         logFormat,
         positive("status-interval-ms", or(get.apply("status-interval-ms"), "1000")));
+  }
+
+  private static final java.util.regex.Pattern DNS_LABEL =
+      java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final java.util.regex.Pattern DNS_SUBDOMAIN =
+      java.util.regex.Pattern.compile(
+          "(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  private static String name(String flag, String v, java.util.regex.Pattern pattern) {
+    if (!pattern.matcher(v).matches()) {
+      throw new InvalidConfigException(
+          "--" + flag + " must be a Kubernetes name (lowercase letters, digits and '-'), got " + v);
+    }
+    return v;
+  }
+
+  /** The text of {@code vigil operator --help}: every flag, its variable and its default. */
+  public static String usage() {
+    return """
+        usage: vigil operator [flags]
+
+        Each flag can also be set by its environment variable; a flag wins over the variable.
+
+          --namespaces NS[,NS...]   VIGIL_NAMESPACES          namespaces to watch (default: all)
+          --metrics-port PORT       VIGIL_METRICS_PORT        /metrics, /healthz, /readyz (default 8080; 0 = any free port)
+          --outcome-port PORT       VIGIL_OUTCOME_PORT        passive outcome intake (default 8443; 0 = any free port; -1 = off)
+          --leader-election BOOL    VIGIL_LEADER_ELECTION     one active replica via a Lease (default: true in a cluster)
+          --lease-name NAME         VIGIL_LEASE_NAME          the Lease's name (default vigil-leader)
+          --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else default)
+          --log-format FORMAT       VIGIL_LOG_FORMAT          text or json (default text)
+          --status-interval-ms MS   VIGIL_STATUS_INTERVAL_MS  at most one status write per pool per MS (default 1000)
+          -h, --help                                          this text
+        """;
   }
 
   private static String or(String v, String fallback) {

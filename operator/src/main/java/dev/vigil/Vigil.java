@@ -8,6 +8,15 @@ import dev.vigil.passive.Fabric8Reviewer;
 import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.passive.Reviewer;
+import dev.vigil.ops.Heartbeat;
+import dev.vigil.ops.Leadership;
+import dev.vigil.ops.LogFormat;
+import dev.vigil.ops.MeteredProber;
+import dev.vigil.ops.MeteredWriteCounter;
+import dev.vigil.ops.OpsServer;
+import dev.vigil.ops.PoolGauges;
+import dev.vigil.ops.Readiness;
+import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
 import dev.vigil.reconcile.BackendPoolReconciler;
@@ -27,8 +36,12 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetricsV2;
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.Arrays;
@@ -44,6 +57,7 @@ import org.slf4j.LoggerFactory;
 /** Vigil's entry point, and the one place that wires objects together. */
 public final class Vigil {
   private static final Logger LOG = LoggerFactory.getLogger(Vigil.class);
+  private static final long HEARTBEAT_STALE_MS = 10_000;
 
   private Vigil() {}
 
@@ -70,18 +84,37 @@ public final class Vigil {
   }
 
   private static void runOperator(List<String> args) throws InterruptedException {
+    if (args.contains("--help") || args.contains("-h")) {
+      System.out.print(OperatorConfig.usage());
+      return;
+    }
     OperatorConfig config;
     try {
       config = OperatorConfig.parse(args, System.getenv());
     } catch (OperatorConfig.InvalidConfigException e) {
       System.err.println("vigil: " + e.getMessage());
+      System.err.println("run 'vigil operator --help' for the flags");
       System.exit(2);
       return;
     }
+    LogFormat.apply(config.logFormat());
     KubernetesClient client = new KubernetesClientBuilder().build();
     Vertx vertx = Vertx.vertx();
-    Running running =
-        start(config, client, vertx, new SimpleMeterRegistry(), System::currentTimeMillis, true);
+    Running running;
+    try {
+      running =
+          start(
+              config,
+              client,
+              vertx,
+              new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+              System::currentTimeMillis,
+              true);
+    } catch (RuntimeException e) {
+      LOG.error("could not start: {}", e.toString(), e);
+      System.exit(1);
+      return;
+    }
     Runtime.getRuntime().addShutdownHook(new Thread(running::stop, "vigil-shutdown"));
     Thread.currentThread().join();
   }
@@ -93,7 +126,8 @@ public final class Vigil {
       ScheduledExecutorService events,
       Vertx vertx,
       OutcomeIntake intake,
-      int outcomePort) {
+      int outcomePort,
+      OpsServer ops) {
     public void stop() {
       try {
         operator.stop();
@@ -108,6 +142,7 @@ public final class Vigil {
               .join();
         }
         events.shutdownNow();
+        ops.close();
         runtimes
             .closeAll()
             .toCompletionStage()
@@ -124,6 +159,9 @@ public final class Vigil {
    * embedded API server, and the tests. Outcome reporters are reviewed with TokenReview and
    * SubjectAccessReview through the same client.
    *
+   * @param meters where metrics go; /metrics serves them when this is a {@link
+   *     PrometheusMeterRegistry}, otherwise /metrics serves a Prometheus registry of its own and
+   *     every meter goes to both
    * @param exitOnStopLeading in a cluster, a replica that loses its Lease exits and restarts
    *     (JOSDK's advice); tests and the demo must never call System.exit
    */
@@ -151,6 +189,14 @@ public final class Vigil {
       MeterRegistry meters,
       LongSupplier clock,
       boolean exitOnStopLeading) {
+    PrometheusMeterRegistry prometheus =
+        meters instanceof PrometheusMeterRegistry p
+            ? p
+            : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    MeterRegistry registry =
+        prometheus == meters
+            ? meters
+            : new CompositeMeterRegistry(Clock.SYSTEM, List.of(prometheus, meters));
     ScheduledExecutorService eventThread =
         Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "vigil-events"));
     EventRecorder events =
@@ -172,15 +218,16 @@ public final class Vigil {
             60_000);
     eventThread.scheduleWithFixedDelay(
         () -> events.flush(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
-    WriteCounter writes = WriteCounter.NONE;
-    ProtocolProber probers = ProtocolProber.create(vertx);
+    WriteCounter writes = new MeteredWriteCounter(registry);
+    Prober probers = new MeteredProber(ProtocolProber.create(vertx), registry);
+    Leadership leadership = config.leaderElection() ? Leadership.elected() : Leadership.sole();
     PoolRuntimes runtimes =
         new PoolRuntimes(
             vertx,
             (context, callback) ->
                 new ScheduledProbing(
                     probers, new VertxTimers(context), new SplittableRandom(), callback),
-            new TransitionReporter(events, meters),
+            new TransitionReporter(events, registry),
             clock);
     PoolSources sources = new PoolSources();
     BackendPoolReconciler pools =
@@ -207,7 +254,8 @@ public final class Vigil {
               o.withKubernetesClient(client)
                   .withUseSSAToPatchPrimaryResource(false)
                   .checkingCRDAndValidateLocalModel(false)
-                  .withCloseClientOnStop(false);
+                  .withCloseClientOnStop(false)
+                  .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
               if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
@@ -216,12 +264,19 @@ public final class Vigil {
                         .withExitOnStopLeading(exitOnStopLeading)
                         .withLeaderCallbacks(
                             new LeaderCallbacks(
-                                () -> LOG.info("leading: probing and publishing"),
                                 () -> {
+                                  leadership.startedLeading();
+                                  LOG.info("leading: probing and publishing");
+                                },
+                                () -> {
+                                  leadership.stoppedLeading();
                                   LOG.info("stopped leading: stopping probes");
                                   runtimes.closeAll();
                                 },
-                                leader -> LOG.info("leader is {}", leader)))
+                                leader -> {
+                                  leadership.newLeader(leader);
+                                  LOG.info("leader is {}", leader);
+                                }))
                         .build());
               }
             });
@@ -239,26 +294,53 @@ public final class Vigil {
             c.settingNamespaces(config.namespaces());
           }
         });
+    OpsServer ops =
+        new OpsServer(
+            vertx,
+            prometheus,
+            new PoolGauges(runtimes::all, registry),
+            new Heartbeat(vertx, System::nanoTime, HEARTBEAT_STALE_MS).start(),
+            new Readiness(
+                () -> operator.getRuntimeInfo().isStarted(),
+                () -> operator.getRuntimeInfo().allEventSourcesAreHealthy(),
+                leadership));
+    int port;
+    try {
+      port = await(ops.listen(config.metricsPort()), "--metrics-port " + config.metricsPort());
+    } catch (RuntimeException e) {
+      ops.close();
+      eventThread.shutdownNow();
+      throw e;
+    }
+    LOG.info("serving /metrics, /healthz and /readyz on port {}", port);
     operator.start();
     OutcomeIntake intake = null;
     int outcomePort = -1;
     if (config.outcomePort() >= 0) {
-      intake = new OutcomeIntake(vertx, runtimes, reviewer, meters, IntakeLimits.defaults(), clock);
+      intake = new OutcomeIntake(vertx, runtimes, reviewer, registry, IntakeLimits.defaults(), clock);
       try {
         outcomePort =
-            intake
-                .listen("0.0.0.0", config.outcomePort())
-                .toCompletionStage()
-                .toCompletableFuture()
-                .get(30, TimeUnit.SECONDS);
-      } catch (Exception e) {
+            await(intake.listen("0.0.0.0", config.outcomePort()), "--outcome-port " + config.outcomePort());
+      } catch (RuntimeException e) {
         operator.stop();
+        ops.close();
         eventThread.shutdownNow();
-        throw new IllegalStateException(
-            "could not listen for outcomes on port " + config.outcomePort(), e);
+        throw e;
       }
     }
-    return new Running(operator, runtimes, eventThread, vertx, intake, outcomePort);
+    return new Running(operator, runtimes, eventThread, vertx, intake, outcomePort, ops);
+  }
+
+  private static <T> T await(io.vertx.core.Future<T> future, String what) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(what + ": interrupted", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new IllegalStateException(what + ": " + cause.getMessage(), cause);
+    }
   }
 
   private static Thread daemon(Runnable r, String name) {

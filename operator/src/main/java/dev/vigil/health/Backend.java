@@ -17,6 +17,15 @@ public final class Backend {
   int heapIndex = -1; // position in the pool's ejection-deadline heap, -1 when not ejected
   int decayIndex = -1; // position in the pool's list of backends with a multiplier above 0
   long touchEpoch = -1; // the pool event that last recorded this backend's published bits
+  int trafficIndex = -1; // position in the detector's list of backends with outcomes this interval
+  long judgedInSweep = -1; // the sweep that last reported this backend (one entry per sweep)
+
+  // Outcomes counted for the statistical rules since the last sweep (OutlierDetector).
+  long intervalRequests;
+  long intervalSuccesses;
+  long intervalLatencySumMs;
+  long intervalLatencySamples;
+  long intervalLatencyMaxMs;
 
   BackendState state = BackendState.UNKNOWN;
   int passRun;

@@ -5,10 +5,10 @@ package dev.vigil.health;
  * §1), every value checked. Durations are milliseconds. Build one with {@link #builder()}; the
  * canonical constructor validates too, so no invalid instance can exist.
  *
- * <p>Statistical outlier detection ({@code passive.successRate}, {@code passive.failurePercentage},
- * {@code passive.latency}, each with its own {@code enforce}) is not here yet: a later issue adds
- * it as nested records after {@code enforce}, with their own validation in the constructor and
- * builder setters.
+ * <p>Statistical outlier detection against peers ({@code passive.successRate}, {@code
+ * passive.failurePercentage}, {@code passive.latency}) is one nested record per rule, null when the
+ * rule is off. A rule ejects only when both {@code passive.enforce} and its own {@code enforce} are
+ * true ({@link #enforces(boolean)}); otherwise it is a dry run.
  *
  * @param intervalMs {@code active.interval}: time between probes of one backend
  * @param timeoutMs {@code active.timeout}: deadline of one probe, below the interval
@@ -29,6 +29,9 @@ package dev.vigil.health;
  *     PoolHealth#sweep(long)}
  * @param unejectOnActivePass {@code passive.unejectOnActivePass}: a passing probe ends an ejection
  * @param enforce {@code passive.enforce}: false = dry run, report would-be ejections only
+ * @param successRate {@code passive.successRate}, or null (off)
+ * @param failurePercentage {@code passive.failurePercentage}, or null (off)
+ * @param latency {@code passive.latency}, or null (off)
  * @param panicThresholdPercent {@code panicThresholdPercent}: enter panic below this share; 0 = off
  * @param panicExitPercent {@code panicExitPercent}: leave panic at or above this share
  */
@@ -48,6 +51,9 @@ public record HealthSettings(
     long sweepIntervalMs,
     boolean unejectOnActivePass,
     boolean enforce,
+    SuccessRate successRate,
+    FailurePercentage failurePercentage,
+    Latency latency,
     int panicThresholdPercent,
     int panicExitPercent) {
 
@@ -111,6 +117,9 @@ public record HealthSettings(
         .sweepIntervalMs(sweepIntervalMs)
         .unejectOnActivePass(unejectOnActivePass)
         .enforce(enforce)
+        .successRate(successRate)
+        .failurePercentage(failurePercentage)
+        .latency(latency)
         .panicThresholdPercent(panicThresholdPercent)
         .panicExitPercent(panicExitPercent == panicThresholdPercent ? null : panicExitPercent);
   }
@@ -118,6 +127,94 @@ public record HealthSettings(
   /** Whether panic is on at all ({@code panicThresholdPercent} above 0). */
   public boolean panicEnabled() {
     return panicThresholdPercent > 0;
+  }
+
+  /** Whether any statistical rule is on (outcomes are then counted per sweep interval). */
+  public boolean detectsOutliers() {
+    return successRate != null || failurePercentage != null || latency != null;
+  }
+
+  /** Whether a rule with this own {@code enforce} ejects: both it and {@code passive.enforce}. */
+  public boolean enforces(boolean ruleEnforce) {
+    return enforce && ruleEnforce;
+  }
+
+  /**
+   * {@code passive.successRate} (Envoy's success-rate detection): among the backends with at least
+   * {@code requestVolume} requests in the sweep interval, when there are at least {@code
+   * minimumHosts} of them, eject a backend whose success rate is below {@code mean - stdevFactor x
+   * stdev} of theirs. {@code stdevFactor} is a plain factor (Envoy's 1900 is 1.9 here).
+   */
+  public record SuccessRate(
+      int minimumHosts, int requestVolume, double stdevFactor, boolean enforce) {
+    public SuccessRate {
+      between("passive.successRate.minimumHosts", minimumHosts, 1, 10_000);
+      between("passive.successRate.requestVolume", requestVolume, 1, 1_000_000);
+      if (!(stdevFactor > 0 && stdevFactor <= 10)) {
+        throw new InvalidSettingsException(
+            "passive.successRate.stdevFactor",
+            "must be above 0 and at most 10, was " + stdevFactor);
+      }
+    }
+
+    /** The CRD's defaults: 5 hosts, 100 requests, factor 1.9, enforced. */
+    public static SuccessRate defaults() {
+      return new SuccessRate(5, 100, 1.9, true);
+    }
+  }
+
+  /**
+   * {@code passive.failurePercentage} (Envoy's failure-percentage detection): among the backends
+   * with at least {@code requestVolume} requests in the sweep interval, when there are at least
+   * {@code minimumHosts} of them, eject a backend whose share of failed requests is at or above
+   * {@code threshold} percent (and that failed at least once).
+   */
+  public record FailurePercentage(
+      int threshold, int minimumHosts, int requestVolume, boolean enforce) {
+    public FailurePercentage {
+      between("passive.failurePercentage.threshold", threshold, 0, 100);
+      between("passive.failurePercentage.minimumHosts", minimumHosts, 1, 10_000);
+      between("passive.failurePercentage.requestVolume", requestVolume, 1, 1_000_000);
+    }
+
+    /** The CRD's defaults: 85 %, 5 hosts, 50 requests, enforced. */
+    public static FailurePercentage defaults() {
+      return new FailurePercentage(85, 5, 50, true);
+    }
+  }
+
+  /**
+   * {@code passive.latency}: among the backends with at least {@code minimumSamples} latency
+   * samples in the sweep interval, when there are at least {@code minimumHosts} of them, eject a
+   * backend whose mean latency is above {@code factor x} the median of their means AND above {@code
+   * floorMs}. {@code minimumHosts} is not in the CRD yet ({@link #DEFAULT_MINIMUM_HOSTS}).
+   */
+  public record Latency(
+      double factor, int minimumHosts, int minimumSamples, long floorMs, boolean enforce) {
+    /**
+     * {@code minimumHosts} when not given: as Envoy's success-rate and failure-percentage rules.
+     */
+    public static final int DEFAULT_MINIMUM_HOSTS = 5;
+
+    public Latency {
+      if (!(factor >= 1 && factor <= 100)) {
+        throw new InvalidSettingsException(
+            "passive.latency.factor", "must be between 1 and 100, was " + factor);
+      }
+      between("passive.latency.minimumHosts", minimumHosts, 1, 10_000);
+      between("passive.latency.minimumSamples", minimumSamples, 1, 1_000_000);
+      atLeast("passive.latency.floor", floorMs, 0, "ms");
+    }
+
+    /** With {@link #DEFAULT_MINIMUM_HOSTS}. */
+    public Latency(double factor, int minimumSamples, long floorMs, boolean enforce) {
+      this(factor, DEFAULT_MINIMUM_HOSTS, minimumSamples, floorMs, enforce);
+    }
+
+    /** The CRD's defaults: factor 3, 5 hosts, 20 samples, floor 200 ms, enforced. */
+    public static Latency defaults() {
+      return new Latency(3.0, 20, 200, true);
+    }
   }
 
   private static void between(String field, int value, int min, int max) {
@@ -151,6 +248,9 @@ public record HealthSettings(
     private long sweepIntervalMs = 10_000;
     private boolean unejectOnActivePass = false;
     private boolean enforce = true;
+    private SuccessRate successRate;
+    private FailurePercentage failurePercentage;
+    private Latency latency;
     private int panicThresholdPercent = 50;
     private Integer panicExitPercent; // null: equal to the threshold
 
@@ -231,6 +331,24 @@ public record HealthSettings(
       return this;
     }
 
+    /** {@code passive.successRate}; null (the default) turns the rule off. */
+    public Builder successRate(SuccessRate v) {
+      successRate = v;
+      return this;
+    }
+
+    /** {@code passive.failurePercentage}; null (the default) turns the rule off. */
+    public Builder failurePercentage(FailurePercentage v) {
+      failurePercentage = v;
+      return this;
+    }
+
+    /** {@code passive.latency}; null (the default) turns the rule off. */
+    public Builder latency(Latency v) {
+      latency = v;
+      return this;
+    }
+
     public Builder panicThresholdPercent(int v) {
       panicThresholdPercent = v;
       return this;
@@ -259,6 +377,9 @@ public record HealthSettings(
           sweepIntervalMs,
           unejectOnActivePass,
           enforce,
+          successRate,
+          failurePercentage,
+          latency,
           panicThresholdPercent,
           panicExitPercent == null ? panicThresholdPercent : panicExitPercent);
     }

@@ -40,6 +40,8 @@ public final class PoolHealth {
   private long refusedEjections;
   private long wouldEjectCount;
   private final PoolLedger ledger = new PoolLedger();
+  private final OutlierDetector outliers = new OutlierDetector();
+  private long sweeps;
 
   public PoolHealth(HealthSettings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -87,6 +89,7 @@ public final class PoolHealth {
     if (b.decayIndex >= 0) {
       stopDecay(b);
     }
+    outliers.forget(b);
     Backend last = members[--size];
     members[b.index] = last;
     last.index = b.index;
@@ -204,19 +207,37 @@ public final class PoolHealth {
    * (reported and counted, runs reset, nobody ejected).
    */
   public EjectionDecision onRequestOutcome(Backend b, boolean ok, Origin origin, long now) {
+    return onRequestOutcome(b, ok, origin, -1, now);
+  }
+
+  public EjectionDecision onRequestOutcome(String id, boolean ok, Origin origin, long now) {
+    return onRequestOutcome(id, ok, origin, -1, now);
+  }
+
+  /**
+   * A real-request outcome with its latency: as {@link #onRequestOutcome(Backend, boolean, Origin,
+   * long)}, and, while a statistical rule is on, counted into the backend's counters for the next
+   * sweep (O(1)). A negative {@code latencyMs} means unknown (no latency sample).
+   */
+  public EjectionDecision onRequestOutcome(
+      Backend b, boolean ok, Origin origin, long latencyMs, long now) {
     if (b.pool != this) {
       return EjectionDecision.NOT_NEEDED;
     }
     ledger.begin();
     expire(now);
+    outliers.record(b, ok, origin, latencyMs, settings);
     EjectionDecision d = ok ? success(b) : error(b, origin, now);
     ledger.end(settings);
     return d;
   }
 
-  public EjectionDecision onRequestOutcome(String id, boolean ok, Origin origin, long now) {
+  public EjectionDecision onRequestOutcome(
+      String id, boolean ok, Origin origin, long latencyMs, long now) {
     Backend b = byId.get(id);
-    return b == null ? EjectionDecision.NOT_NEEDED : onRequestOutcome(b, ok, origin, now);
+    return b == null
+        ? EjectionDecision.NOT_NEEDED
+        : onRequestOutcome(b, ok, origin, latencyMs, now);
   }
 
   private static EjectionDecision success(Backend b) {
@@ -239,11 +260,24 @@ public final class PoolHealth {
     if (threshold == 0 || run < threshold || b.ejected) {
       return EjectionDecision.NOT_NEEDED;
     }
-    int multiplier = EjectionTime.nextMultiplier(b.multiplier, s);
-    long until = EjectionTime.until(now, multiplier, s);
-    if (!s.enforce()) {
+    EjectionDecision d = eject(b, s.enforce(), now);
+    if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
       b.upstreamErrors = 0;
       b.localErrors = 0;
+    }
+    return d;
+  }
+
+  /**
+   * The one ejection path of every rule: for {@code base x multiplier} (capped), through the cap (a
+   * refusal is counted), or, when not enforced, a counted dry run that changes nothing. An ejection
+   * resets both error runs. The caller checked that b is not ejected.
+   */
+  private EjectionDecision eject(Backend b, boolean enforce, long now) {
+    HealthSettings s = settings;
+    int multiplier = EjectionTime.nextMultiplier(b.multiplier, s);
+    long until = EjectionTime.until(now, multiplier, s);
+    if (!enforce) {
       wouldEjectCount++;
       return EjectionDecision.wouldEject(until);
     }
@@ -265,11 +299,26 @@ public final class PoolHealth {
   }
 
   /**
-   * Decay (DESIGN §2.5): after ending the ejections due at {@code now}, lowers by one the
-   * multiplier of every backend that is not ejected and has both error runs at zero. O(k) for the k
-   * backends whose multiplier is above zero. Returns how many multipliers decayed.
+   * The sweep, every {@code passive.sweepInterval}; returns how many multipliers decayed. Same as
+   * {@link #sweepReport(long)} without the report: the rules still eject.
    */
   public int sweep(long now) {
+    return sweepReport(now).decayed();
+  }
+
+  /**
+   * The sweep, in this order: end the ejections due at {@code now}; decay (DESIGN §2.5: lower by
+   * one the multiplier of every backend that is not ejected and has both error runs at zero); run
+   * the statistical rules over the outcomes counted since the last sweep, each flagged backend
+   * going through the same ejection path, cap and multiplier as consecutive errors; start a new
+   * interval. At most one entry per backend: the first enforced rule that flags it, else the first
+   * dry-run rule. Backends already ejected are not judged again.
+   *
+   * <p>Cost: O(k) for the k backends with a multiplier, plus O(t) for the t backends that had
+   * outcomes in the interval (plus O(f log f) to order the f flagged ones); nothing for idle
+   * backends.
+   */
+  public SweepReport sweepReport(long now) {
     ledger.begin();
     expire(now);
     int decayed = 0;
@@ -280,8 +329,31 @@ public final class PoolHealth {
         decayed++;
       }
     }
+    List<Ejection> judged = outliers.hasTraffic() ? judge(now) : List.of();
+    outliers.reset();
     ledger.end(settings);
-    return decayed;
+    return decayed == 0 && judged.isEmpty()
+        ? SweepReport.NOTHING
+        : new SweepReport(decayed, judged);
+  }
+
+  private List<Ejection> judge(long now) {
+    List<OutlierDetector.Candidate> flagged = outliers.detect(settings);
+    if (flagged.isEmpty()) {
+      return List.of();
+    }
+    long sweep = ++sweeps;
+    List<Ejection> out = new ArrayList<>();
+    for (OutlierDetector.Candidate c : flagged) {
+      Backend b = c.backend();
+      if (b.ejected || b.judgedInSweep == sweep) {
+        continue;
+      }
+      b.judgedInSweep = sweep;
+      EjectionDecision d = eject(b, c.enforce(), now);
+      out.add(new Ejection(b.id, c.rule(), d.kind(), d.ejectedUntil(), c.reason()));
+    }
+    return out;
   }
 
   /** Ends every ejection due at {@code now}; the runtime calls it at {@link #nextEjectionEnd()}. */

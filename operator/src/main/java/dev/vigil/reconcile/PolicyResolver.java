@@ -1,11 +1,14 @@
 package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.ActiveCheck;
+import dev.vigil.api.v1alpha1.FailurePercentageRule;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicySpec;
 import dev.vigil.api.v1alpha1.HttpCheck;
 import dev.vigil.api.v1alpha1.HttpHeader;
+import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
+import dev.vigil.api.v1alpha1.SuccessRateRule;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.probe.CheckSpec;
@@ -83,11 +86,59 @@ public final class PolicyResolver {
     if (passive.getEnforce() != null) {
       b.enforce(passive.getEnforce());
     }
+    b.successRate(successRate(passive.getSuccessRate()));
+    b.failurePercentage(failurePercentage(passive.getFailurePercentage()));
+    b.latency(latency(passive.getLatency()));
     if (spec.getPanicThresholdPercent() != null) {
       b.panicThresholdPercent(spec.getPanicThresholdPercent());
     }
     b.panicExitPercent(spec.getPanicExitPercent());
     return b.build();
+  }
+
+  /** {@code passive.successRate}: absent is off; absent fields take the CRD's defaults. */
+  private static HealthSettings.SuccessRate successRate(SuccessRateRule r) {
+    if (r == null) {
+      return null;
+    }
+    HealthSettings.SuccessRate d = HealthSettings.SuccessRate.defaults();
+    return new HealthSettings.SuccessRate(
+        or(r.getMinimumHosts(), d.minimumHosts()),
+        or(r.getRequestVolume(), d.requestVolume()),
+        or(r.getStdevFactor(), d.stdevFactor()),
+        or(r.getEnforce(), d.enforce()));
+  }
+
+  /** {@code passive.failurePercentage}: absent is off; absent fields take the CRD's defaults. */
+  private static HealthSettings.FailurePercentage failurePercentage(FailurePercentageRule r) {
+    if (r == null) {
+      return null;
+    }
+    HealthSettings.FailurePercentage d = HealthSettings.FailurePercentage.defaults();
+    return new HealthSettings.FailurePercentage(
+        or(r.getThreshold(), d.threshold()),
+        or(r.getMinimumHosts(), d.minimumHosts()),
+        or(r.getRequestVolume(), d.requestVolume()),
+        or(r.getEnforce(), d.enforce()));
+  }
+
+  /**
+   * {@code passive.latency}: absent is off; absent fields take the CRD's defaults. The CRD has no
+   * {@code minimumHosts} for this rule: {@link HealthSettings.Latency#DEFAULT_MINIMUM_HOSTS}.
+   */
+  private static HealthSettings.Latency latency(LatencyRule r) {
+    if (r == null) {
+      return null;
+    }
+    HealthSettings.Latency d = HealthSettings.Latency.defaults();
+    return new HealthSettings.Latency(
+        or(r.getFactor(), d.factor()),
+        d.minimumHosts(),
+        or(r.getMinimumSamples(), d.minimumSamples()),
+        r.getFloor() == null
+            ? d.floorMs()
+            : Durations.millis("passive.latency.floor", r.getFloor()),
+        or(r.getEnforce(), d.enforce()));
   }
 
   private static CheckSpec check(ActiveCheck active, HealthSettings settings) {
@@ -146,7 +197,7 @@ public final class PolicyResolver {
     return out;
   }
 
-  private static String or(String value, String fallback) {
+  private static <T> T or(T value, T fallback) {
     return value == null ? fallback : value;
   }
 }

@@ -173,7 +173,8 @@ public final class PoolStatusAggregator {
     return out;
   }
 
-  static BackendState stateOf(BackendView d) {
+  /** The state status shows for one backend; metrics use the same mapping. */
+  public static BackendState stateOf(BackendView d) {
     if (d.draining()) {
       return BackendState.DRAINING;
     }

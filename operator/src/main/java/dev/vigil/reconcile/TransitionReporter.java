@@ -6,17 +6,29 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.TransitionSink;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * Reports a pool's transitions three ways: one log line each, a Kubernetes Event (aggregated and
- * rate-limited by the {@link EventRecorder}), and a metric.
+ * rate-limited by the {@link EventRecorder}), and a metric. Log lines carry their fields twice: in
+ * the text ({@code pool=... backend=... from=... to=... reason=...}) and as SLF4J key-value pairs,
+ * which JSON logs render as fields.
  */
 public final class TransitionReporter implements TransitionSink {
   private static final Logger LOG = LoggerFactory.getLogger("dev.vigil.transitions");
+
+  public static final String TRANSITIONS = "vigil_transitions_total";
+  public static final String EJECTIONS = "vigil_ejections_total";
+  public static final String UNEJECTIONS = "vigil_unejections_total";
+  public static final String REFUSED = "vigil_ejections_refused_total";
+  public static final String DRY_RUN = "vigil_ejections_dry_run_total";
+  public static final String PANIC_TRANSITIONS = "vigil_panic_transitions_total";
 
   private final EventRecorder events;
   private final MeterRegistry meters;
@@ -37,16 +49,25 @@ public final class TransitionReporter implements TransitionSink {
 
   @Override
   public void stateChanged(PoolKey pool, String backend, String from, String to, String reason) {
-    LOG.info(
-        "transition pool={} backend={} from={} to={} reason=\"{}\"",
-        pool,
-        backend,
-        from,
-        to,
-        reason);
+    log(pool, backend, from, to, reason)
+        .log(
+            "transition pool={} backend={} from={} to={} reason=\"{}\"",
+            pool,
+            backend,
+            from,
+            to,
+            reason);
     meters
         .counter(
-            "vigil_transitions_total", "namespace", pool.namespace(), "pool", pool.name(), "to", to)
+            TRANSITIONS,
+            "namespace",
+            pool.namespace(),
+            "pool",
+            pool.name(),
+            "from",
+            from.toLowerCase(Locale.ROOT),
+            "to",
+            to.toLowerCase(Locale.ROOT))
         .increment();
     if ("UP".equals(to) && !"UNKNOWN".equals(from)) {
       events.record(reference(pool), EventReason.BackendUp, backend, reason);
@@ -57,15 +78,15 @@ public final class TransitionReporter implements TransitionSink {
 
   @Override
   public void ejected(PoolKey pool, String backend, long untilMs, String why) {
-    LOG.info(
-        "transition pool={} backend={} to=EJECTED until={} reason=\"{}\"",
-        pool,
-        backend,
-        Instant.ofEpochMilli(untilMs),
-        why);
-    meters
-        .counter("vigil_ejections_total", "namespace", pool.namespace(), "pool", pool.name())
-        .increment();
+    log(pool, backend, "NOT_EJECTED", "EJECTED", why)
+        .addKeyValue("until", Instant.ofEpochMilli(untilMs).toString())
+        .log(
+            "transition pool={} backend={} to=EJECTED until={} reason=\"{}\"",
+            pool,
+            backend,
+            Instant.ofEpochMilli(untilMs),
+            why);
+    counter(EJECTIONS, pool).increment();
     events.record(
         reference(pool),
         EventReason.BackendEjected,
@@ -74,12 +95,19 @@ public final class TransitionReporter implements TransitionSink {
   }
 
   @Override
+  public void unejected(PoolKey pool, String backend, String why) {
+    log(pool, backend, "EJECTED", "NOT_EJECTED", why)
+        .log("transition pool={} backend={} from=EJECTED reason=\"{}\"", pool, backend, why);
+    counter(UNEJECTIONS, pool).increment();
+    events.record(reference(pool), EventReason.BackendUnejected, backend, why);
+  }
+
+  @Override
   public void ejectionRefused(PoolKey pool, String backend, String why) {
-    LOG.info("ejection-refused pool={} backend={} reason=\"{}\"", pool, backend, why);
-    meters
-        .counter(
-            "vigil_ejections_refused_total", "namespace", pool.namespace(), "pool", pool.name())
-        .increment();
+    log(pool, backend, "NOT_EJECTED", "NOT_EJECTED", why)
+        .addKeyValue("refused", "passive.maxEjectionPercent")
+        .log("ejection-refused pool={} backend={} reason=\"{}\"", pool, backend, why);
+    counter(REFUSED, pool).increment();
     events.record(
         reference(pool),
         EventReason.EjectionRefused,
@@ -89,11 +117,10 @@ public final class TransitionReporter implements TransitionSink {
 
   @Override
   public void wouldEject(PoolKey pool, String backend, String why) {
-    LOG.info("would-eject pool={} backend={} reason=\"{}\" (dry run)", pool, backend, why);
-    meters
-        .counter(
-            "vigil_ejections_dry_run_total", "namespace", pool.namespace(), "pool", pool.name())
-        .increment();
+    log(pool, backend, "NOT_EJECTED", "NOT_EJECTED", why)
+        .addKeyValue("dryRun", true)
+        .log("would-eject pool={} backend={} reason=\"{}\" (dry run)", pool, backend, why);
+    counter(DRY_RUN, pool).increment();
     events.record(
         reference(pool), EventReason.WouldEject, backend, why + " (dry run: not ejected)");
   }
@@ -106,8 +133,38 @@ public final class TransitionReporter implements TransitionSink {
             + counts.decided()
             + " decided backends available"
             + (panic ? ": publishing every decided backend" : "");
-    LOG.info("panic pool={} panic={} {}", pool, panic, message);
+    LOG.atInfo()
+        .addKeyValue("pool", pool.toString())
+        .addKeyValue("panic", panic)
+        .addKeyValue("available", counts.available())
+        .addKeyValue("decided", counts.decided())
+        .log("panic pool={} panic={} {}", pool, panic, message);
+    meters
+        .counter(
+            PANIC_TRANSITIONS,
+            "namespace",
+            pool.namespace(),
+            "pool",
+            pool.name(),
+            "to",
+            panic ? "entered" : "exited")
+        .increment();
     events.record(
         reference(pool), panic ? EventReason.PanicEntered : EventReason.PanicExited, null, message);
+  }
+
+  /** A log line with the transition's fields as key-value pairs (JSON logs show them as fields). */
+  private static LoggingEventBuilder log(
+      PoolKey pool, String backend, String from, String to, String reason) {
+    return LOG.atInfo()
+        .addKeyValue("pool", pool.toString())
+        .addKeyValue("backend", backend)
+        .addKeyValue("from", from)
+        .addKeyValue("to", to)
+        .addKeyValue("reason", reason);
+  }
+
+  private Counter counter(String name, PoolKey pool) {
+    return meters.counter(name, "namespace", pool.namespace(), "pool", pool.name());
   }
 }

@@ -228,6 +228,9 @@ public final class PoolRuntime {
     boolean wasEjected = t.backend.ejected();
     Transition transition = health.onProbeResult(t.backend, result.passed(), now);
     boolean material = wasEjected != t.backend.ejected();
+    if (wasEjected && !t.backend.ejected()) {
+      sink.unejected(key, id, "active probe passed (passive.unejectOnActivePass)");
+    }
     if (transition == Transition.CHANGED) {
       t.since = now;
       material = true;
@@ -382,6 +385,7 @@ public final class PoolRuntime {
                         for (Tracked t : byId.values()) {
                           if (t.backend.ejected() && t.backend.ejectedUntil() <= now) {
                             t.since = now;
+                            sink.unejected(key, t.member.id(), "ejection time ended");
                           }
                         }
                         health.expireEjections(now);

@@ -17,6 +17,9 @@ public interface TransitionSink {
 
   void panicChanged(PoolKey pool, boolean panic, AvailabilitySnapshot.Counts counts);
 
+  /** An ejection ended (its time ran out, or a passing probe ended it early). */
+  default void unejected(PoolKey pool, String backend, String why) {}
+
   /** A sink that drops everything. */
   TransitionSink NONE =
       new TransitionSink() {

@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.Protocol;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,15 +24,26 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** examples/web.yaml parses into the API classes, field for field. */
+/**
+ * Every file in examples/ parses into the API classes with no unknown field, its policies and pools
+ * validate against the generated CRD schemas (defaults, structure, CEL rules), and its references
+ * (policy, selector, port names, reporter ClusterRole) point at something that exists.
+ */
 class ExamplesTest {
 
   private static final Map<String, Class<? extends HasMetadata>> KINDS =
       Map.of(
           "Namespace", Namespace.class,
           "Deployment", Deployment.class,
+          "ServiceAccount", ServiceAccount.class,
+          "RoleBinding", RoleBinding.class,
           "HealthPolicy", HealthPolicy.class,
           "BackendPool", BackendPool.class);
+
+  private static final Map<String, JSONSchemaProps> SCHEMAS =
+      Map.of(
+          "HealthPolicy", GeneratedCrds.schema(GeneratedCrds.healthPolicy()),
+          "BackendPool", GeneratedCrds.schema(GeneratedCrds.backendPool()));
 
   private final ObjectMapper strictYaml =
       new ObjectMapper(new YAMLFactory())
@@ -64,6 +79,134 @@ class ExamplesTest {
         .isEqualTo(web.getSpec().getSelector().getMatchLabels())
         .isEqualTo(web.getSpec().getTemplate().getMetadata().getLabels());
     assertThat(pool.getSpec().getPorts()).hasSize(1);
+  }
+
+  @Test
+  void theExamplesAreWebGrpcTcpAndPassive() throws IOException {
+    assertThat(exampleFiles())
+        .extracting(p -> p.getFileName().toString())
+        .containsExactly("grpc.yaml", "passive.yaml", "tcp.yaml", "web.yaml");
+  }
+
+  @Test
+  void everyPolicyAndPoolValidatesAgainstTheGeneratedSchemas() throws IOException {
+    int checked = 0;
+    for (Path file : exampleFiles()) {
+      for (JsonNode tree : documents(file)) {
+        JSONSchemaProps schema = SCHEMAS.get(tree.get("kind").asText());
+        if (schema != null) {
+          assertThat(CrdSchema.validateSpec(schema, tree))
+              .as("%s %s in %s", tree.get("kind"), tree.at("/metadata/name"), file.getFileName())
+              .isEmpty();
+          checked++;
+        }
+      }
+    }
+    assertThat(checked).isEqualTo(8);
+  }
+
+  @Test
+  void theSchemaCheckCatchesWhatTheApiServerWouldRefuse() throws IOException {
+    JsonNode policy =
+        documents(examples().resolve("tcp.yaml")).stream()
+            .filter(t -> t.get("kind").asText().equals("HealthPolicy"))
+            .findFirst()
+            .orElseThrow();
+    ObjectNode bad = policy.deepCopy();
+    ObjectNode active = (ObjectNode) bad.get("spec").get("active");
+    active.put("protocol", "UDP");
+    active.put("timeout", "5s");
+    active.put("rise", 0);
+    active.put("intervall", "1s");
+    ((ObjectNode) bad.get("spec")).put("panicExitPercent", 10);
+
+    assertThat(CrdSchema.validateSpec(SCHEMAS.get("HealthPolicy"), bad))
+        .anySatisfy(p -> assertThat(p).contains("spec.active.protocol").contains("UDP"))
+        .anySatisfy(p -> assertThat(p).contains("timeout must be shorter than interval"))
+        .anySatisfy(p -> assertThat(p).contains("spec.active.rise").contains("minimum"))
+        .anySatisfy(p -> assertThat(p).contains("spec.active.intervall: unknown field"))
+        .anySatisfy(p -> assertThat(p).contains("panicExitPercent must be at least"));
+  }
+
+  @Test
+  void everyReferenceInAnExamplePointsAtSomethingInTheSameFile() throws IOException {
+    for (Path file : exampleFiles()) {
+      List<HasMetadata> resources = load(file);
+      String where = file.getFileName().toString();
+      for (BackendPool pool : ofType(resources, BackendPool.class)) {
+        HealthPolicy policy =
+            ofType(resources, HealthPolicy.class).stream()
+                .filter(
+                    p -> p.getMetadata().getName().equals(pool.getSpec().getPolicyRef().getName()))
+                .filter(
+                    p -> p.getMetadata().getNamespace().equals(pool.getMetadata().getNamespace()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(where + ": no policy for " + pool));
+        Deployment workload =
+            ofType(resources, Deployment.class).stream()
+                .filter(
+                    d ->
+                        d.getSpec()
+                            .getTemplate()
+                            .getMetadata()
+                            .getLabels()
+                            .entrySet()
+                            .containsAll(pool.getSpec().getSelector().getMatchLabels().entrySet()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(where + ": no Deployment for " + pool));
+        List<String> containerPorts =
+            workload.getSpec().getTemplate().getSpec().getContainers().stream()
+                .flatMap(c -> c.getPorts().stream())
+                .flatMap(
+                    p ->
+                        java.util.stream.Stream.of(
+                            p.getName(), String.valueOf(p.getContainerPort())))
+                .toList();
+        assertThat(containerPorts)
+            .as("%s: the policy's port", where)
+            .contains(portText(policy.getSpec().getActive().getPort()));
+        for (var port : pool.getSpec().getPorts()) {
+          assertThat(containerPorts)
+              .as("%s: targetPort of %s", where, port.getName())
+              .contains(portText(port.getTargetPort()));
+        }
+      }
+      for (RoleBinding binding : ofType(resources, RoleBinding.class)) {
+        assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
+        assertThat(binding.getRoleRef().getName()).isEqualTo("vigil-outcome-reporter");
+        assertThat(binding.getSubjects())
+            .allSatisfy(
+                sub ->
+                    assertThat(ofType(resources, ServiceAccount.class))
+                        .anySatisfy(
+                            sa -> assertThat(sa.getMetadata().getName()).isEqualTo(sub.getName())));
+      }
+    }
+  }
+
+  private static String portText(io.fabric8.kubernetes.api.model.IntOrString port) {
+    return port.getStrVal() != null ? port.getStrVal() : String.valueOf(port.getIntVal());
+  }
+
+  private static <T> List<T> ofType(List<HasMetadata> resources, Class<T> type) {
+    return resources.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  private static List<Path> exampleFiles() throws IOException {
+    try (var files = Files.list(examples())) {
+      return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+    }
+  }
+
+  private List<JsonNode> documents(Path file) throws IOException {
+    List<JsonNode> out = new ArrayList<>();
+    for (String document : Files.readString(file).split("(?m)^---\\s*$")) {
+      JsonNode tree = strictYaml.readTree(document);
+      if (tree != null && !tree.isEmpty()) {
+        out.add(tree);
+      }
+    }
+    return out;
   }
 
   private List<HasMetadata> load(Path file) throws IOException {

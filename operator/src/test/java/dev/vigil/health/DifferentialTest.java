@@ -26,11 +26,17 @@ class DifferentialTest {
     long master = fixed != null ? Long.parseLong(fixed) : System.nanoTime();
     Random seeds = new Random(master);
     int events = 0;
+    int sweepEjections = 0;
     for (int i = 0; i < (fixed != null ? 1 : SEQUENCES); i++) {
       long seed = fixed != null ? master : seeds.nextLong();
-      events += new Run(seed).play();
+      Run run = new Run(seed);
+      events += run.play();
+      sweepEjections += run.sweepEjections();
     }
     assertThat(events).isGreaterThanOrEqualTo(fixed != null ? 1 : 100_000);
+    if (fixed == null) {
+      assertThat(sweepEjections).as("the statistical rules were exercised").isGreaterThan(100);
+    }
   }
 
   private static final class Run {
@@ -45,6 +51,7 @@ class DifferentialTest {
     private long now;
     private int nextId;
     private long lastVersion;
+    private int sweepEjections;
     private ReferencePool.Published lastPublished;
 
     Run(long seed) {
@@ -69,6 +76,10 @@ class DifferentialTest {
         compare(event);
       }
       return EVENTS_PER_SEQUENCE;
+    }
+
+    int sweepEjections() {
+      return sweepEjections;
     }
 
     private String pick() {
@@ -104,21 +115,41 @@ class DifferentialTest {
         return check("probe " + id + " " + pass + " @" + now, got, want);
       }
       if (roll < 750) {
-        boolean ok = r.nextInt(100) < 25;
+        // half the time a high error rate everywhere (consecutive runs), else per-backend quality
+        int number = Integer.parseInt(id.substring(1));
+        int okPercent = r.nextBoolean() ? 25 : (number % 5 == 0 ? 40 : 95);
+        boolean ok = r.nextInt(100) < okPercent;
         Origin origin = r.nextInt(3) == 0 ? Origin.LOCAL : Origin.UPSTREAM;
-        EjectionDecision got =
-            byHandle
-                ? pool.onRequestOutcome(handle(id), ok, origin, now)
-                : pool.onRequestOutcome(id, ok, origin, now);
-        EjectionDecision want = ref.outcome(id, ok, origin, now);
-        return check("outcome " + id + " " + ok + " " + origin + " @" + now, got, want);
+        long latency =
+            r.nextInt(4) == 0 ? -1 : (number % 7 == 0 ? 200 + r.nextInt(800) : r.nextInt(120));
+        EjectionDecision got;
+        if (latency < 0 && r.nextBoolean()) {
+          got =
+              byHandle
+                  ? pool.onRequestOutcome(handle(id), ok, origin, now)
+                  : pool.onRequestOutcome(id, ok, origin, now);
+        } else {
+          got =
+              byHandle
+                  ? pool.onRequestOutcome(handle(id), ok, origin, latency, now)
+                  : pool.onRequestOutcome(id, ok, origin, latency, now);
+        }
+        EjectionDecision want = ref.outcome(id, ok, origin, latency, now);
+        return check(
+            "outcome " + id + " " + ok + " " + origin + " " + latency + "ms @" + now, got, want);
       }
       if (roll < 860) {
         now += r.nextInt(4) == 0 ? r.nextInt(20_000) : r.nextInt(500);
         return "advance to " + now;
       }
       if (roll < 900) {
-        return check("sweep @" + now, pool.sweep(now), ref.sweep(now));
+        SweepReport want = ref.sweep(now);
+        if (r.nextInt(4) == 0) {
+          return check("sweep @" + now, pool.sweep(now), want.decayed());
+        }
+        SweepReport got = pool.sweepReport(now);
+        sweepEjections += got.ejections().size();
+        return check("sweepReport @" + now, withoutReasons(got), want);
       }
       if (roll < 920) {
         pool.expireEjections(now);
@@ -171,6 +202,14 @@ class DifferentialTest {
             Transition.UNCHANGED);
       }
       return "nothing";
+    }
+
+    private static SweepReport withoutReasons(SweepReport r) {
+      return new SweepReport(
+          r.decayed(),
+          r.ejections().stream()
+              .map(e -> new Ejection(e.backendId(), e.rule(), e.kind(), e.ejectedUntil(), "-"))
+              .toList());
     }
 
     private String check(String event, Object got, Object want) {
@@ -256,6 +295,28 @@ class DifferentialTest {
           .alwaysEjectOne(r.nextBoolean())
           .unejectOnActivePass(r.nextBoolean())
           .enforce(r.nextInt(10) != 0)
+          .successRate(
+              r.nextBoolean()
+                  ? null
+                  : new HealthSettings.SuccessRate(
+                      1 + r.nextInt(4),
+                      1 + r.nextInt(6),
+                      0.3 + r.nextInt(20) / 10.0,
+                      r.nextInt(5) != 0))
+          .failurePercentage(
+              r.nextBoolean()
+                  ? null
+                  : new HealthSettings.FailurePercentage(
+                      r.nextInt(101), 1 + r.nextInt(4), 1 + r.nextInt(6), r.nextInt(5) != 0))
+          .latency(
+              r.nextBoolean()
+                  ? null
+                  : new HealthSettings.Latency(
+                      1 + r.nextInt(40) / 10.0,
+                      1 + r.nextInt(4),
+                      1 + r.nextInt(4),
+                      r.nextInt(300),
+                      r.nextInt(5) != 0))
           .panicThresholdPercent(threshold)
           .panicExitPercent(threshold + r.nextInt(101 - threshold))
           .build();

@@ -70,7 +70,77 @@ class HealthSettingsTest {
         bad("panicThresholdPercent", b -> b.panicThresholdPercent(101)),
         bad("panicThresholdPercent", b -> b.panicThresholdPercent(-1)),
         bad("panicExitPercent", b -> b.panicThresholdPercent(50).panicExitPercent(49)),
-        bad("panicExitPercent", b -> b.panicExitPercent(101)));
+        bad("panicExitPercent", b -> b.panicExitPercent(101)),
+        bad("passive.successRate.minimumHosts", b -> b.successRate(sr(0, 100, 1.9))),
+        bad("passive.successRate.requestVolume", b -> b.successRate(sr(5, 0, 1.9))),
+        bad("passive.successRate.stdevFactor", b -> b.successRate(sr(5, 100, 0))),
+        bad("passive.successRate.stdevFactor", b -> b.successRate(sr(5, 100, 10.5))),
+        bad("passive.successRate.stdevFactor", b -> b.successRate(sr(5, 100, Double.NaN))),
+        bad("passive.failurePercentage.threshold", b -> b.failurePercentage(fp(101, 5, 50))),
+        bad("passive.failurePercentage.threshold", b -> b.failurePercentage(fp(-1, 5, 50))),
+        bad("passive.failurePercentage.minimumHosts", b -> b.failurePercentage(fp(85, 0, 50))),
+        bad("passive.failurePercentage.requestVolume", b -> b.failurePercentage(fp(85, 5, 0))),
+        bad(
+            "passive.latency.factor",
+            b -> b.latency(new HealthSettings.Latency(0.5, 20, 200, true))),
+        bad(
+            "passive.latency.factor",
+            b -> b.latency(new HealthSettings.Latency(101, 20, 200, true))),
+        bad(
+            "passive.latency.minimumSamples",
+            b -> b.latency(new HealthSettings.Latency(3, 0, 200, true))),
+        bad("passive.latency.floor", b -> b.latency(new HealthSettings.Latency(3, 20, -1, true))),
+        bad(
+            "passive.latency.minimumHosts",
+            b -> b.latency(new HealthSettings.Latency(3, 0, 20, 200, true))));
+  }
+
+  private static HealthSettings.SuccessRate sr(int hosts, int volume, double factor) {
+    return new HealthSettings.SuccessRate(hosts, volume, factor, true);
+  }
+
+  private static HealthSettings.FailurePercentage fp(int threshold, int hosts, int volume) {
+    return new HealthSettings.FailurePercentage(threshold, hosts, volume, true);
+  }
+
+  @Test
+  void statisticalRulesAreOffByDefaultAndCarryTheCrdDefaults() {
+    HealthSettings s = HealthSettings.defaults();
+    assertThat(s.successRate()).isNull();
+    assertThat(s.failurePercentage()).isNull();
+    assertThat(s.latency()).isNull();
+    assertThat(s.detectsOutliers()).isFalse();
+    assertThat(HealthSettings.SuccessRate.defaults())
+        .isEqualTo(new HealthSettings.SuccessRate(5, 100, 1.9, true));
+    assertThat(HealthSettings.FailurePercentage.defaults())
+        .isEqualTo(new HealthSettings.FailurePercentage(85, 5, 50, true));
+    assertThat(HealthSettings.Latency.defaults())
+        .isEqualTo(new HealthSettings.Latency(3.0, 5, 20, 200, true));
+  }
+
+  @Test
+  void aRuleEjectsOnlyWhenBothEnforceFlagsAreTrue() {
+    assertThat(HealthSettings.defaults().enforces(true)).isTrue();
+    assertThat(HealthSettings.defaults().enforces(false)).isFalse();
+    assertThat(HealthSettings.builder().enforce(false).build().enforces(true)).isFalse();
+  }
+
+  @Test
+  void rulesRoundTripThroughToBuilder() {
+    HealthSettings s =
+        HealthSettings.builder()
+            .successRate(HealthSettings.SuccessRate.defaults())
+            .failurePercentage(HealthSettings.FailurePercentage.defaults())
+            .latency(HealthSettings.Latency.defaults())
+            .build();
+    assertThat(s.toBuilder().build()).isEqualTo(s);
+    assertThat(s.detectsOutliers()).isTrue();
+  }
+
+  @Test
+  void rejectsALatencyFloorWithAReadableMessage() {
+    assertThatThrownBy(() -> new HealthSettings.Latency(3, 20, -5, true))
+        .hasMessage("passive.latency.floor: must be at least 0ms, was -5ms");
   }
 
   private static Arguments bad(String field, UnaryOperator<HealthSettings.Builder> change) {

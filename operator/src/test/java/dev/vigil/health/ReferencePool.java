@@ -1,13 +1,17 @@
 package dev.vigil.health;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * A deliberately simple model of DESIGN §2 for the differential test: every count, the cap, the
- * expiry and the version are recomputed by scanning every backend, never kept running.
+ * expiry and the version are recomputed by scanning every backend, never kept running; the
+ * statistical rules scan every member and sort for the median.
  */
 final class ReferencePool {
   static final class Member {
@@ -21,9 +25,16 @@ final class ReferencePool {
     boolean ejected;
     long ejectedUntil;
     boolean draining;
+    final long order;
+    long requests;
+    long successes;
+    long latencySum;
+    long latencySamples;
+    long latencyMax;
 
-    Member(String id) {
+    Member(String id, long order) {
       this.id = id;
+      this.order = order;
     }
 
     boolean available() {
@@ -60,13 +71,16 @@ final class ReferencePool {
   long refused;
   long wouldEject;
   long ejections;
+  private long added;
 
   ReferencePool(HealthSettings settings) {
     this.settings = settings;
   }
 
   void add(String id) {
-    members.putIfAbsent(id, new Member(id));
+    if (!members.containsKey(id)) {
+      members.put(id, new Member(id, added++));
+    }
     settle();
   }
 
@@ -134,12 +148,23 @@ final class ReferencePool {
     return t;
   }
 
-  EjectionDecision outcome(String id, boolean ok, Origin origin, long now) {
+  EjectionDecision outcome(String id, boolean ok, Origin origin, long latencyMs, long now) {
     Member m = members.get(id);
     if (m == null) {
       return EjectionDecision.NOT_NEEDED;
     }
     expire(now);
+    boolean proxysOwn = !ok && origin == Origin.LOCAL && settings.splitLocalOrigin();
+    if (settings.detectsOutliers() && !proxysOwn) {
+      m.requests++;
+      m.successes += ok ? 1 : 0;
+      if (latencyMs >= 0) {
+        long ms = Math.min(latencyMs, Integer.MAX_VALUE);
+        m.latencySum += ms;
+        m.latencySamples++;
+        m.latencyMax = Math.max(m.latencyMax, ms);
+      }
+    }
     EjectionDecision d = ok ? success(m) : error(m, origin, now);
     settle();
     return d;
@@ -164,13 +189,20 @@ final class ReferencePool {
     if (threshold == 0 || run < threshold || m.ejected) {
       return EjectionDecision.NOT_NEEDED;
     }
+    EjectionDecision d = eject(m, settings.enforce(), now);
+    if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
+      m.upstreamErrors = 0;
+      m.localErrors = 0;
+    }
+    return d;
+  }
+
+  private EjectionDecision eject(Member m, boolean enforce, long now) {
     long base = settings.baseEjectionTimeMs();
     long max = settings.maxEjectionTimeMs();
     int multiplier = base * m.multiplier < max ? m.multiplier + 1 : m.multiplier;
     long until = now + Math.min(base * multiplier, max);
-    if (!settings.enforce()) {
-      m.upstreamErrors = 0;
-      m.localErrors = 0;
+    if (!enforce) {
       wouldEject++;
       return new EjectionDecision(EjectionDecision.Kind.WOULD_EJECT, until);
     }
@@ -196,7 +228,7 @@ final class ReferencePool {
     return new EjectionDecision(EjectionDecision.Kind.EJECTED, until);
   }
 
-  int sweep(long now) {
+  SweepReport sweep(long now) {
     expire(now);
     int decayed = 0;
     for (Member m : members.values()) {
@@ -205,8 +237,103 @@ final class ReferencePool {
         decayed++;
       }
     }
+    List<Ejection> out = new ArrayList<>();
+    for (Flag f : flags()) {
+      if (f.m.ejected || out.stream().anyMatch(e -> e.backendId().equals(f.m.id))) {
+        continue;
+      }
+      EjectionDecision d = eject(f.m, f.enforce, now);
+      out.add(new Ejection(f.m.id, f.rule, d.kind(), d.ejectedUntil(), "-"));
+    }
+    for (Member m : members.values()) {
+      m.requests = 0;
+      m.successes = 0;
+      m.latencySum = 0;
+      m.latencySamples = 0;
+      m.latencyMax = 0;
+    }
     settle();
-    return decayed;
+    return new SweepReport(decayed, out);
+  }
+
+  private record Flag(Member m, Ejection.Rule rule, boolean enforce, double severity) {}
+
+  /** Every backend a rule flags, in the order to try them. */
+  private List<Flag> flags() {
+    List<Flag> flags = new ArrayList<>();
+    HealthSettings.FailurePercentage fp = settings.failurePercentage();
+    if (fp != null) {
+      List<Member> q =
+          members.values().stream().filter(m -> m.requests >= fp.requestVolume()).toList();
+      if (q.size() >= fp.minimumHosts()) {
+        for (Member m : q) {
+          long failures = m.requests - m.successes;
+          if (!m.ejected && failures > 0 && 100 * failures >= fp.threshold() * m.requests) {
+            double percent = 100.0 * failures / m.requests;
+            flags.add(
+                new Flag(
+                    m, Ejection.Rule.FAILURE_PERCENTAGE, settings.enforces(fp.enforce()), percent));
+          }
+        }
+      }
+    }
+    HealthSettings.SuccessRate sr = settings.successRate();
+    if (sr != null) {
+      List<Member> q =
+          members.values().stream().filter(m -> m.requests >= sr.requestVolume()).toList();
+      if (q.size() >= sr.minimumHosts()) {
+        double sum = 0;
+        for (Member m : q) {
+          sum += rate(m);
+        }
+        double mean = sum / q.size();
+        double squares = 0;
+        for (Member m : q) {
+          squares += (rate(m) - mean) * (rate(m) - mean);
+        }
+        double threshold = mean - sr.stdevFactor() * Math.sqrt(squares / q.size());
+        for (Member m : q) {
+          if (!m.ejected && rate(m) < threshold - 1e-9) {
+            flags.add(
+                new Flag(
+                    m, Ejection.Rule.SUCCESS_RATE, settings.enforces(sr.enforce()), 100 - rate(m)));
+          }
+        }
+      }
+    }
+    HealthSettings.Latency lat = settings.latency();
+    if (lat != null) {
+      List<Member> q =
+          members.values().stream()
+              .filter(m -> m.latencySamples >= Math.max(2, lat.minimumSamples()))
+              .toList();
+      if (q.size() >= lat.minimumHosts()) {
+        double[] means = q.stream().mapToDouble(ReferencePool::meanLatency).sorted().toArray();
+        int n = means.length;
+        double median =
+            n % 2 == 1 ? means[n / 2] : means[n / 2 - 1] + (means[n / 2] - means[n / 2 - 1]) / 2;
+        for (Member m : q) {
+          double mean = meanLatency(m);
+          if (!m.ejected && mean > lat.factor() * median && mean > lat.floorMs()) {
+            flags.add(new Flag(m, Ejection.Rule.LATENCY, settings.enforces(lat.enforce()), mean));
+          }
+        }
+      }
+    }
+    flags.sort(
+        Comparator.comparing((Flag f) -> !f.enforce)
+            .thenComparing(f -> f.rule)
+            .thenComparing(Comparator.comparingDouble((Flag f) -> f.severity).reversed())
+            .thenComparingLong(f -> f.m.order));
+    return flags;
+  }
+
+  private static double rate(Member m) {
+    return 100.0 * m.successes / m.requests;
+  }
+
+  private static double meanLatency(Member m) {
+    return (double) (m.latencySum - m.latencyMax) / (m.latencySamples - 1);
   }
 
   void expireEjections(long now) {

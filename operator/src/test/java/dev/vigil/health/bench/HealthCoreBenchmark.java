@@ -7,6 +7,7 @@ import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
+import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,11 @@ import org.openjdk.jmh.annotations.State;
  * clock advancing 1 ms per call. "Steady" is a healthy pool (every probe passes, every request
  * succeeds); "mixed" draws results from a seeded random table (10 % probe fails, 20 % request
  * errors), so state changes, ejections, refusals, expiries and version moves all happen.
+ *
+ * <p>The statistical rules: "outcome with latency" is the mixed outcome on a pool with all three
+ * rules on (the per-outcome counters); "sweep with statistics" refills, before each invocation and
+ * outside the measurement, every backend's counters with two outcomes (5 % of backends failing and
+ * slow) and measures the sweep that judges them: O(t) for the t backends with traffic, here all.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -44,6 +50,9 @@ public class HealthCoreBenchmark {
 
   private PoolHealth pool;
   private PoolHealth decayingPool; // 10 % of its backends carry a multiplier that never runs out
+  private PoolHealth rulesPool; // all three statistical rules on
+  private Backend[] rulesHandles;
+  private final long[] latencyTable = new long[TABLE];
   private Backend[] handles;
   private final boolean[] probeTable = new boolean[TABLE];
   private final boolean[] outcomeTable = new boolean[TABLE];
@@ -59,6 +68,7 @@ public class HealthCoreBenchmark {
       probeTable[i] = random.nextInt(100) >= 10;
       outcomeTable[i] = random.nextInt(100) >= 20;
       originTable[i] = random.nextInt(3) == 0 ? Origin.LOCAL : Origin.UPSTREAM;
+      latencyTable[i] = 20 + random.nextInt(80);
     }
     pool = new PoolHealth(HealthSettings.defaults());
     handles = new Backend[backends];
@@ -71,6 +81,56 @@ public class HealthCoreBenchmark {
     for (int i = 0; i < backends; i++) {
       Backend b = decayingPool.add("b" + i);
       decayingPool.restore(b, BackendState.UP, i % 10 == 0 ? Integer.MAX_VALUE / 2 : 0, 0, now);
+    }
+    rulesPool = new PoolHealth(RULES);
+    rulesHandles = upPool(rulesPool, backends, now);
+  }
+
+  private static final HealthSettings RULES =
+      HealthSettings.builder()
+          .successRate(new HealthSettings.SuccessRate(5, 2, 1.9, true))
+          .failurePercentage(new HealthSettings.FailurePercentage(85, 5, 2, true))
+          .latency(new HealthSettings.Latency(3.0, 5, 2, 200, true))
+          .build();
+
+  private static Backend[] upPool(PoolHealth p, int n, long now) {
+    Backend[] out = new Backend[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = p.add("10.1." + (i >> 8) + "." + (i & 255) + ":8080");
+      p.onProbeResult(out[i], true, now);
+    }
+    return out;
+  }
+
+  /**
+   * A pool with the three rules on whose counters are refilled before each sweep (its own state, so
+   * the per-invocation setup touches no other benchmark): two outcomes per backend, every 20th
+   * backend failing them slowly, so every backend qualifies and 5 % are flagged.
+   */
+  @State(Scope.Thread)
+  public static class Statistics {
+    @Param({"100", "1000", "10000"})
+    public int backends;
+
+    PoolHealth pool;
+    Backend[] handles;
+    long now = 1_000_000;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      pool = new PoolHealth(RULES.toBuilder().consecutiveErrors(0).build());
+      handles = upPool(pool, backends, now);
+    }
+
+    @Setup(Level.Invocation)
+    public void refill() {
+      for (int i = 0; i < handles.length; i++) {
+        boolean bad = i % 20 == 0;
+        for (int k = 0; k < 2; k++) {
+          long latency = bad ? 900 : 20 + (i * 7 + k * 13) % 80;
+          pool.onRequestOutcome(handles[i], !bad, Origin.UPSTREAM, latency, now);
+        }
+      }
     }
   }
 
@@ -105,6 +165,24 @@ public class HealthCoreBenchmark {
   public EjectionDecision requestOutcomeMixed() {
     int d = nextDraw();
     return pool.onRequestOutcome(nextBackend(), outcomeTable[d], originTable[d], ++now);
+  }
+
+  /** A mixed outcome with its latency on a pool with every statistical rule on: O(1). */
+  @Benchmark
+  public EjectionDecision requestOutcomeWithLatency() {
+    int d = nextDraw();
+    Backend b = rulesHandles[next];
+    if (++next == rulesHandles.length) {
+      next = 0;
+    }
+    return rulesPool.onRequestOutcome(b, outcomeTable[d], originTable[d], latencyTable[d], ++now);
+  }
+
+  /** The sweep judging every backend by the three rules (the counters refilled before each). */
+  @Benchmark
+  public SweepReport sweepWithStatistics(Statistics st) {
+    st.now += 10_000;
+    return st.pool.sweepReport(st.now);
   }
 
   /** A sweep when no backend has a multiplier to decay: the common case. */

@@ -1,0 +1,112 @@
+package dev.vigil.ops;
+
+import dev.vigil.api.v1alpha1.BackendState;
+import dev.vigil.reconcile.PoolStatusAggregator;
+import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntime;
+import dev.vigil.runtime.PoolView;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Per-pool gauges read from the pools' immutable views, refreshed before each scrape. A pool that
+ * is gone loses its series at the next refresh.
+ *
+ * <p>Cardinality: {@code vigil_backends} has 5 series per pool (one per state), {@code
+ * vigil_pool_available} and {@code vigil_pool_panic} one each. {@code vigil_backend_ejected} names
+ * the backend, so it lists only backends ejected right now, and at most {@link
+ * #MAX_EJECTED_PER_POOL} per pool (the longest ejections first); the ejection cap keeps the real
+ * number far lower.
+ */
+public final class PoolGauges {
+  static final String BACKENDS = "vigil_backends";
+  static final String AVAILABLE = "vigil_pool_available";
+  static final String PANIC = "vigil_pool_panic";
+  static final String EJECTED = "vigil_backend_ejected";
+  static final int MAX_EJECTED_PER_POOL = 20;
+
+  private final Supplier<List<PoolRuntime>> pools;
+  private final MultiGauge backends;
+  private final MultiGauge available;
+  private final MultiGauge panic;
+  private final MultiGauge ejected;
+
+  /**
+   * @param pools the runtimes to read, e.g. {@code PoolRuntimes::all}
+   */
+  public PoolGauges(Supplier<List<PoolRuntime>> pools, MeterRegistry registry) {
+    this.pools = pools;
+    this.backends =
+        MultiGauge.builder(BACKENDS)
+            .description(
+                "Backends of a pool by the state its status shows"
+                    + " (Unknown, Up, Down, Ejected, Draining)")
+            .register(registry);
+    this.available =
+        MultiGauge.builder(AVAILABLE)
+            .description("Backends of a pool that are Up, not ejected and not draining")
+            .register(registry);
+    this.panic =
+        MultiGauge.builder(PANIC)
+            .description("1 while the pool is in panic (every decided backend published)")
+            .register(registry);
+    this.ejected =
+        MultiGauge.builder(EJECTED)
+            .description(
+                "1 for each backend ejected right now (at most "
+                    + MAX_EJECTED_PER_POOL
+                    + " per pool)")
+            .register(registry);
+  }
+
+  /** Reads every pool's view and replaces the rows; call before rendering a scrape. */
+  public synchronized void refresh() {
+    List<MultiGauge.Row<?>> stateRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> availableRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> panicRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> ejectedRows = new ArrayList<>();
+    for (PoolRuntime runtime : pools.get()) {
+      PoolKey key = runtime.key();
+      PoolView view = runtime.view();
+      Tags pool = Tags.of("namespace", key.namespace(), "pool", key.name());
+      Map<BackendState, Integer> byState = new EnumMap<>(BackendState.class);
+      for (BackendState s : BackendState.values()) {
+        byState.put(s, 0);
+      }
+      List<BackendSnapshot> out = new ArrayList<>();
+      for (BackendSnapshot b : view.backends()) {
+        BackendState s = PoolStatusAggregator.stateOf(b.decision());
+        byState.merge(s, 1, Integer::sum);
+        if (b.decision().ejected()) {
+          out.add(b);
+        }
+      }
+      byState.forEach(
+          (s, n) ->
+              stateRows.add(
+                  MultiGauge.Row.of(pool.and("state", s.name().toLowerCase(Locale.ROOT)), n)));
+      availableRows.add(MultiGauge.Row.of(pool, view.snapshot().counts().available()));
+      panicRows.add(MultiGauge.Row.of(pool, view.snapshot().panic() ? 1 : 0));
+      out.stream()
+          .sorted(
+              Comparator.comparingLong((BackendSnapshot b) -> b.decision().ejectedUntil())
+                  .reversed())
+          .limit(MAX_EJECTED_PER_POOL)
+          .forEach(
+              b -> ejectedRows.add(MultiGauge.Row.of(pool.and("backend", b.member().id()), 1)));
+    }
+    backends.register(stateRows, true);
+    available.register(availableRows, true);
+    panic.register(panicRows, true);
+    ejected.register(ejectedRows, true);
+  }
+}

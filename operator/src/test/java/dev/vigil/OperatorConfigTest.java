@@ -1,0 +1,160 @@
+package dev.vigil;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class OperatorConfigTest {
+
+  private static OperatorConfig parse(List<String> args, Map<String, String> env) {
+    return OperatorConfig.parse(args, env);
+  }
+
+  @Test
+  void defaultsOutsideACluster() {
+    assertThat(parse(List.of(), Map.of()))
+        .isEqualTo(
+            new OperatorConfig(
+                Set.of(), 8080, 8443, false, "vigil-leader", "default", "text", 1000));
+  }
+
+  @Test
+  void inAClusterLeaderElectionIsOnAndTheLeaseLivesInThePodsNamespace() {
+    OperatorConfig c =
+        parse(
+            List.of(),
+            Map.of("KUBERNETES_SERVICE_HOST", "10.0.0.1", "POD_NAMESPACE", "vigil-system"));
+    assertThat(c.leaderElection()).isTrue();
+    assertThat(c.leaseNamespace()).isEqualTo("vigil-system");
+  }
+
+  @Test
+  void readsEveryFlagInBothSpellings() {
+    OperatorConfig c =
+        parse(
+            List.of(
+                "--namespaces",
+                "shop, payments",
+                "--metrics-port=9090",
+                "--outcome-port",
+                "-1",
+                "--leader-election",
+                "--lease-name=vigil.lease",
+                "--lease-namespace",
+                "ops",
+                "--log-format=json",
+                "--status-interval-ms",
+                "250"),
+            Map.of());
+    assertThat(c)
+        .isEqualTo(
+            new OperatorConfig(
+                Set.of("shop", "payments"), 9090, -1, true, "vigil.lease", "ops", "json", 250));
+  }
+
+  @Test
+  void everyFlagHasAnEnvironmentVariableAndTheFlagWins() {
+    Map<String, String> env =
+        Map.of(
+            "VIGIL_NAMESPACES", "a,b",
+            "VIGIL_METRICS_PORT", "9000",
+            "VIGIL_OUTCOME_PORT", "9001",
+            "VIGIL_LEADER_ELECTION", "TRUE",
+            "VIGIL_LEASE_NAME", "env-lease",
+            "VIGIL_LEASE_NAMESPACE", "env-ns",
+            "VIGIL_LOG_FORMAT", "json",
+            "VIGIL_STATUS_INTERVAL_MS", "500");
+    assertThat(parse(List.of(), env))
+        .isEqualTo(
+            new OperatorConfig(
+                Set.of("a", "b"), 9000, 9001, true, "env-lease", "env-ns", "json", 500));
+    assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
+        .satisfies(
+            c -> {
+              assertThat(c.metricsPort()).isEqualTo(7000);
+              assertThat(c.logFormat()).isEqualTo("text");
+            });
+    assertThat(OperatorConfig.flags())
+        .allSatisfy(
+            flag -> assertThat(env).containsKey("VIGIL_" + flag.toUpperCase().replace('-', '_')));
+  }
+
+  @Test
+  void anEmptyVariableMeansItsDefault() {
+    OperatorConfig c =
+        parse(
+            List.of(),
+            Map.of("VIGIL_NAMESPACES", "", "VIGIL_METRICS_PORT", "", "VIGIL_LEASE_NAMESPACE", ""));
+    assertThat(c.namespaces()).isEmpty();
+    assertThat(c.metricsPort()).isEqualTo(8080);
+    assertThat(c.leaseNamespace()).isEqualTo("default");
+  }
+
+  @Test
+  void badValuesAreRefusedWithAMessageNamingTheFlag() {
+    assertRefused(
+        List.of("--metrics-port", "http"),
+        Map.of(),
+        "--metrics-port must be a port 0..65535, got http");
+    assertRefused(List.of("--metrics-port=70000"), Map.of(), "--metrics-port");
+    assertRefused(
+        List.of("--outcome-port=-2"),
+        Map.of(),
+        "--outcome-port must be a port 0..65535 or -1 (off), got -2");
+    assertRefused(
+        List.of("--leader-election=yes"),
+        Map.of(),
+        "--leader-election must be true or false, got yes");
+    assertRefused(
+        List.of("--log-format=xml"), Map.of(), "--log-format must be text or json, got xml");
+    assertRefused(
+        List.of("--status-interval-ms=0"),
+        Map.of(),
+        "--status-interval-ms must be a positive number");
+    assertRefused(List.of("--namespaces=Shop"), Map.of(), "--namespaces must be a Kubernetes name");
+    assertRefused(
+        List.of("--lease-name=vigil_leader"), Map.of(), "--lease-name must be a Kubernetes name");
+    assertRefused(
+        List.of("--lease-namespace=a.b"), Map.of(), "--lease-namespace must be a Kubernetes name");
+    assertRefused(
+        List.of("--metrics-port=9000", "--outcome-port=9000"),
+        Map.of(),
+        "--metrics-port and --outcome-port must differ");
+    assertRefused(
+        List.of(),
+        Map.of("VIGIL_LOG_FORMAT", "yaml"),
+        "--log-format must be text or json, got yaml");
+  }
+
+  @Test
+  void unknownFlagsAndStrayArgumentsAreRefused() {
+    assertRefused(
+        List.of("--metric-port=1"), Map.of(), "unknown flag --metric-port; known: --namespaces");
+    assertRefused(List.of("shop"), Map.of(), "unexpected argument: shop");
+  }
+
+  @Test
+  void usageNamesEveryFlagAndItsVariable() {
+    for (String flag : OperatorConfig.flags()) {
+      assertThat(OperatorConfig.usage())
+          .contains("--" + flag + " ")
+          .contains("VIGIL_" + flag.toUpperCase().replace('-', '_'));
+    }
+  }
+
+  @Test
+  void bothPortsZeroMeanFreePortsAndDoNotClash() {
+    assertThat(parse(List.of("--metrics-port=0", "--outcome-port=0"), Map.of()).metricsPort())
+        .isZero();
+  }
+
+  private static void assertRefused(List<String> args, Map<String, String> env, String message) {
+    assertThatThrownBy(() -> parse(args, env))
+        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
+        .hasMessageContaining(message);
+  }
+}

@@ -1,0 +1,99 @@
+package dev.vigil.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.OperatorConfig;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The chart's container args and environment, fed to {@link OperatorConfig#parse} as the operator
+ * reads them at start: every variable is one the operator knows, and the values arrive as set.
+ */
+class ChartOperatorConfigTest {
+  private static final VigilChart CHART = VigilChart.locate();
+
+  @Test
+  void defaultInstallParsesToTheChartsValues() {
+    Container c = operatorContainer("");
+    OperatorConfig config = parse(c);
+
+    assertThat(c.getArgs().get(0)).isEqualTo("operator");
+    assertThat(config.namespaces()).isEmpty();
+    assertThat(config.leaderElection()).isTrue();
+    assertThat(config.leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
+    assertThat(config.logFormat()).isEqualTo("text");
+    assertThat(config.metricsPort()).isEqualTo(containerPort(c, "metrics"));
+    assertThat(config.outcomePort()).isEqualTo(containerPort(c, "outcomes"));
+  }
+
+  @Test
+  void nonDefaultValuesReachTheOperator() {
+    Container c =
+        operatorContainer(
+            """
+            watchNamespaces: [shop, payments]
+            logFormat: json
+            metrics:
+              port: 9090
+            outcomes:
+              port: 9443
+            """);
+    OperatorConfig config = parse(c);
+
+    assertThat(config.namespaces()).isEqualTo(Set.of("shop", "payments"));
+    assertThat(config.logFormat()).isEqualTo("json");
+    assertThat(config.metricsPort()).isEqualTo(9090).isEqualTo(containerPort(c, "metrics"));
+    assertThat(config.outcomePort()).isEqualTo(9443).isEqualTo(containerPort(c, "outcomes"));
+  }
+
+  @Test
+  void everyVigilVariableOfTheChartIsAFlagTheOperatorKnows() {
+    List<String> known =
+        OperatorConfig.usage().lines().map(String::strip).filter(l -> l.startsWith("--")).toList();
+    for (EnvVar e : operatorContainer("").getEnv()) {
+      if (e.getName().startsWith("VIGIL_")) {
+        assertThat(known).anySatisfy(line -> assertThat(line).contains(" " + e.getName() + " "));
+      }
+    }
+  }
+
+  private static OperatorConfig parse(Container c) {
+    Map<String, String> env = new HashMap<>();
+    env.put("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    for (EnvVar e : c.getEnv()) {
+      if (e.getValueFrom() != null
+          && e.getValueFrom().getFieldRef() != null
+          && "metadata.namespace".equals(e.getValueFrom().getFieldRef().getFieldPath())) {
+        env.put(e.getName(), VigilChart.NAMESPACE);
+      } else if (e.getValue() != null) {
+        env.put(e.getName(), e.getValue());
+      }
+    }
+    List<String> args = c.getArgs();
+    return OperatorConfig.parse(args.subList(1, args.size()), env);
+  }
+
+  private static int containerPort(Container c, String name) {
+    return c.getPorts().stream()
+        .filter(p -> name.equals(p.getName()))
+        .map(ContainerPort::getContainerPort)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static Container operatorContainer(String values) {
+    Deployment d = CHART.render(values).one(Deployment.class);
+    return d.getSpec().getTemplate().getSpec().getContainers().stream()
+        .filter(c -> "operator".equals(c.getName()))
+        .findFirst()
+        .orElseThrow();
+  }
+}

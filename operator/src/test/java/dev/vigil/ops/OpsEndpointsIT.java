@@ -1,0 +1,167 @@
+package dev.vigil.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real operator against the mock API server, scraped over loopback: every metric family of
+ * docs/metrics.md appears with its labels, and /healthz and /readyz answer.
+ */
+class OpsEndpointsIT {
+  private static final String NS = "shop";
+
+  private EmbeddedApiServer api;
+  private KubernetesClient operatorClient;
+  private Vertx vertx;
+  private Vigil.Running operator;
+  private final List<DemoBackend> backends = new ArrayList<>();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @BeforeEach
+  void setUp() {
+    api = EmbeddedApiServer.start();
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (operator != null) {
+      operator.stop();
+      operatorClient.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+
+  @Test
+  void servesEveryMetricFamilyAndTheProbesOverLoopback() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    KubernetesClient client = api.client();
+    client.resource(Fixtures.policy(NS, "fast", "1s", "900ms")).create();
+    for (int i = 0; i < 3; i++) {
+      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (20 + i), port);
+      b.start().toCompletionStage().toCompletableFuture().join();
+      backends.add(b);
+      client.resource(Fixtures.pod(NS, "web-" + i, "web", b.host())).create();
+    }
+    client.resource(Fixtures.pool(NS, "web", "fast", "web", port)).create();
+
+    operatorClient = api.newClient();
+    operator =
+        Vigil.start(
+            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200),
+            operatorClient,
+            vertx,
+            new SimpleMeterRegistry(),
+            System::currentTimeMillis,
+            false);
+    int ops = operator.ops().port();
+    assertThat(ops).isPositive();
+
+    assertThat(get(ops, "/healthz").statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(60)).until(() -> get(ops, "/readyz").statusCode() == 200);
+    assertThat(get(ops, "/readyz").body()).contains("informers synced");
+
+    String pool = "namespace=\"shop\",pool=\"web\"";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> metrics(ops).contains("vigil_backends{" + pool + ",state=\"up\"} 3.0"));
+
+    // Two of three fail: below the 50% panic threshold, so the pool panics.
+    backends.get(0).set(Mode.FAILING).toCompletionStage().toCompletableFuture().join();
+    backends.get(1).set(Mode.REFUSE).toCompletionStage().toCompletableFuture().join();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              String m = metrics(ops);
+              return m.contains("vigil_pool_panic{" + pool + "} 1.0")
+                  && m.contains("reason=\"status\"")
+                  && m.contains("reason=\"connection_refused\"");
+            });
+
+    String text = metrics(ops);
+    assertThat(text)
+        // Exact counts depend on timing (a loaded machine times out healthy probes too).
+        .contains("vigil_backends{" + pool + ",state=\"down\"} ")
+        .contains("vigil_backends{" + pool + ",state=\"ejected\"} 0.0")
+        .contains("vigil_pool_available{" + pool + "} ")
+        .contains(
+            "vigil_probes_total{protocol=\"http\",reason=\"ok\",result=\"pass\"}",
+            "vigil_probes_total{protocol=\"http\",reason=\"status\",result=\"fail\"}",
+            "vigil_probes_total{protocol=\"http\",reason=\"connection_refused\",result=\"fail\"}",
+            "vigil_probe_duration_seconds_bucket{protocol=\"http\",result=\"pass\",le=\"0.1\"}",
+            "vigil_probe_duration_seconds_count{protocol=\"http\",result=\"fail\"}")
+        // The first probes of a loaded machine may time out, so only the last step is certain.
+        .contains("vigil_transitions_total{from=\"up\"," + pool + ",to=\"down\"}")
+        .contains("vigil_panic_transitions_total{" + pool + ",to=\"entered\"}")
+        .contains(
+            "vigil_api_writes_total{resource=\"endpointslices\"}",
+            "vigil_api_writes_total{resource=\"services\"}",
+            "vigil_api_writes_total{resource=\"status\"}")
+        .contains(
+            "reconciliations_execution_duration_seconds_count{controller_name=\"backendpool\"",
+            "reconciliations_success_total{controller_name=\"backendpool\"");
+    assertThat(text).doesNotContain("vigil_backend_ejected{");
+  }
+
+  @Test
+  void refusesAPortInUseWithTheFlagInTheMessage() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0)) {
+      operatorClient = api.newClient();
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  Vigil.start(
+                      new OperatorConfig(
+                          Set.of(NS), taken.getLocalPort(), -1, false, "l", "default", "text", 200),
+                      operatorClient,
+                      vertx,
+                      new SimpleMeterRegistry(),
+                      System::currentTimeMillis,
+                      false))
+          .hasMessageContaining("--metrics-port " + taken.getLocalPort());
+    }
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private String metrics(int port) throws Exception {
+    HttpResponse<String> r = get(port, "/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(t -> t.startsWith("text/plain"));
+    return r.body();
+  }
+}
