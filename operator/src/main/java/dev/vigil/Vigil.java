@@ -4,10 +4,6 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
-import dev.vigil.passive.Fabric8Reviewer;
-import dev.vigil.passive.IntakeLimits;
-import dev.vigil.passive.OutcomeIntake;
-import dev.vigil.passive.Reviewer;
 import dev.vigil.ops.Heartbeat;
 import dev.vigil.ops.Leadership;
 import dev.vigil.ops.LogFormat;
@@ -16,6 +12,10 @@ import dev.vigil.ops.MeteredWriteCounter;
 import dev.vigil.ops.OpsServer;
 import dev.vigil.ops.PoolGauges;
 import dev.vigil.ops.Readiness;
+import dev.vigil.passive.Fabric8Reviewer;
+import dev.vigil.passive.IntakeLimits;
+import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.passive.Reviewer;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
@@ -317,10 +317,13 @@ public final class Vigil {
     OutcomeIntake intake = null;
     int outcomePort = -1;
     if (config.outcomePort() >= 0) {
-      intake = new OutcomeIntake(vertx, runtimes, reviewer, registry, IntakeLimits.defaults(), clock);
+      intake =
+          new OutcomeIntake(vertx, runtimes, reviewer, registry, IntakeLimits.defaults(), clock);
       try {
         outcomePort =
-            await(intake.listen("0.0.0.0", config.outcomePort()), "--outcome-port " + config.outcomePort());
+            await(
+                intake.listen("0.0.0.0", config.outcomePort()),
+                "--outcome-port " + config.outcomePort());
       } catch (RuntimeException e) {
         operator.stop();
         ops.close();

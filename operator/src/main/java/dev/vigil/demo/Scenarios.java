@@ -381,7 +381,11 @@ final class Scenarios {
             + Timeline.millis(refused));
     boolean event = false;
     try {
-      expect.within("an EjectionRefused Event", t0, slack, o -> o.hasEvent("EjectionRefused"));
+      expect.within(
+          "an EjectionRefused Event",
+          expect.now(),
+          slack + 1_500,
+          o -> o.hasEvent("EjectionRefused"));
       event = true;
       timeline.log("Event EjectionRefused written");
     } catch (Unmet e) {
