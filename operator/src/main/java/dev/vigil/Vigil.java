@@ -66,8 +66,18 @@ public final class Vigil {
     List<String> rest = Arrays.asList(args).subList(Math.min(1, args.length), args.length);
     switch (command) {
       case "operator" -> runOperator(rest);
+      case "demo" -> System.exit(dev.vigil.demo.DemoCommand.run(rest, System.out, System.err));
+      case "replay" ->
+          System.exit(
+              dev.vigil.replay.ReplayCommand.run(
+                  rest,
+                  new java.io.BufferedReader(
+                      new java.io.InputStreamReader(
+                          System.in, java.nio.charset.StandardCharsets.UTF_8)),
+                  System.out,
+                  System.err));
       default -> {
-        System.err.println("usage: vigil operator [flags]");
+        System.err.println("usage: vigil operator|demo|replay [flags]");
         System.exit(2);
       }
     }

@@ -23,24 +23,34 @@ public final class DemoBackend {
     HANG,
     /** Not listening: connection refused. */
     REFUSE,
-    /** Alternates 200 and 503 on /healthz, request by request. */
+    /** Alternates 200 and 503 on the health path, request by request; 200 elsewhere. */
     FLAP,
-    /** 200 on /healthz, 500 on every other path: only real traffic sees the problem. */
+    /** 200 on the health path, 500 on every other path: only real traffic sees the problem. */
     TRAFFIC_FAILS
   }
 
   private final Vertx vertx;
   private final String host;
   private final int port;
+  private final String healthPath;
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong healthChecks = new AtomicLong();
   private volatile Mode mode = Mode.HEALTHY;
   private HttpServer server;
 
   public DemoBackend(Vertx vertx, String host, int port) {
+    this(vertx, host, port, "/healthz");
+  }
+
+  /**
+   * @param healthPath the path the health check asks for: FLAP and TRAFFIC_FAILS treat it apart
+   *     from real traffic (any other path)
+   */
+  public DemoBackend(Vertx vertx, String host, int port, String healthPath) {
     this.vertx = vertx;
     this.host = host;
     this.port = port;
+    this.healthPath = healthPath;
   }
 
   public String host() {
@@ -93,7 +103,7 @@ public final class DemoBackend {
 
   private void handle(HttpServerRequest request) {
     requests.incrementAndGet();
-    boolean health = request.path().equals("/healthz");
+    boolean health = request.path().equals(healthPath);
     long n = health ? healthChecks.incrementAndGet() : 0;
     int status =
         switch (mode) {

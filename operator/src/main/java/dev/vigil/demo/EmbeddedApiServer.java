@@ -2,17 +2,21 @@ package dev.vigil.demo;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,12 +43,14 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /** Starts the server on a free loopback port and creates Vigil's CRDs in it. */
   public static EmbeddedApiServer start() {
+    // CRUD mode that also serves expectations (server().expect()...), e.g. for TokenReviews.
+    Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
             new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
+            expectations,
+            new KubernetesMixedDispatcher(expectations),
             false);
     try {
       server.init(InetAddress.getLoopbackAddress(), 0);

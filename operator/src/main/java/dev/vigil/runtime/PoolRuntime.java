@@ -3,10 +3,12 @@ package dev.vigil.runtime;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.Backend;
 import dev.vigil.health.BackendState;
+import dev.vigil.health.Ejection;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
+import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
@@ -263,7 +265,7 @@ public final class PoolRuntime {
             p.complete(null);
             return;
           }
-          p.complete(outcome(t, ok, origin));
+          p.complete(outcome(t, ok, origin, -1));
         });
     return p.future();
   }
@@ -286,9 +288,7 @@ public final class PoolRuntime {
               unknown.set(i);
               continue;
             }
-            // o.latencyMs() is carried for the latency rule; the decision core does not take it
-            // yet.
-            EjectionDecision d = outcome(t, o.ok(), o.origin());
+            EjectionDecision d = outcome(t, o.ok(), o.origin(), o.latencyMs());
             if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
               decided.add(new AppliedOutcomes.Decided(t.member.id(), d));
             }
@@ -298,9 +298,9 @@ public final class PoolRuntime {
     return p.future();
   }
 
-  private EjectionDecision outcome(Tracked t, boolean ok, Origin origin) {
+  private EjectionDecision outcome(Tracked t, boolean ok, Origin origin, long latencyMs) {
     long now = clock.getAsLong();
-    EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, now);
+    EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, latencyMs, now);
     boolean material = false;
     if (d.isEjected()) {
       t.since = now;
@@ -336,10 +336,33 @@ public final class PoolRuntime {
                 context.runOnContext(
                     v -> {
                       if (!closed) {
-                        health.sweep(clock.getAsLong());
-                        afterEvent(false);
+                        afterEvent(report(health.sweepReport(clock.getAsLong())));
                       }
                     }));
+  }
+
+  /** Reports the statistical rules' ejections of one sweep; true when any was made or refused. */
+  private boolean report(SweepReport sweep) {
+    long now = clock.getAsLong();
+    for (Ejection e : sweep.ejections()) {
+      Tracked t = byId.get(e.backendId());
+      if (t == null) {
+        continue;
+      }
+      switch (e.kind()) {
+        case EJECTED -> {
+          t.since = now;
+          sink.ejected(key, e.backendId(), e.ejectedUntil(), e.reason());
+        }
+        case REFUSED_BY_CAP -> sink.ejectionRefused(key, e.backendId(), e.reason());
+        case WOULD_EJECT -> {
+          t.wouldEject = e.reason() + " (dry run)";
+          sink.wouldEject(key, e.backendId(), e.reason());
+        }
+        default -> {}
+      }
+    }
+    return !sweep.ejections().isEmpty();
   }
 
   /** Re-arms the ejection timer, and publishes a new view when something shown changed. */

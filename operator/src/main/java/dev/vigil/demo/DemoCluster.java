@@ -1,0 +1,365 @@
+package dev.vigil.demo;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolView;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The demo's world: the embedded API server, real loopback backends, Pods whose IPs are those
+ * backends (made from the example Deployment's Pod template, as its ReplicaSet would), the example
+ * policy and pool, and the real operator started with {@link Vigil#start}.
+ */
+public final class DemoCluster implements AutoCloseable {
+  /** The reporter's ServiceAccount, bound to the chart's reporter role in the pool's namespace. */
+  public static final String REPORTER = "demo-proxy";
+
+  private final DemoExamples examples;
+  private final EmbeddedApiServer api;
+  private final Vertx vertx;
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final DemoAuthentication auth;
+  private final List<DemoBackend> backends = new ArrayList<>();
+  private final Map<String, Integer> indexByIp = new LinkedHashMap<>();
+  private final List<String> podNames = new ArrayList<>();
+  private final int port;
+  private KubernetesClient operatorClient;
+  private Vigil.Running operator;
+
+  private DemoCluster(DemoExamples examples, EmbeddedApiServer api, Vertx vertx, int port) {
+    this.examples = examples;
+    this.api = api;
+    this.vertx = vertx;
+    this.port = port;
+    this.auth = new DemoAuthentication(namespace(), REPORTER);
+  }
+
+  /** Starts the API server and {@code n} backends, and applies the example; no operator yet. */
+  public static DemoCluster create(DemoExamples examples, int n) throws IOException {
+    EmbeddedApiServer api = EmbeddedApiServer.start();
+    Vertx vertx = Vertx.vertx();
+    DemoCluster cluster = null;
+    try {
+      cluster = new DemoCluster(examples, api, vertx, freePort());
+      cluster.auth.install(api.server());
+      cluster.startBackends(n);
+      cluster.warmUp();
+      cluster.apply();
+      return cluster;
+    } catch (IOException | RuntimeException e) {
+      if (cluster != null) {
+        cluster.close();
+      } else {
+        vertx.close();
+        api.close();
+      }
+      throw e;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Backend i listens on 127.0.x.y: 127.0.0.10 onwards, 240 per third octet. */
+  public static String address(int i) {
+    return "127.0." + (i / 240) + "." + (10 + i % 240);
+  }
+
+  private void startBackends(int n) {
+    List<Future<Void>> started = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      DemoBackend b = new DemoBackend(vertx, address(i), port, examples.healthPath());
+      backends.add(b);
+      indexByIp.put(b.host(), i);
+      started.add(b.start());
+    }
+    try {
+      Future.all(started).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "could not listen on 127.0.x.y:" + port + " (Linux routes all of 127/8 to loopback)", e);
+    }
+  }
+
+  /**
+   * A few requests over Vert.x's HTTP client before the operator starts, so a cold JVM's first
+   * probes do not time out and open the demo with a false BackendDown.
+   */
+  private void warmUp() {
+    var client = vertx.createHttpClient();
+    try {
+      for (int round = 0; round < 3; round++) {
+        List<Future<?>> requests = new ArrayList<>();
+        for (int i = 0; i < Math.min(backends.size(), 8); i++) {
+          requests.add(
+              client
+                  .request(
+                      io.vertx.core.http.HttpMethod.GET, port, address(i), examples.healthPath())
+                  .compose(r -> r.send())
+                  .compose(r -> r.body()));
+        }
+        Future.join(requests).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+    } catch (Exception e) {
+      // only a warm-up
+    } finally {
+      client.close();
+    }
+  }
+
+  private void apply() {
+    KubernetesClient c = api.client();
+    c.resource(examples.namespace()).create();
+    c.resource(examples.deployment()).create();
+    for (int i = 0; i < backends.size(); i++) {
+      Pod pod = pod(i);
+      podNames.add(pod.getMetadata().getName());
+      c.resource(pod).create();
+    }
+    c.resource(examples.policy()).create();
+    c.resource(examples.pool()).create();
+  }
+
+  /** Pod i of the Deployment, Running and Ready at backend i's address. */
+  private Pod pod(int i) {
+    var template = examples.deployment().getSpec().getTemplate();
+    PodSpec spec = new PodBuilder().withSpec(template.getSpec()).build().getSpec();
+    spec.setNodeName("demo-node");
+    spec.getContainers()
+        .forEach(
+            container -> {
+              if (container.getPorts() != null) {
+                for (ContainerPort p : container.getPorts()) {
+                  p.setContainerPort(port); // an unprivileged port: loopback addresses share it
+                }
+              }
+            });
+    String name =
+        String.format("%s-5f7c9d8b6-%05d", examples.deployment().getMetadata().getName(), i);
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace())
+        .withUid("uid-" + name)
+        .withLabels(template.getMetadata().getLabels())
+        .addToLabels("pod-template-hash", "5f7c9d8b6")
+        .endMetadata()
+        .withSpec(spec)
+        .withNewStatus()
+        .withPhase("Running")
+        .withPodIP(address(i))
+        .withHostIP("10.0.0.1")
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .endCondition()
+        .endStatus()
+        .build();
+  }
+
+  /** Starts the real operator against the embedded server: no leader election, never exits. */
+  public void startOperator() {
+    long interval = examples.intervalMs();
+    long statusMs = Math.max(100, Math.min(1000, interval / 2));
+    operatorClient = api.newClient();
+    operator =
+        Vigil.start(
+            new OperatorConfig(
+                Set.of(namespace()), 0, 0, false, "vigil-leader", namespace(), "text", statusMs),
+            operatorClient,
+            vertx,
+            meters,
+            System::currentTimeMillis,
+            false);
+  }
+
+  public Vigil.Running operator() {
+    return operator;
+  }
+
+  public DemoAuthentication auth() {
+    return auth;
+  }
+
+  public DemoExamples examples() {
+    return examples;
+  }
+
+  public String namespace() {
+    return examples.pool().getMetadata().getNamespace();
+  }
+
+  public String poolName() {
+    return examples.pool().getMetadata().getName();
+  }
+
+  public String serviceName() {
+    var service = examples.pool().getSpec().getService();
+    return service != null && service.getName() != null ? service.getName() : poolName();
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public int size() {
+    return backends.size();
+  }
+
+  public DemoBackend backend(int i) {
+    return backends.get(i);
+  }
+
+  public String podName(int i) {
+    return podNames.get(i);
+  }
+
+  /** The backend index of an address, or -1. */
+  public int indexOf(String ip) {
+    return indexByIp.getOrDefault(ip, -1);
+  }
+
+  public void set(int i, Mode mode) {
+    try {
+      backends.get(i).set(mode).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not switch " + address(i) + " to " + mode, e);
+    }
+  }
+
+  // ---- reads, as a consumer of the API would make them ----------------------------------------
+
+  /** Every endpoint of the pool's EndpointSlices: address to ready. */
+  public Map<String, Boolean> endpoints() {
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    List<EndpointSlice> slices =
+        api.client()
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(namespace())
+            .withLabel("kubernetes.io/service-name", serviceName())
+            .list()
+            .getItems();
+    for (EndpointSlice s : slices) {
+      if (s.getEndpoints() == null) {
+        continue;
+      }
+      for (Endpoint e : s.getEndpoints()) {
+        boolean ready =
+            e.getConditions() != null && Boolean.TRUE.equals(e.getConditions().getReady());
+        for (String a : e.getAddresses()) {
+          out.put(a, ready);
+        }
+      }
+    }
+    return out;
+  }
+
+  public BackendPool pool() {
+    return api.client()
+        .resources(BackendPool.class)
+        .inNamespace(namespace())
+        .withName(poolName())
+        .get();
+  }
+
+  /** The pool's Events, oldest first. */
+  public List<Event> events() {
+    List<Event> events =
+        new ArrayList<>(api.client().v1().events().inNamespace(namespace()).list().getItems());
+    events.removeIf(
+        e -> e.getInvolvedObject() == null || !poolName().equals(e.getInvolvedObject().getName()));
+    events.sort(
+        Comparator.comparing((Event e) -> String.valueOf(e.getLastTimestamp()))
+            .thenComparing(e -> String.valueOf(e.getMetadata().getCreationTimestamp()))
+            .thenComparing(e -> String.valueOf(e.getMetadata().getResourceVersion())));
+    return events;
+  }
+
+  /** The runtime's view with current streaks, or null before the operator took the pool on. */
+  public PoolView view() {
+    if (operator == null) {
+      return null;
+    }
+    var runtime = operator.runtimes().get(new PoolKey(namespace(), poolName()));
+    if (runtime.isEmpty()) {
+      return null;
+    }
+    try {
+      return runtime
+          .get()
+          .freshView()
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(1, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return runtime.get().view();
+    }
+  }
+
+  /** A counter of the operator's metrics for this pool (0 until it exists). */
+  public double counter(String name) {
+    Counter c = meters.find(name).tag("pool", poolName()).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  @Override
+  public void close() {
+    // Each part is closed on its own and bounded: the mock server's shutdown can wait long for
+    // watch connections whose peers are gone, and a demo must not hang on its way out.
+    Thread closer =
+        new Thread(
+            () -> {
+              if (operator != null) {
+                try {
+                  operator.stop();
+                } catch (RuntimeException e) {
+                  // best effort
+                }
+                operatorClient.close();
+              }
+              try {
+                vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+              } catch (Exception e) {
+                // best effort
+              }
+              api.close();
+            },
+            "demo-close");
+    closer.setDaemon(true);
+    closer.start();
+    try {
+      closer.join(15_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package dev.vigil.demo;
+
+import ch.qos.logback.classic.Level;
+import dev.vigil.demo.Expectations.Unmet;
+import dev.vigil.demo.Timeline.Row;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code vigil demo}: Vigil's whole job with no cluster. An embedded API server, real loopback
+ * backends behind Pods, {@code examples/web.yaml} applied, the real operator started against it,
+ * and a scripted scenario with a live view and a summary; exit 0 when every expectation held.
+ */
+public final class DemoCommand {
+  private DemoCommand() {}
+
+  /** Runs the demo; returns the exit code (0 all held, 1 an expectation unmet, 2 bad flags). */
+  public static int run(List<String> args, PrintStream out, PrintStream err) {
+    DemoOptions options;
+    try {
+      options = DemoOptions.parse(args, System.console() != null);
+    } catch (IllegalArgumentException e) {
+      err.println("vigil demo: " + e.getMessage());
+      return 2;
+    }
+    return run(options, out).exitCode();
+  }
+
+  /**
+   * What a run ended with.
+   *
+   * @param exitCode 0 every expectation held, 1 one did not
+   * @param rows the summary rows
+   * @param unmet the first unmet expectation, or null
+   */
+  public record Result(int exitCode, List<Row> rows, String unmet) {}
+
+  public static Result run(DemoOptions options, PrintStream out) {
+    quietLogs();
+    long startNanos = System.nanoTime();
+    long startWall = System.currentTimeMillis();
+    DemoExamples examples = DemoExamples.load(options.speed());
+    out.println(intro(options, examples));
+    out.flush();
+    Timeline timeline =
+        new Timeline(
+            () -> (System.nanoTime() - startNanos) / 1_000_000, options.live() ? null : out);
+    DemoCluster cluster;
+    try {
+      cluster = DemoCluster.create(examples, options.backends());
+    } catch (Exception e) {
+      out.println("FAILED: could not start the demo: " + e.getMessage());
+      return new Result(1, List.of(), "could not start the demo: " + e.getMessage());
+    }
+    timeline.log(
+        "embedded API server up with Vigil's CRDs; "
+            + cluster.size()
+            + " backends listening; example applied");
+    LiveView view = new LiveView(cluster, options.color(), startWall);
+    PlainPrinter plain = options.live() ? null : new PlainPrinter(out, cluster, startWall);
+    long limit =
+        options.durationMs() > 0
+            ? options.durationMs()
+            : Math.round(60_000 + 400_000 / options.speed() + 100L * options.backends());
+    try (cluster;
+        DemoObserver observer =
+            new DemoObserver(
+                cluster,
+                startNanos,
+                o -> {
+                  if (plain != null) {
+                    plain.changed(o);
+                  }
+                })) {
+      cluster.startOperator();
+      observer.start();
+      timeline.log(
+          "operator started against the embedded API server; "
+              + cluster.size()
+              + " Pods at 127.0.x.y:"
+              + cluster.port()
+              + " (containerPort "
+              + "of the example moved there: loopback addresses share one unprivileged port)");
+      java.net.URI intake =
+          java.net.URI.create("http://127.0.0.1:" + cluster.operator().outcomePort());
+      OutcomeReporter reporter = new HttpOutcomeReporter(intake, cluster.auth().token());
+      long tick = Math.max(25, examples.intervalMs() / 4);
+      try (DemoTraffic traffic =
+          new DemoTraffic(
+              () -> observer.latest().ready(),
+              cluster.port(),
+              "/cart",
+              cluster.namespace(),
+              cluster.poolName(),
+              reporter,
+              tick,
+              Math.max(examples.timeoutMs(), 200))) {
+        timeline.log(
+            "outcome reporter: "
+                + traffic.describe()
+                + ", authenticated as "
+                + cluster.auth().user()
+                + " (TokenReview, SubjectAccessReview answered by the embedded API server)");
+        Scenarios scenarios =
+            new Scenarios(
+                cluster,
+                traffic,
+                new HttpOutcomeReporter(intake, "forged." + cluster.auth().token()),
+                timeline,
+                new Expectations(observer, limit));
+        Screen screen =
+            options.live()
+                ? new Screen(
+                        out,
+                        () ->
+                            view.render(
+                                observer.latest(),
+                                header(options, scenarios, observer),
+                                timeline.log()))
+                    .start()
+                : null;
+        String unmet = null;
+        try {
+          scenarios.run(options.scenario());
+        } catch (Unmet e) {
+          unmet = e.getMessage();
+          timeline.row(
+              new Row(
+                  scenarios.step(), "UNMET: " + e.getMessage(), timeline.now(), -1, "-", false));
+        } finally {
+          if (screen != null) {
+            screen.stop();
+          }
+        }
+        out.println();
+        out.println(view.render(observer.latest(), "Final state", null));
+        if (options.live()) {
+          out.println("Scenario");
+          timeline.log().forEach(out::println);
+          out.println();
+        }
+        out.println("Summary (" + options.scenario() + ", speed " + speed(options.speed()) + ")");
+        out.print(timeline.summary());
+        out.println();
+        if (unmet != null) {
+          out.println("FAILED: " + unmet);
+          return new Result(1, timeline.rows(), unmet);
+        }
+        out.println("PASSED: every expectation of scenario " + options.scenario() + " held");
+        return new Result(0, timeline.rows(), null);
+      }
+    } finally {
+      out.flush();
+    }
+  }
+
+  private static String intro(DemoOptions o, DemoExamples ex) {
+    long[] orig = ex.original();
+    return String.format(
+        Locale.ROOT,
+        "Vigil demo: scenario %s, %d backends, speed %s%n"
+            + "Applying %s (HealthPolicy web, BackendPool web in namespace shop), intervals scaled"
+            + " x%s for --speed %s:%n"
+            + "  interval %s -> %s, timeout %s -> %s, baseEjectionTime %s -> %s;"
+            + " rise %d, fall %d, consecutiveErrors %d, maxEjectionPercent %d%%, panicThreshold %d%%%n",
+        o.scenario(),
+        o.backends(),
+        speed(o.speed()),
+        ex.source(),
+        speed(ex.scale()),
+        speed(o.speed()),
+        Timeline.millis(orig[0]),
+        Timeline.millis(ex.intervalMs()),
+        Timeline.millis(orig[1]),
+        Timeline.millis(ex.timeoutMs()),
+        Timeline.millis(orig[2]),
+        Timeline.millis(ex.baseEjectionMs()),
+        ex.rise(),
+        ex.fall(),
+        ex.consecutiveErrors(),
+        ex.maxEjectionPercent(),
+        ex.panicThresholdPercent());
+  }
+
+  private static String header(DemoOptions o, Scenarios s, DemoObserver observer) {
+    return "Vigil demo · scenario "
+        + o.scenario()
+        + " · step "
+        + s.step()
+        + " · "
+        + Timeline.seconds(observer.elapsedMs()).strip()
+        + " · speed "
+        + speed(o.speed());
+  }
+
+  private static String speed(double s) {
+    return s == Math.rint(s) ? Long.toString((long) s) : String.format(Locale.ROOT, "%.2f", s);
+  }
+
+  /** Kept: java.util.logging holds its loggers weakly, and a collected one forgets its level. */
+  private static final java.util.logging.Logger MOCK_SERVER_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  /** The operator logs to stdout; the demo's own view is the output, so only errors get through. */
+  private static void quietLogs() {
+    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+    if (LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)
+        instanceof ch.qos.logback.classic.Logger root) {
+      root.setLevel(Level.ERROR);
+      if (LoggerFactory.getLogger("io.javaoperatorsdk")
+          instanceof ch.qos.logback.classic.Logger j) {
+        j.setLevel(Level.ERROR);
+      }
+      for (String name : List.of("io.fabric8", "io.netty", "io.vertx", "dev.vigil")) {
+        if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger l) {
+          l.setLevel(Level.ERROR);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.vigil.demo;
+
+import io.fabric8.kubernetes.api.model.Event;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The live view as plain lines, for output that is not a terminal: a line when the EndpointSlice
+ * ready set or the pool row changes, and each new Event once.
+ */
+final class PlainPrinter {
+  private final PrintStream out;
+  private final DemoCluster cluster;
+  private final long startWallMs;
+  private final Set<String> seenEvents = new HashSet<>();
+  private String lastReady = "";
+  private String lastRow = "";
+
+  PlainPrinter(PrintStream out, DemoCluster cluster, long startWallMs) {
+    this.out = out;
+    this.cluster = cluster;
+    this.startWallMs = startWallMs;
+  }
+
+  synchronized void changed(Observation o) {
+    String ready = o.ready().size() + "/" + o.endpoints().size() + (o.panic() ? " PANIC" : "");
+    if (!ready.equals(lastReady)) {
+      lastReady = ready;
+      out.println(
+          Timeline.seconds(o.elapsedMs())
+              + "  slice ready "
+              + ready
+              + ": "
+              + String.join(" ", o.ready()));
+    }
+    if (o.pool() != null && o.pool().getStatus() != null) {
+      var s = o.pool().getStatus();
+      String row =
+          String.format(
+              "bp/%s available %s total %s ejected %s panic %s",
+              cluster.poolName(), s.getAvailability(), s.getTotal(), s.getEjected(), s.getPanic());
+      if (!row.equals(lastRow)) {
+        lastRow = row;
+        out.println(Timeline.seconds(o.elapsedMs()) + "  " + row);
+      }
+    }
+    for (Event e : o.events()) {
+      String key = e.getMetadata().getName() + "/" + e.getMetadata().getResourceVersion();
+      if (seenEvents.add(key)) {
+        long at =
+            e.getLastTimestamp() == null
+                ? o.elapsedMs()
+                : Instant.parse(e.getLastTimestamp()).toEpochMilli() - startWallMs;
+        out.println(
+            Timeline.seconds(at)
+                + "  event "
+                + e.getType()
+                + " "
+                + e.getReason()
+                + ": "
+                + e.getMessage());
+      }
+    }
+    out.flush();
+  }
+}

@@ -1,0 +1,192 @@
+package dev.vigil.replay;
+
+import dev.vigil.health.HealthSettings;
+import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.probe.ExpectedStatuses;
+import dev.vigil.probe.StatusLineClassifier;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/**
+ * {@code vigil replay}: reads the replay line protocol on standard input and answers on standard
+ * output, so anyone can feed a sequence of probe answers and request outcomes and see what Vigil
+ * would decide. Flags set the decision settings, with DESIGN §1 defaults.
+ */
+public final class ReplayCommand {
+  /** One flag: how it changes the settings builder. */
+  private record Flag(String help, BiConsumer<HealthSettings.Builder, String> apply) {}
+
+  private static final Map<String, Flag> FLAGS = flags();
+
+  private ReplayCommand() {}
+
+  /** Runs a session over {@code in}; returns the exit code (2 on a bad flag). */
+  public static int run(List<String> args, BufferedReader in, PrintStream out, PrintStream err)
+      throws IOException {
+    ReplaySession session;
+    try {
+      session = session(args);
+    } catch (IllegalArgumentException e) {
+      err.println("vigil replay: " + e.getMessage());
+      err.println(usage());
+      return 2;
+    }
+    for (String line; (line = in.readLine()) != null; ) {
+      for (String answer : session.handle(line)) {
+        out.println(answer);
+      }
+      out.flush();
+    }
+    return 0;
+  }
+
+  /** A session with the settings the flags give. */
+  public static ReplaySession session(List<String> args) {
+    HealthSettings.Builder settings = HealthSettings.builder();
+    ExpectedStatuses expected = ExpectedStatuses.DEFAULT;
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (!a.startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument: " + a);
+      }
+      String name = a.substring(2);
+      String value = null;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      }
+      if (!FLAGS.containsKey(name) && !name.equals("expected-statuses")) {
+        throw new IllegalArgumentException("unknown flag --" + name);
+      }
+      boolean isBoolean = BOOLEAN_FLAGS.contains(name);
+      if (value == null) {
+        boolean hasNext = i + 1 < args.size() && !args.get(i + 1).startsWith("--");
+        if (hasNext) {
+          value = args.get(++i);
+        } else if (isBoolean) {
+          value = "true";
+        } else {
+          throw new IllegalArgumentException("--" + name + " needs a value");
+        }
+      }
+      if (name.equals("expected-statuses")) {
+        expected = ExpectedStatuses.parse("--expected-statuses", value);
+        continue;
+      }
+      Flag flag = FLAGS.get(name);
+      if (flag == null) {
+        throw new IllegalArgumentException("unknown flag --" + name);
+      }
+      try {
+        flag.apply().accept(settings, value);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--" + name + " must be a number, got " + value);
+      }
+    }
+    try {
+      return new ReplaySession(settings.build(), new StatusLineClassifier(expected));
+    } catch (InvalidSettingsException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  private static final List<String> BOOLEAN_FLAGS =
+      List.of("split-local-origin", "always-eject-one", "uneject-on-active-pass", "enforce");
+
+  private static boolean bool(String name, String v) {
+    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+      throw new IllegalArgumentException("--" + name + " must be true or false, got " + v);
+    }
+    return Boolean.parseBoolean(v);
+  }
+
+  private static Map<String, Flag> flags() {
+    Map<String, Flag> f = new LinkedHashMap<>();
+    f.put(
+        "rise",
+        new Flag(
+            "passes in a row that bring a Down backend Up (2)",
+            (b, v) -> b.rise(Integer.parseInt(v))));
+    f.put(
+        "fall",
+        new Flag(
+            "fails in a row that take an Up backend Down (3)",
+            (b, v) -> b.fall(Integer.parseInt(v))));
+    f.put(
+        "consecutive-errors",
+        new Flag(
+            "failed requests in a row that eject; 0 = off (5)",
+            (b, v) -> b.consecutiveErrors(Integer.parseInt(v))));
+    f.put(
+        "consecutive-local-origin-errors",
+        new Flag(
+            "the same for local-origin errors (5)",
+            (b, v) -> b.consecutiveLocalOriginErrors(Integer.parseInt(v))));
+    f.put(
+        "split-local-origin",
+        new Flag(
+            "count local-origin errors apart (true)",
+            (b, v) -> b.splitLocalOrigin(bool("split-local-origin", v))));
+    f.put(
+        "base-ejection-ms",
+        new Flag(
+            "an ejection lasts this x ejections (30000)",
+            (b, v) -> b.baseEjectionTimeMs(Long.parseLong(v))));
+    f.put(
+        "max-ejection-ms",
+        new Flag("cap on one ejection (300000)", (b, v) -> b.maxEjectionTimeMs(Long.parseLong(v))));
+    f.put(
+        "max-ejection-percent",
+        new Flag(
+            "refuse an ejection that puts more than this share out (10)",
+            (b, v) -> b.maxEjectionPercent(Integer.parseInt(v))));
+    f.put(
+        "always-eject-one",
+        new Flag(
+            "allow one ejection whatever the percent (false)",
+            (b, v) -> b.alwaysEjectOne(bool("always-eject-one", v))));
+    f.put(
+        "uneject-on-active-pass",
+        new Flag(
+            "a passing probe ends an ejection (false)",
+            (b, v) -> b.unejectOnActivePass(bool("uneject-on-active-pass", v))));
+    f.put(
+        "enforce",
+        new Flag(
+            "false = dry run: OUTCOME answers WOULD_EJECT <until-ms> (true)",
+            (b, v) -> b.enforce(bool("enforce", v))));
+    f.put(
+        "panic-threshold-percent",
+        new Flag(
+            "below this share available, publish all; 0 = off (50)",
+            (b, v) -> b.panicThresholdPercent(Integer.parseInt(v))));
+    f.put(
+        "panic-exit-percent",
+        new Flag(
+            "leave panic at or above this share (= threshold)",
+            (b, v) -> b.panicExitPercent(Integer.parseInt(v))));
+    return f;
+  }
+
+  static String usage() {
+    StringBuilder sb =
+        new StringBuilder(
+            """
+            usage: vigil replay [flags] < commands
+              commands: POOL <b>... | PROBE <b> TIMEOUT|REFUSED|<status line> | STATUS | HEALTHY
+                        AT <ms> | OUTCOME <b> OK|FAIL [local] | SWEEP | AVAILABLE
+              flags:
+            """);
+    FLAGS.forEach(
+        (name, flag) ->
+            sb.append("    --").append(name).append("  ").append(flag.help()).append('\n'));
+    sb.append("    --expected-statuses  pass statuses, e.g. 200-399,404 (200-399)");
+    return sb.toString();
+  }
+}

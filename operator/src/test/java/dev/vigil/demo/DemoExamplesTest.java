@@ -1,0 +1,84 @@
+package dev.vigil.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The demo shows examples/web.yaml as written: the jar's copy is the file, only timings scale. */
+class DemoExamplesTest {
+
+  private static String repoExample() throws IOException {
+    Path p = Path.of("examples/web.yaml");
+    if (!Files.exists(p)) {
+      p = Path.of("../examples/web.yaml");
+    }
+    return Files.readString(p, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theCopyInTheJarIsTheExample() throws IOException {
+    try (InputStream in = getClass().getClassLoader().getResourceAsStream(DemoExamples.FILE)) {
+      assertThat(in).as("operator/src/main/resources/examples/web.yaml").isNotNull();
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+          .as("operator/src/main/resources/examples/web.yaml must equal examples/web.yaml")
+          .isEqualTo(repoExample());
+    }
+  }
+
+  @Test
+  void speedOneHalvesTheExamplesDurationsAndKeepsEverythingElse() throws IOException {
+    DemoExamples ex = DemoExamples.parse(repoExample(), "test", 1);
+    assertThat(ex.intervalMs()).isEqualTo(1_000);
+    assertThat(ex.timeoutMs()).isEqualTo(500);
+    assertThat(ex.baseEjectionMs()).isEqualTo(15_000);
+    assertThat(ex.rise()).isEqualTo(2);
+    assertThat(ex.fall()).isEqualTo(3);
+    assertThat(ex.maxEjectionPercent()).isEqualTo(34);
+    assertThat(ex.pool().getMetadata().getName()).isEqualTo("web");
+    assertThat(ex.deployment().getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry("app", "web");
+  }
+
+  @Test
+  void highSpeedsStopAtTheSmallestIntervalAndKeepTheTimeoutBelowIt() throws IOException {
+    DemoExamples ex = DemoExamples.parse(repoExample(), "test", 50);
+    assertThat(ex.intervalMs()).isEqualTo(100);
+    assertThat(ex.timeoutMs()).isBetween(1L, 99L);
+  }
+
+  @Test
+  void flagsAreCheckedAndNamed() {
+    assertThat(DemoOptions.parse(List.of(), false))
+        .isEqualTo(new DemoOptions(6, "tour", 0, 1, false, false));
+    assertThat(
+            DemoOptions.parse(
+                List.of(
+                    "--backends", "1000", "--scenario=cap", "--speed", "10", "--duration", "2m"),
+                true))
+        .isEqualTo(new DemoOptions(1000, "cap", 120_000, 10, true, true));
+    assertThat(DemoOptions.parse(List.of("--no-color"), true).color()).isFalse();
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--backends", "1001"), false))
+        .hasMessage("--backends must be a number from 3 to 1000, got 1001");
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--scenario", "chaos"), false))
+        .hasMessageStartingWith("--scenario must be one of tour, down, flap, passive, panic, cap");
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--speed", "0"), false))
+        .hasMessageStartingWith("--speed must be");
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--frobnicate"), false))
+        .hasMessageStartingWith("unknown flag --frobnicate");
+  }
+
+  @Test
+  void backendAddressesSpreadOver127And0AndStayValid() {
+    assertThat(DemoCluster.address(0)).isEqualTo("127.0.0.10");
+    assertThat(DemoCluster.address(239)).isEqualTo("127.0.0.249");
+    assertThat(DemoCluster.address(240)).isEqualTo("127.0.1.10");
+    assertThat(DemoCluster.address(999)).isEqualTo("127.0.4.49");
+  }
+}

@@ -1,0 +1,76 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.api.v1alpha1.LatencyRule;
+import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.testing.Fixtures;
+import org.junit.jupiter.api.Test;
+
+class PolicyResolverTest {
+  private static HealthPolicy policy() {
+    return Fixtures.policy("shop", "fast", "300ms", "250ms");
+  }
+
+  @Test
+  void resolvesDurationsThresholdsAndTheCheck() {
+    ResolvedPolicy r = PolicyResolver.resolve(policy());
+
+    assertThat(r.settings().intervalMs()).isEqualTo(300);
+    assertThat(r.settings().timeoutMs()).isEqualTo(250);
+    assertThat(r.settings().fall()).isEqualTo(3);
+    assertThat(r.settings().baseEjectionTimeMs()).isEqualTo(2_000);
+    assertThat(r.check().timeout().toMillis()).isEqualTo(250);
+    assertThat(r.check().http().path()).isEqualTo("/healthz");
+  }
+
+  @Test
+  void namesTheFieldOfABadValue() {
+    HealthPolicy p = policy();
+    p.getSpec().getActive().setRise(0);
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageStartingWith("active.rise");
+
+    HealthPolicy q = policy();
+    q.getSpec().getActive().setTimeout("1s");
+    assertThatThrownBy(() -> PolicyResolver.resolve(q)).hasMessageContaining("active.timeout");
+
+    HealthPolicy d = policy();
+    d.getSpec().getPassive().setBaseEjectionTime("soon");
+    assertThatThrownBy(() -> PolicyResolver.resolve(d))
+        .hasMessageStartingWith("passive.baseEjectionTime");
+
+    HealthPolicy regex = policy();
+    regex.getSpec().getActive().getHttp().setBodyMatch("(unclosed");
+    assertThatThrownBy(() -> PolicyResolver.resolve(regex))
+        .hasMessageStartingWith("active.http.bodyMatch");
+  }
+
+  @Test
+  void mapsTheStatisticalRules() {
+    HealthPolicy p = policy();
+    LatencyRule latency = new LatencyRule();
+    latency.setFloor("150ms");
+    latency.setEnforce(false);
+    p.getSpec().getPassive().setLatency(latency);
+
+    ResolvedPolicy r = PolicyResolver.resolve(p);
+
+    assertThat(r.settings().latency()).isNotNull();
+    assertThat(r.settings().latency().floorMs()).isEqualTo(150);
+    assertThat(r.settings().enforces(r.settings().latency().enforce())).isFalse();
+    assertThat(r.settings().successRate()).isNull();
+  }
+
+  @Test
+  void goDurationsParseAsTheApiServerWrites() {
+    assertThat(Durations.millis("f", "1m30s")).isEqualTo(90_000);
+    assertThat(Durations.millis("f", "1.5s")).isEqualTo(1_500);
+    assertThat(Durations.millis("f", "100ms")).isEqualTo(100);
+    assertThatThrownBy(() -> Durations.millis("passive.sweepInterval", "10"))
+        .hasMessageStartingWith("passive.sweepInterval");
+  }
+}
