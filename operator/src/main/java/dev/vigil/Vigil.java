@@ -257,11 +257,10 @@ public final class Vigil {
                   .withCloseClientOnStop(false)
                   .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
               if (config.leaderElection()) {
-                o.withLeaderElectionConfiguration(
+                LeaderElectionConfigurationBuilder election =
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
                             config.leaseName())
                         .withLeaseNamespace(config.leaseNamespace())
-                        .withExitOnStopLeading(exitOnStopLeading)
                         .withLeaderCallbacks(
                             new LeaderCallbacks(
                                 () -> {
@@ -276,8 +275,11 @@ public final class Vigil {
                                 leader -> {
                                   leadership.newLeader(leader);
                                   LOG.info("leader is {}", leader);
-                                }))
-                        .build());
+                                }));
+                // JOSDK 5.3.2: build() never exits on a lost Lease and withExitOnStopLeading
+                // throws; buildForTest(flag) is the one way to set the behaviour deliberately
+                // (true in a cluster: a replica that lost its Lease restarts clean).
+                o.withLeaderElectionConfiguration(election.buildForTest(exitOnStopLeading));
               }
             });
     operator.register(

@@ -3,7 +3,10 @@ package dev.vigil.reconcile;
 import dev.vigil.api.v1alpha1.BackendPool;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ResourceOperations;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +45,7 @@ public final class EndpointSliceWriter {
    */
   public Writes apply(
       Context<BackendPool> context, List<EndpointSlice> desired, List<EndpointSlice> current) {
-    var ops = context.resourceOperations();
+    ResourceOperations<BackendPool> ops = context.resourceOperations();
     Map<String, EndpointSlice> existing = new HashMap<>();
     for (EndpointSlice slice : current) {
       existing.put(slice.getMetadata().getName(), slice);
@@ -51,19 +54,15 @@ public final class EndpointSliceWriter {
     int updated = 0;
     int deleted = 0;
     for (EndpointSlice want : desired) {
-      EndpointSlice have = existing.remove(want.getMetadata().getName());
+      EndpointSlice have = freshest(existing.remove(want.getMetadata().getName()));
       if (have == null) {
-        ops.create(want, cache.get());
-        created++;
+        created += create(ops, want);
       } else if (!Objects.equals(have.getAddressType(), want.getAddressType())) {
         client.resource(have).delete();
-        ops.create(want, cache.get());
         deleted++;
-        created++;
+        created += create(ops, want);
       } else if (!sameContent(have, want)) {
-        want.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
-        ops.update(want, cache.get());
-        updated++;
+        updated += update(ops, want, have);
       }
     }
     for (EndpointSlice surplus : existing.values()) {
@@ -71,6 +70,55 @@ public final class EndpointSliceWriter {
       deleted++;
     }
     return new Writes(created, updated, deleted);
+  }
+
+  /** The informer's list can lag this writer's own last write; JOSDK's cache has it. */
+  private EndpointSlice freshest(EndpointSlice listed) {
+    if (listed == null) {
+      return null;
+    }
+    return cache.get().get(ResourceID.fromResource(listed)).orElse(listed);
+  }
+
+  /**
+   * Creates a slice; when it already exists (created by an earlier reconcile the informer has not
+   * delivered yet), makes the live one equal instead.
+   */
+  private int create(ResourceOperations<BackendPool> ops, EndpointSlice want) {
+    try {
+      ops.create(want, cache.get());
+      return 1;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      EndpointSlice live = client.resource(want).get();
+      return live == null || sameContent(live, want) ? 0 : update(ops, want, live);
+    }
+  }
+
+  /**
+   * Updates on the given resourceVersion; on a conflict (a cache that lagged this writer's own
+   * write) reads the live slice once and retries, so a transition is published now, not after a
+   * reconcile backoff.
+   */
+  private int update(ResourceOperations<BackendPool> ops, EndpointSlice want, EndpointSlice have) {
+    want.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
+    try {
+      ops.update(want, cache.get());
+      return 1;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      EndpointSlice live = client.resource(want).get();
+      if (live == null || sameContent(live, want)) {
+        return 0;
+      }
+      want.getMetadata().setResourceVersion(live.getMetadata().getResourceVersion());
+      ops.update(want, cache.get());
+      return 1;
+    }
   }
 
   /** Compares what Vigil owns in a slice; server-set metadata is ignored. */

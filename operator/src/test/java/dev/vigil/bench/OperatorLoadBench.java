@@ -2,8 +2,6 @@ package dev.vigil.bench;
 
 import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
-import dev.vigil.api.v1alpha1.BackendPool;
-import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -184,14 +182,17 @@ public final class OperatorLoadBench {
     long cpuK1 = cpuNanos();
     watch.close();
 
+    // The transition time as the runtime recorded it (the fatal probe), not the coalesced status.
     List<Long> latencies = new ArrayList<>();
     for (int k = 0; k < kills; k++) {
       int i = k * perPool;
-      BackendPool pool =
-          client.resources(BackendPool.class).inNamespace(NS).withName("pool-" + k).get();
-      for (BackendStatus b : pool.getStatus().getBackends()) {
-        if (b.getPod().equals("b-" + i) && b.getSince() != null) {
-          latencies.add(killedAt.get(ip(i)) - Instant.parse(b.getSince()).toEpochMilli());
+      var runtime = operator.runtimes().get(new dev.vigil.runtime.PoolKey(NS, "pool-" + k));
+      if (runtime.isEmpty()) {
+        continue;
+      }
+      for (var b : runtime.get().view().backends()) {
+        if (b.member().id().equals("b-" + i) && killedAt.containsKey(ip(i))) {
+          latencies.add(killedAt.get(ip(i)) - b.since());
         }
       }
     }
