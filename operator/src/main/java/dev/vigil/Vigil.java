@@ -43,7 +43,6 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -352,9 +351,5 @@ public final class Vigil {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
     return t;
-  }
-
-  static Duration seconds(long s) {
-    return Duration.ofSeconds(s);
   }
 }
