@@ -20,6 +20,8 @@ import java.util.stream.Collectors;
  * @param leaseNamespace the Lease's namespace (in a cluster: the Pod's own)
  * @param logFormat {@code text} or {@code json}
  * @param statusIntervalMs at most one status write per pool per this many ms
+ * @param apiQps the write budget's sustained rate (writes per second to the API server)
+ * @param apiBurst the write budget's bucket: writes allowed at once after a quiet spell
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -29,7 +31,37 @@ public record OperatorConfig(
     String leaseName,
     String leaseNamespace,
     String logFormat,
-    long statusIntervalMs) {
+    long statusIntervalMs,
+    double apiQps,
+    int apiBurst) {
+
+  /** The write budget's defaults: a 1,000-transition burst publishes within about 2 s. */
+  public static final double DEFAULT_API_QPS = 200;
+
+  public static final int DEFAULT_API_BURST = 400;
+
+  /** Settings with the default write budget. */
+  public OperatorConfig(
+      Set<String> namespaces,
+      int metricsPort,
+      int outcomePort,
+      boolean leaderElection,
+      String leaseName,
+      String leaseNamespace,
+      String logFormat,
+      long statusIntervalMs) {
+    this(
+        namespaces,
+        metricsPort,
+        outcomePort,
+        leaderElection,
+        leaseName,
+        leaseNamespace,
+        logFormat,
+        statusIntervalMs,
+        DEFAULT_API_QPS,
+        DEFAULT_API_BURST);
+  }
 
   /** A bad flag or variable; the message names it. */
   public static final class InvalidConfigException extends IllegalArgumentException {
@@ -47,7 +79,9 @@ public record OperatorConfig(
           "lease-name",
           "lease-namespace",
           "log-format",
-          "status-interval-ms");
+          "status-interval-ms",
+          "api-qps",
+          "api-burst");
 
   public static OperatorConfig parse(List<String> args, Map<String, String> env) {
     Map<String, String> flags = new java.util.HashMap<>();
@@ -118,7 +152,12 @@ public record OperatorConfig(
         leaseName,
         leaseNamespace,
         logFormat,
-        positive("status-interval-ms", or(get.apply("status-interval-ms"), "1000")));
+        positive("status-interval-ms", or(get.apply("status-interval-ms"), "1000")),
+        qps(or(get.apply("api-qps"), Double.toString(DEFAULT_API_QPS))),
+        (int)
+            Math.min(
+                Integer.MAX_VALUE,
+                positive("api-burst", or(get.apply("api-burst"), "" + DEFAULT_API_BURST))));
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -150,6 +189,8 @@ public record OperatorConfig(
           --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else default)
           --log-format FORMAT       VIGIL_LOG_FORMAT          text or json (default text)
           --status-interval-ms MS   VIGIL_STATUS_INTERVAL_MS  at most one status write per pool per MS (default 1000)
+          --api-qps N               VIGIL_API_QPS             write budget: API writes per second, slices before status before Events (default 200)
+          --api-burst N             VIGIL_API_BURST           write budget: writes at once after a quiet spell (default 400)
           -h, --help                                          this text
         """;
   }
@@ -176,6 +217,18 @@ public record OperatorConfig(
       return Boolean.parseBoolean(v);
     }
     throw new InvalidConfigException("--" + flag + " must be true or false, got " + v);
+  }
+
+  private static double qps(String v) {
+    try {
+      double q = Double.parseDouble(v);
+      if (q > 0 && Double.isFinite(q)) {
+        return q;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidConfigException("--api-qps must be a positive number, got " + v);
   }
 
   private static long positive(String flag, String v) {

@@ -67,11 +67,13 @@ class OperatorConfigTest {
             "VIGIL_LEASE_NAME", "env-lease",
             "VIGIL_LEASE_NAMESPACE", "env-ns",
             "VIGIL_LOG_FORMAT", "json",
-            "VIGIL_STATUS_INTERVAL_MS", "500");
+            "VIGIL_STATUS_INTERVAL_MS", "500",
+            "VIGIL_API_QPS", "50.5",
+            "VIGIL_API_BURST", "70");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
-                Set.of("a", "b"), 9000, 9001, true, "env-lease", "env-ns", "json", 500));
+                Set.of("a", "b"), 9000, 9001, true, "env-lease", "env-ns", "json", 500, 50.5, 70));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
@@ -115,6 +117,9 @@ class OperatorConfigTest {
         List.of("--status-interval-ms=0"),
         Map.of(),
         "--status-interval-ms must be a positive number");
+    assertRefused(List.of("--api-qps=0"), Map.of(), "--api-qps must be a positive number, got 0");
+    assertRefused(List.of("--api-qps=NaN"), Map.of(), "--api-qps must be a positive number");
+    assertRefused(List.of("--api-burst=-3"), Map.of(), "--api-burst must be a positive number");
     assertRefused(List.of("--namespaces=Shop"), Map.of(), "--namespaces must be a Kubernetes name");
     assertRefused(
         List.of("--lease-name=vigil_leader"), Map.of(), "--lease-name must be a Kubernetes name");

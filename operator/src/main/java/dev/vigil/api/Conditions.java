@@ -33,6 +33,7 @@ public final class Conditions {
   public static final String FOREIGN_ENDPOINT_SLICES = "ForeignEndpointSlices";
   public static final String SERVICE_CONFLICT = "ServiceConflict";
   public static final String PUBLISHED = "Published";
+  public static final String PUBLISH_FAILED = "PublishFailed";
   public static final String PANIC_THRESHOLD_REACHED = "PanicThresholdReached";
   public static final String ENOUGH_AVAILABLE = "EnoughAvailable";
   public static final String BACKENDS_UNAVAILABLE = "BackendsUnavailable";

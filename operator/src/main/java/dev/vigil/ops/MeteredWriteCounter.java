@@ -1,6 +1,6 @@
 package dev.vigil.ops;
 
-import dev.vigil.reconcile.WriteCounter;
+import dev.vigil.publish.WriteCounter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 

@@ -2,36 +2,35 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
-import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.publish.ApiErrors;
+import dev.vigil.publish.SlicePublisher;
 import dev.vigil.reconcile.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
-import dev.vigil.runtime.PoolView;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Reconciles a BackendPool: observe (policy, Pods, Service, slices), validate, keep the runtime in
- * step, publish slices, record status. Every collaborator comes in by constructor; the work sits in
- * {@link PoolPublisher}, the pure builders and the writers.
+ * Reconciles a BackendPool on spec, policy, Pod, Service and slice changes: observe (from informer
+ * caches), validate, keep the runtime in step, prepare publishing ({@link PoolPublisher}) and hand
+ * what it found to the status publisher. A change of the verdict alone never comes here: the
+ * runtime's change event goes straight to the {@link dev.vigil.publish.SlicePublisher} and the
+ * {@link PoolStatusPublisher} (DESIGN §3, §6; docs/publishing.md walks the hops).
  */
 @ControllerConfiguration(name = BackendPoolReconciler.NAME, triggerReconcilerOnAllEvents = true)
 public final class BackendPoolReconciler implements Reconciler<BackendPool> {
@@ -41,32 +40,29 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final PoolRuntimes runtimes;
   private final PoolSources sources;
   private final PoolPublisher publisher;
-  private final StatusWriter<BackendPoolStatus, BackendPool> statusWriter;
+  private final PoolStatusPublisher status;
+  private final SlicePublisher slices;
   private final LongSupplier clock;
-  private final SimpleInboundEventSource<BackendPool> runtimeEvents =
-      new SimpleInboundEventSource<>("pool-runtime");
 
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
       PoolSources sources,
       PoolPublisher publisher,
-      StatusWriter<BackendPoolStatus, BackendPool> statusWriter,
+      PoolStatusPublisher status,
+      SlicePublisher slices,
       LongSupplier clock) {
     this.runtimes = runtimes;
     this.sources = sources;
     this.publisher = publisher;
-    this.statusWriter = statusWriter;
+    this.status = status;
+    this.slices = slices;
     this.clock = clock;
-    runtimes.addListener(
-        key -> runtimeEvents.propagateEvent(new ResourceID(key.name(), key.namespace())));
   }
 
   @Override
   public List<EventSource<?, BackendPool>> prepareEventSources(
       EventSourceContext<BackendPool> context) {
-    List<EventSource<?, BackendPool>> list = sources.prepare(context);
-    return java.util.stream.Stream.concat(list.stream(), java.util.stream.Stream.of(runtimeEvents))
-        .toList();
+    return sources.prepare(context);
   }
 
   @Override
@@ -74,19 +70,20 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       throws Exception {
     PoolKey key = new PoolKey(pool.getMetadata().getNamespace(), pool.getMetadata().getName());
     if (context.isPrimaryResourceDeleted()) {
+      slices.forget(key);
+      status.forget(key);
       runtimes
           .close(key)
           .toCompletionStage()
           .toCompletableFuture()
           .get(WAIT_SECONDS, TimeUnit.SECONDS);
-      statusWriter.forget(key.namespace(), key.name());
       return UpdateControl.noUpdate();
     }
     String policyName = pool.getSpec().getPolicyRef().getName();
     Optional<HealthPolicy> policy = sources.policy(context, key.namespace(), policyName);
-    Problem problem = null;
-    PoolView view = runtimes.get(key).map(PoolRuntime::view).orElse(null);
+    Problem problem;
     if (policy.isEmpty()) {
+      slices.hold(key);
       problem =
           new Problem(
               Conditions.POLICY_NOT_FOUND,
@@ -98,10 +95,9 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     } else {
       try {
         ResolvedPolicy resolved = PolicyResolver.resolve(policy.get());
-        PoolPublisher.Outcome outcome = publish(pool, context, key, resolved);
-        view = outcome.view();
-        problem = outcome.problem();
+        problem = publish(pool, context, key, resolved).problem();
       } catch (InvalidSettingsException e) {
+        slices.hold(key);
         problem =
             new Problem(
                 Conditions.INVALID_POLICY,
@@ -112,25 +108,37 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
                     + "); slices are left as they were");
       }
     }
-    BackendPoolStatus status =
-        PoolStatusAggregator.build(
+    status.observed(
+        key,
+        new PoolStatusPublisher.Observed(pool.getMetadata().getGeneration(), policyName, problem));
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * A reconcile failed (JOSDK retries it with backoff): the pool shows {@code Ready=False}, reason
+   * {@code PublishFailed}, with the API server's code and reason, until a reconcile succeeds.
+   */
+  @Override
+  public ErrorStatusUpdateControl<BackendPool> updateErrorStatus(
+      BackendPool pool, Context<BackendPool> context, Exception e) {
+    PoolKey key = new PoolKey(pool.getMetadata().getNamespace(), pool.getMetadata().getName());
+    String message =
+        e instanceof KubernetesClientException k ? ApiErrors.describe(k) : e.toString();
+    status.observed(
+        key,
+        new PoolStatusPublisher.Observed(
             pool.getMetadata().getGeneration(),
-            policyName,
-            view,
-            problem,
-            pool.getStatus(),
-            clock.getAsLong());
-    Optional<Duration> later = statusWriter.write(context, pool, status);
-    return later.isPresent()
-        ? UpdateControl.<BackendPool>noUpdate().rescheduleAfter(later.get())
-        : UpdateControl.noUpdate();
+            pool.getSpec() == null || pool.getSpec().getPolicyRef() == null
+                ? null
+                : pool.getSpec().getPolicyRef().getName(),
+            new Problem(Conditions.PUBLISH_FAILED, "reconcile failed: " + message)));
+    return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
   private PoolPublisher.Outcome publish(
       BackendPool pool, Context<BackendPool> context, PoolKey key, ResolvedPolicy resolved)
       throws Exception {
     List<Pod> pods = sources.pods(context, pool);
-    List<EndpointSlice> ownSlices = sources.ownSlices(context, pool);
     boolean fresh = !runtimes.contains(key);
     PoolRuntime runtime = runtimes.ensure(key, resolved.settings());
     if (fresh) {
@@ -144,6 +152,8 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
             resolved.port(),
             !Boolean.FALSE.equals(pool.getSpec().getRespectPodReadiness()),
             sources.nodeZones(context, pods));
+    // Waits for the pool's context to apply the update (this is a JOSDK worker thread, never an
+    // event loop), so the slices planned below already show the new members.
     runtime
         .update(
             resolved.settings(),
@@ -151,19 +161,21 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
             resolved.version(),
             members,
             fresh
-                ? RestoreFromStatus.restore(pool.getStatus(), ownSlices, clock.getAsLong())
+                ? RestoreFromStatus.restore(
+                    pool.getStatus(), sources.ownSlices(context, pool), clock.getAsLong())
                 : java.util.Map.of())
         .toCompletionStage()
         .toCompletableFuture()
         .get(WAIT_SECONDS, TimeUnit.SECONDS);
-    PoolView view =
-        runtime
-            .freshView()
-            .toCompletionStage()
-            .toCompletableFuture()
-            .get(WAIT_SECONDS, TimeUnit.SECONDS);
-    Service service = sources.service(context, pool);
+    String serviceName = PoolSources.serviceName(pool);
     return publisher.publish(
-        context, pool, pods, view, service, ownSlices, sources.otherPools(context, pool));
+        key,
+        pool,
+        pods,
+        runtime.view(),
+        sources.service(context, pool),
+        sources.foreignSlices(key.namespace(), serviceName),
+        sources.leftoverEndpoints(key.namespace(), serviceName),
+        sources.otherPools(context, pool));
   }
 }

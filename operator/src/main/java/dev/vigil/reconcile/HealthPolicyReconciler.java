@@ -82,7 +82,8 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
   }
 
   @Override
-  public UpdateControl<HealthPolicy> reconcile(HealthPolicy policy, Context<HealthPolicy> context) {
+  public UpdateControl<HealthPolicy> reconcile(HealthPolicy policy, Context<HealthPolicy> context)
+      throws InterruptedException {
     String invalid = null;
     try {
       PolicyResolver.resolve(policy);

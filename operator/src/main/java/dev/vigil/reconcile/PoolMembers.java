@@ -1,6 +1,7 @@
 package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.PoolPort;
+import dev.vigil.publish.ServicePort;
 import dev.vigil.runtime.Member;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;

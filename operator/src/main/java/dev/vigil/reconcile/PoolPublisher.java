@@ -2,55 +2,58 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.publish.PublishingGuard;
+import dev.vigil.publish.ServiceDesired;
+import dev.vigil.publish.ServicePort;
+import dev.vigil.publish.ServiceWriter;
+import dev.vigil.publish.SlicePublisher;
+import dev.vigil.publish.SliceTarget;
 import dev.vigil.reconcile.PoolStatusAggregator.Problem;
-import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolView;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Publishes a pool's verdict: checks for conflicts (refused, never merged), keeps the managed
- * Service, and writes the slices that changed.
+ * Prepares a pool's publishing in a full reconcile: checks for conflicts from the informers' caches
+ * (refused, never merged), keeps the managed Service, and hands the {@link SliceTarget} to the
+ * {@link SlicePublisher}, which writes the slices now and on every later change of the verdict. A
+ * refused pool is held: its slices stay as they were.
  */
 public final class PoolPublisher {
-  /** What publishing found: the view it published, and why it could not, if it could not. */
-  public record Outcome(PoolView view, Problem problem) {}
+  /** What preparing found: why the pool cannot publish, or null. */
+  public record Outcome(Problem problem) {}
 
-  private final KubernetesClient client;
-  private final EndpointSliceWriter slices;
   private final ServiceWriter services;
-  private final WriteCounter counter;
+  private final SlicePublisher slices;
 
-  public PoolPublisher(
-      KubernetesClient client,
-      EndpointSliceWriter slices,
-      ServiceWriter services,
-      WriteCounter counter) {
-    this.client = client;
-    this.slices = slices;
+  public PoolPublisher(ServiceWriter services, SlicePublisher slices) {
     this.services = services;
-    this.counter = counter;
+    this.slices = slices;
   }
 
+  /**
+   * @param foreignSlices slices of the Service that Vigil did not write (from a watch)
+   * @param leftoverEndpoints an Endpoints object of the Service's name exists (from a watch)
+   */
   public Outcome publish(
-      Context<BackendPool> context,
+      PoolKey key,
       BackendPool pool,
       List<Pod> pods,
       PoolView view,
       Service service,
-      List<EndpointSlice> ownSlices,
-      List<BackendPool> otherPools) {
+      List<EndpointSlice> foreignSlices,
+      boolean leftoverEndpoints,
+      List<BackendPool> otherPools)
+      throws InterruptedException {
     String namespace = pool.getMetadata().getNamespace();
     String serviceName = PoolSources.serviceName(pool);
     boolean manage =
@@ -58,8 +61,8 @@ public final class PoolPublisher {
             || !Boolean.FALSE.equals(pool.getSpec().getService().getManage());
     Optional<List<ServicePort>> ports = PoolMembers.servicePorts(pool.getSpec().getPorts(), pods);
     if (ports.isEmpty()) {
+      slices.hold(key);
       return new Outcome(
-          view,
           pods.isEmpty()
               ? noBackends(pool)
               : new Problem(
@@ -72,11 +75,12 @@ public final class PoolPublisher {
             serviceName,
             service,
             manage,
-            claimant == null ? foreignSlices(namespace, serviceName) : List.of(),
-            claimant == null && service != null && leftoverEndpoints(namespace, serviceName),
+            claimant == null ? foreignSlices : List.of(),
+            claimant == null && service != null && leftoverEndpoints,
             claimant);
     if (refusal.isPresent()) {
-      return new Outcome(view, new Problem(refusal.get().reason(), refusal.get().message()));
+      slices.hold(key);
+      return new Outcome(new Problem(refusal.get().reason(), refusal.get().message()));
     }
     OwnerReference owner = owner(pool);
     Service desiredService =
@@ -95,10 +99,8 @@ public final class PoolPublisher {
             pool.getSpec().getMaxEndpointsPerSlice() == null
                 ? 100
                 : pool.getSpec().getMaxEndpointsPerSlice());
-    List<EndpointSlice> desired = EndpointSliceDesired.build(target, endpoints(view), ownSlices);
-    EndpointSliceWriter.Writes writes = slices.apply(context, desired, ownSlices);
-    counter.slices(writes.total());
-    return new Outcome(view, view.backends().isEmpty() ? noBackends(pool) : null);
+    slices.plan(key, pool.getMetadata().getUid(), target);
+    return new Outcome(view.backends().isEmpty() ? noBackends(pool) : null);
   }
 
   private static Problem noBackends(BackendPool pool) {
@@ -106,23 +108,6 @@ public final class PoolPublisher {
         Conditions.NO_BACKENDS,
         "no Pod with an IP matches spec.selector in namespace "
             + pool.getMetadata().getNamespace());
-  }
-
-  static List<PublishedEndpoint> endpoints(PoolView view) {
-    List<PublishedEndpoint> out = new ArrayList<>(view.backends().size());
-    for (BackendSnapshot b : view.backends()) {
-      out.add(
-          PublishedEndpoint.of(
-              b.member().ip(),
-              b.member().id(),
-              b.member().podUid(),
-              b.member().nodeName(),
-              b.member().zone(),
-              b.published(),
-              b.healthy(),
-              b.member().terminating()));
-    }
-    return out;
   }
 
   static OwnerReference owner(BackendPool pool) {
@@ -150,27 +135,5 @@ public final class PoolPublisher {
         .min(age)
         .map(p -> p.getMetadata().getName())
         .orElse(null);
-  }
-
-  private List<EndpointSlice> foreignSlices(String namespace, String serviceName) {
-    return client
-        .discovery()
-        .v1()
-        .endpointSlices()
-        .inNamespace(namespace)
-        .withLabel(EndpointSliceDesired.LABEL_SERVICE_NAME, serviceName)
-        .list()
-        .getItems()
-        .stream()
-        .filter(
-            s ->
-                s.getMetadata().getLabels() == null
-                    || !EndpointSliceDesired.MANAGER.equals(
-                        s.getMetadata().getLabels().get(EndpointSliceDesired.LABEL_MANAGED_BY)))
-        .toList();
-  }
-
-  private boolean leftoverEndpoints(String namespace, String serviceName) {
-    return client.endpoints().inNamespace(namespace).withName(serviceName).get() != null;
   }
 }

@@ -2,9 +2,12 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.publish.EndpointSliceDesired;
+import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -12,6 +15,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.util.HashMap;
 import java.util.List;
@@ -25,16 +29,26 @@ import java.util.stream.Collectors;
  * slices. Each secondary maps back to the pools it affects, so a Pod, policy or Service change
  * reconciles exactly those pools.
  */
+@SuppressWarnings("unchecked")
 public final class PoolSources {
   private InformerEventSource<HealthPolicy, BackendPool> policies;
   private InformerEventSource<Pod, BackendPool> pods;
   private InformerEventSource<Service, BackendPool> services;
   private InformerEventSource<EndpointSlice, BackendPool> slices;
+  private InformerEventSource<EndpointSlice, BackendPool> foreignSlices;
+  private InformerEventSource<Endpoints, BackendPool> endpoints;
   private IndexerResourceCache<BackendPool> pools;
+  private ManagedInformerEventSource<BackendPool, ?, ?> primaries;
 
   /** Makes the informer event sources; JOSDK calls this once, before start. */
   public List<EventSource<?, BackendPool>> prepare(EventSourceContext<BackendPool> context) {
     pools = context.getPrimaryCache();
+    // JOSDK hands its controller event source out as the primary cache; status writes go through
+    // it so the cache holds them (see PoolStatusPublisher)
+    primaries =
+        pools instanceof ManagedInformerEventSource<?, ?, ?> m
+            ? (ManagedInformerEventSource<BackendPool, ?, ?>) m
+            : null;
     policies =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(HealthPolicy.class, BackendPool.class)
@@ -83,7 +97,53 @@ public final class PoolSources {
                 .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(BackendPool.class))
                 .build(),
             context);
-    return List.of(policies, pods, services, slices);
+    // Conflict checks come from watches, never from a read per publish (DESIGN §3). Both informers
+    // keep only name, labels and resourceVersion of each object (Fabric8's ReducedStateItemStore):
+    // the watch still carries whole objects, the heap holds about 200 bytes per object.
+    foreignSlices =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
+                .withName("foreign-slices")
+                .withLabelSelector(
+                    EndpointSliceDesired.LABEL_SERVICE_NAME
+                        + ","
+                        + EndpointSliceDesired.LABEL_MANAGED_BY
+                        + "!="
+                        + EndpointSliceDesired.MANAGER)
+                .withItemStore(
+                    new ReducedStateItemStore<>(
+                        ReducedStateItemStore.NAME_KEY_STATE,
+                        EndpointSlice.class,
+                        context.getClient().getKubernetesSerialization(),
+                        "metadata.labels"))
+                .withSecondaryToPrimaryMapper(
+                    slice ->
+                        poolsNamingService(
+                            slice.getMetadata().getNamespace(),
+                            slice.getMetadata().getLabels() == null
+                                ? null
+                                : slice
+                                    .getMetadata()
+                                    .getLabels()
+                                    .get(EndpointSliceDesired.LABEL_SERVICE_NAME)))
+                .build(),
+            context);
+    endpoints =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Endpoints.class, BackendPool.class)
+                .withName("endpoints")
+                .withItemStore(
+                    new ReducedStateItemStore<>(
+                        ReducedStateItemStore.NAME_KEY_STATE,
+                        Endpoints.class,
+                        context.getClient().getKubernetesSerialization()))
+                .withSecondaryToPrimaryMapper(
+                    e ->
+                        poolsNamingService(
+                            e.getMetadata().getNamespace(), e.getMetadata().getName()))
+                .build(),
+            context);
+    return List.of(policies, pods, services, slices, foreignSlices, endpoints);
   }
 
   private Set<ResourceID> poolsWhere(
@@ -93,6 +153,12 @@ public final class PoolSources {
         .filter(p -> p.getSpec() != null && test.test(p))
         .map(ResourceID::fromResource)
         .collect(Collectors.toSet());
+  }
+
+  private Set<ResourceID> poolsNamingService(String namespace, String service) {
+    return service == null
+        ? Set.of()
+        : poolsWhere(namespace, pool -> service.equals(serviceName(pool)));
   }
 
   /** The Service a pool publishes to: {@code spec.service.name}, or the pool's own name. */
@@ -133,6 +199,29 @@ public final class PoolSources {
                     && s.getMetadata().getOwnerReferences().stream()
                         .anyMatch(o -> uid != null && uid.equals(o.getUid())))
         .toList();
+  }
+
+  /** Slices with this Service's name label that Vigil did not write (name and labels only). */
+  List<EndpointSlice> foreignSlices(String namespace, String serviceName) {
+    return foreignSlices
+        .list(
+            namespace,
+            s ->
+                s.getMetadata().getLabels() != null
+                    && serviceName.equals(
+                        s.getMetadata().getLabels().get(EndpointSliceDesired.LABEL_SERVICE_NAME)))
+        .sorted(java.util.Comparator.comparing(s -> s.getMetadata().getName()))
+        .toList();
+  }
+
+  /** An Endpoints object of the Service's name exists. */
+  boolean leftoverEndpoints(String namespace, String serviceName) {
+    return endpoints.get(new ResourceID(serviceName, namespace)).isPresent();
+  }
+
+  /** JOSDK's cache of BackendPools, for the status writer; null before JOSDK prepared sources. */
+  public ManagedInformerEventSource<BackendPool, ?, ?> primaries() {
+    return primaries;
   }
 
   /** The informer of Vigil's slices, for writers that keep it fresh. */

@@ -2,6 +2,7 @@ package dev.vigil.reconcile;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.vigil.publish.WriteBudget;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -23,14 +24,17 @@ public final class StatusWriter<S, R extends CustomResource<?, S>> {
   private final LongSupplier clock;
   private final long minIntervalMs;
   private final Runnable onWrite;
+  private final WriteBudget budget;
   private final Map<String, Long> lastWrite = new ConcurrentHashMap<>();
 
   /**
    * @param onWrite told after each write (metrics)
    */
-  public StatusWriter(LongSupplier clock, long minIntervalMs, Runnable onWrite) {
+  public StatusWriter(
+      LongSupplier clock, long minIntervalMs, WriteBudget budget, Runnable onWrite) {
     this.clock = clock;
     this.minIntervalMs = minIntervalMs;
+    this.budget = budget;
     this.onWrite = onWrite;
   }
 
@@ -38,7 +42,8 @@ public final class StatusWriter<S, R extends CustomResource<?, S>> {
    * @return empty when written or nothing to write; otherwise how long until the write is due (the
    *     caller reschedules its reconcile)
    */
-  public Optional<Duration> write(Context<R> context, R resource, S status) {
+  public Optional<Duration> write(Context<R> context, R resource, S status)
+      throws InterruptedException {
     if (materiallyEqual(resource.getStatus(), status)) {
       return Optional.empty();
     }
@@ -52,6 +57,7 @@ public final class StatusWriter<S, R extends CustomResource<?, S>> {
     copy.setStatus(status);
     // Through JOSDK, so the next reconcile reads this write from the cache. Optimistic locking on
     // the cached resourceVersion: a conflict fails the reconcile, which JOSDK retries with backoff.
+    budget.acquire(WriteBudget.Priority.STATUS);
     context.resourceOperations().updatePrimaryStatus(copy);
     lastWrite.put(key, now);
     onWrite.run();

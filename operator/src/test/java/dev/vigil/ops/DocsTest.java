@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.vigil.api.Conditions;
-import dev.vigil.reconcile.PublishingGuard;
+import dev.vigil.publish.PublishingGuard;
 import dev.vigil.reconcile.TransitionReporter;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 /**
  * One port of a pool, resolved: the Service port's name, number and protocol, and the Pod port

@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 /**
  * One backend as it appears in an EndpointSlice: its address, the Pod it belongs to, and the three

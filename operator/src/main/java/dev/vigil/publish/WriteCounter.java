@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 /** Counts API writes by kind, for metrics and for the "an idle pool writes nothing" checks. */
 public interface WriteCounter {

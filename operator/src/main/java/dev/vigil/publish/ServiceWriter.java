@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,10 +8,16 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 public final class ServiceWriter {
   private final KubernetesClient client;
   private final WriteCounter counter;
+  private final WriteBudget budget;
 
-  public ServiceWriter(KubernetesClient client, WriteCounter counter) {
+  /**
+   * @param budget Service writes publish, like slice writes: they take {@link
+   *     WriteBudget.Priority#SLICE} tokens
+   */
+  public ServiceWriter(KubernetesClient client, WriteCounter counter, WriteBudget budget) {
     this.client = client;
     this.counter = counter;
+    this.budget = budget;
   }
 
   /**
@@ -20,9 +26,10 @@ public final class ServiceWriter {
    * @param manage the pool may create and own the Service
    * @return the Service slices should follow
    */
-  public Service ensure(Service live, Service desired, boolean manage) {
+  public Service ensure(Service live, Service desired, boolean manage) throws InterruptedException {
     if (live == null) {
       try {
+        budget.acquire(WriteBudget.Priority.SLICE);
         counter.services(1);
         return client.resource(desired).create();
       } catch (KubernetesClientException e) {
@@ -41,6 +48,7 @@ public final class ServiceWriter {
                 .get(ServiceDesired.LABEL_POOL)
                 .equals(live.getMetadata().getLabels().get(ServiceDesired.LABEL_POOL));
     if (manage && ours && !ServiceDesired.samePorts(live, desired)) {
+      budget.acquire(WriteBudget.Priority.SLICE);
       counter.services(1);
       return client
           .services()

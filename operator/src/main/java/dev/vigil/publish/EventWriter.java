@@ -1,0 +1,44 @@
+package dev.vigil.publish;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the Events the {@link dev.vigil.reconcile.EventRecorder} emits, each after a {@link
+ * WriteBudget.Priority#EVENT} token, so Events wait behind slices and status. A failed write is
+ * logged with the Event's object, reason, the HTTP code and the API server's message (or the
+ * transport's cause), and dropped: an Event is a report, never worth a retry that delays the next.
+ */
+public final class EventWriter implements Consumer<Event> {
+  private static final Logger LOG = LoggerFactory.getLogger(EventWriter.class);
+
+  private final KubernetesClient client;
+  private final WriteBudget budget;
+
+  public EventWriter(KubernetesClient client, WriteBudget budget) {
+    this.client = client;
+    this.budget = budget;
+  }
+
+  @Override
+  public void accept(Event e) {
+    try {
+      budget.acquire(WriteBudget.Priority.EVENT);
+      client.v1().events().inNamespace(e.getMetadata().getNamespace()).resource(e).create();
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+    } catch (KubernetesClientException ex) {
+      LOG.warn(
+          "could not write Event {} about {} {}/{}: {}",
+          e.getReason(),
+          e.getInvolvedObject().getKind(),
+          e.getMetadata().getNamespace(),
+          e.getInvolvedObject().getName(),
+          ApiErrors.describe(ex));
+    }
+  }
+}

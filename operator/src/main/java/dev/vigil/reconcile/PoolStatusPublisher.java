@@ -1,0 +1,220 @@
+package dev.vigil.reconcile;
+
+import dev.vigil.api.Conditions;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendPoolStatus;
+import dev.vigil.publish.ApiErrors;
+import dev.vigil.publish.WriteBudget;
+import dev.vigil.reconcile.PoolStatusAggregator.Problem;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolListener;
+import dev.vigil.runtime.PoolView;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes BackendPool status, coalesced: at most one write per pool per {@code minIntervalMs}, and
+ * none when nothing a reader relies on changed (probe times alone never cause a write). Status is
+ * built from what the last full reconcile observed ({@link #observed}: generation, policy, the
+ * problem if any), the runtime's newest view and the slice publisher's failure, so a change of the
+ * verdict reaches status without a reconcile (DESIGN §3).
+ *
+ * <p>Writes run on {@code executor} (never an event loop), each after a {@link
+ * WriteBudget.Priority#STATUS} token, as a PUT of the status subresource on the cached
+ * resourceVersion through JOSDK's {@code eventFilteringUpdateAndCacheResource}, so the primary
+ * cache holds the write and the write's own watch event triggers no reconcile. A conflict (the
+ * cache lagged someone else's write) retries after the cache caught up.
+ */
+public final class PoolStatusPublisher implements PoolListener {
+  private static final Logger LOG = LoggerFactory.getLogger(PoolStatusPublisher.class);
+  private static final long CONFLICT_RETRY_MS = 200;
+  private static final long ERROR_RETRY_MS = 5_000;
+
+  /** What a full reconcile found, for the status written after it. */
+  public record Observed(Long generation, String policy, Problem problem) {}
+
+  private static final class Entry {
+    volatile Observed observed;
+
+    /** A flush is scheduled or running; at most one per pool at a time. */
+    boolean scheduled;
+
+    /** Asked for while a flush was scheduled or running: flush once more after it. */
+    boolean again;
+
+    long lastWrite = Long.MIN_VALUE / 2;
+  }
+
+  private final Map<PoolKey, Entry> entries = new ConcurrentHashMap<>();
+  private final KubernetesClient client;
+  private final WriteBudget budget;
+  private final ScheduledExecutorService executor;
+  private final Function<PoolKey, Optional<PoolView>> views;
+  private final Function<PoolKey, Optional<String>> publishFailure;
+  private final Supplier<ManagedInformerEventSource<BackendPool, ?, ?>> primaries;
+  private final LongSupplier clock;
+  private final long minIntervalMs;
+  private final Runnable onWrite;
+
+  /**
+   * @param primaries JOSDK's cache of BackendPools (available once the controller started)
+   * @param publishFailure why the pool's slices could not be written, while that lasts
+   * @param onWrite told after each write (metrics)
+   */
+  public PoolStatusPublisher(
+      KubernetesClient client,
+      WriteBudget budget,
+      ScheduledExecutorService executor,
+      Function<PoolKey, Optional<PoolView>> views,
+      Function<PoolKey, Optional<String>> publishFailure,
+      Supplier<ManagedInformerEventSource<BackendPool, ?, ?>> primaries,
+      LongSupplier clock,
+      long minIntervalMs,
+      Runnable onWrite) {
+    this.client = client;
+    this.budget = budget;
+    this.executor = executor;
+    this.views = views;
+    this.publishFailure = publishFailure;
+    this.primaries = primaries;
+    this.clock = clock;
+    this.minIntervalMs = minIntervalMs;
+    this.onWrite = onWrite;
+  }
+
+  /** Records what a reconcile found and writes the status it implies (coalesced). */
+  public void observed(PoolKey key, Observed observed) {
+    Entry e = entries.computeIfAbsent(key, k -> new Entry());
+    e.observed = observed;
+    request(key, e, 0);
+  }
+
+  /** A runtime's view changed, or its publishing started or stopped failing. */
+  @Override
+  public void changed(PoolKey key) {
+    Entry e = entries.get(key);
+    if (e != null && e.observed != null) {
+      request(key, e, 0);
+    }
+  }
+
+  public void forget(PoolKey key) {
+    entries.remove(key);
+  }
+
+  private void request(PoolKey key, Entry e, long atLeastMs) {
+    long delay;
+    synchronized (e) {
+      if (e.scheduled) {
+        e.again = true;
+        return;
+      }
+      e.scheduled = true;
+      delay = Math.max(atLeastMs, e.lastWrite + minIntervalMs - clock.getAsLong());
+    }
+    try {
+      executor.schedule(() -> flush(key, e), Math.max(0, delay), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException ex) {
+      synchronized (e) {
+        e.scheduled = false;
+      }
+    }
+  }
+
+  private void flush(PoolKey key, Entry e) {
+    long retryMs = -1;
+    try {
+      retryMs = write(key, e);
+    } finally {
+      boolean again;
+      synchronized (e) {
+        e.scheduled = false;
+        again = e.again;
+        e.again = false;
+      }
+      if (entries.get(key) == e && (retryMs >= 0 || again)) {
+        request(key, e, Math.max(0, retryMs));
+      }
+    }
+  }
+
+  /** Writes the pool's status if it changed; returns when to try again, or -1. */
+  private long write(PoolKey key, Entry e) {
+    if (entries.get(key) != e) {
+      return -1;
+    }
+    ManagedInformerEventSource<BackendPool, ?, ?> cache = primaries.get();
+    Optional<BackendPool> cached =
+        cache == null ? Optional.empty() : cache.get(new ResourceID(key.name(), key.namespace()));
+    Observed observed = e.observed;
+    if (cached.isEmpty() || observed == null) {
+      return -1;
+    }
+    BackendPool pool = cached.get();
+    BackendPoolStatus status = build(key, observed, pool.getStatus());
+    if (status == null || StatusWriter.materiallyEqual(pool.getStatus(), status)) {
+      return -1;
+    }
+    BackendPool copy = Serialization.clone(pool);
+    copy.setStatus(status);
+    try {
+      budget.acquire(WriteBudget.Priority.STATUS);
+      cache.eventFilteringUpdateAndCacheResource(copy, c -> client.resource(c).updateStatus());
+      synchronized (e) {
+        e.lastWrite = clock.getAsLong();
+      }
+      onWrite.run();
+      return -1;
+    } catch (KubernetesClientException ex) {
+      if (ex.getCode() == 409) {
+        return CONFLICT_RETRY_MS;
+      }
+      if (ex.getCode() == 404) {
+        return -1;
+      }
+      LOG.warn(
+          "could not write status of BackendPool {}: {} (retry in {} ms)",
+          key,
+          ApiErrors.describe(ex),
+          ERROR_RETRY_MS);
+      return ERROR_RETRY_MS;
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return -1;
+    } catch (RuntimeException ex) {
+      LOG.warn("could not write status of BackendPool {}: {}", key, ex.toString());
+      return ERROR_RETRY_MS;
+    }
+  }
+
+  private BackendPoolStatus build(PoolKey key, Observed observed, BackendPoolStatus previous) {
+    Problem problem = observed.problem();
+    PoolView view = views.apply(key).orElse(null);
+    if (problem == null) {
+      problem =
+          publishFailure
+              .apply(key)
+              .map(message -> new Problem(Conditions.PUBLISH_FAILED, message))
+              .orElse(null);
+    }
+    if (problem == null && view == null) {
+      return null;
+    }
+    return PoolStatusAggregator.build(
+        observed.generation(), observed.policy(), view, problem, previous, clock.getAsLong());
+  }
+}
