@@ -1,20 +1,90 @@
 #!/usr/bin/env bash
-# Load run of the whole operator (issue 4): 1,000 pools x 10 backends on loopback.
-#   bench/operator-load.sh                                # defaults below
-#   POOLS=100 PER_POOL=10 KILLS=20 STEADY_S=30 bench/operator-load.sh
+# Load run of the whole operator (issues 4 and 11): P pools x B backends on loopback, K of them
+# killed at once (one per pool), repeated RUNS times, then (PROBE_ONLY=1) the probe-only load run
+# at the same settings on the same farm layout, so CPU per 1,000 probes compares in one run.
+#   bench/operator-load.sh                                       # 1,000 x 10, kill 100, 3 runs
+#   POOLS=100 PER_POOL=10 KILLS=30 STEADY_S=60 INTERVAL_MS=10000 bench/operator-load.sh
+#   POOLS=1000 KILLS=1000 INTERVAL_MS=10000 RUNS=3 bench/operator-load.sh
 # Backends: ../shared/bench/farm.py (separate process, 127.2.x.y:8080); API server: the embedded
 # Fabric8 mock server in its own JVM (dev.vigil.bench.ApiServerMain); the operator alone in the
-# measured JVM (dev.vigil.bench.OperatorLoadBench). Bounded: the farm stops after 30 min, every
-# wait has a timeout, children are killed on exit.
+# measured JVM (dev.vigil.bench.OperatorLoadBench). Each run prints RESULT lines and one JSON
+# line; the summary prints the median of every figure over the runs. Bounded: the farm stops
+# after 30 min, every wait has a timeout, children are killed on exit. Runs from a clean clone
+# (Maven resolves what it needs; no offline mode).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FARM_DIR=${FARM_DIR:-$(cd "$ROOT/../shared/bench" && pwd)}
 OUT=${OUT:-/tmp/vigil-operator-load}
+RUNS=${RUNS:-3}
+POOLS=${POOLS:-1000}
+PER_POOL=${PER_POOL:-10}
+INTERVAL_MS=${INTERVAL_MS:-10000}
+KILLS=${KILLS:-100}
+STEADY_S=${STEADY_S:-60}
+PROBE_ONLY=${PROBE_ONLY:-1}
+JAVA_OPTS=${JAVA_OPTS:--Xmx2g}
 mkdir -p "$OUT"
 (cd "$ROOT" && mvn -B -q -pl operator test-compile dependency:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt")
 CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
-timeout 1800 java ${JAVA_OPTS:--Xmx2g} -cp "$CP" dev.vigil.bench.OperatorLoadBench \
-  --pools "${POOLS:-1000}" --per-pool "${PER_POOL:-10}" --interval-ms "${INTERVAL_MS:-2000}" \
-  --kills "${KILLS:-100}" --steady-s "${STEADY_S:-60}" --farm-dir "$FARM_DIR" \
-  2>&1 | tee "$OUT/run.log"
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+: >"$OUT/results.jsonl"
+for run in $(seq "$RUNS"); do
+  echo "=== run $run of $RUNS: $POOLS pools x $PER_POOL, kill $KILLS, interval $INTERVAL_MS ms ($(date +%T))" >&2
+  # shellcheck disable=SC2086
+  timeout 1800 java $JAVA_OPTS -cp "$CP" dev.vigil.bench.OperatorLoadBench \
+    --pools "$POOLS" --per-pool "$PER_POOL" --interval-ms "$INTERVAL_MS" \
+    --kills "$KILLS" --steady-s "$STEADY_S" --farm-dir "$FARM_DIR" \
+    ${API_QPS:+--api-qps "$API_QPS"} ${API_BURST:+--api-burst "$API_BURST"} \
+    2>&1 | tee "$OUT/run-$run.log" | grep -E "RESULT|converged|^JSON" >&2 || true
+  grep '^JSON ' "$OUT/run-$run.log" | sed 's/^JSON //' >>"$OUT/results.jsonl" || true
+done
+
+if [ "$PROBE_ONLY" = 1 ]; then
+  # The probe-only run at the same settings: the same number of backends on the same kind of farm,
+  # the same interval and timeout (the bench policy: timeout = interval / 2, no jitter).
+  N=$((POOLS * PER_POOL))
+  FARM=""
+  trap '[ -n "$FARM" ] && kill "$FARM" 2>/dev/null' EXIT
+  python3 "$FARM_DIR/farm.py" -n "$N" --layout ips --ip-second-octet 2 --base-port 8080 \
+      --ctl-port 19996 --backlog 1024 --max-seconds 1800 \
+      --backends-file "$OUT/probe-backends.txt" 2>"$OUT/probe-farm.err" &
+  FARM=$!
+  sleep 5
+  : >"$OUT/probe-only.jsonl"
+  for run in $(seq "$RUNS"); do
+    echo "=== probe-only run $run of $RUNS: $N backends, interval $INTERVAL_MS ms ($(date +%T))" >&2
+    # shellcheck disable=SC2086
+    timeout 600 java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
+        --backends "$OUT/probe-backends.txt" --reuse false --interval-ms "$INTERVAL_MS" \
+        --timeout-ms $((INTERVAL_MS / 2)) --jitter 0 --warmup-s $((INTERVAL_MS * 2 / 1000 + 10)) \
+        --measure-s "$STEADY_S" --run-s $((INTERVAL_MS * 2 / 1000 + STEADY_S + 60)) \
+        --debug-port 18082 --out "$OUT/probe-only-$run.json" >"$OUT/probe-only-$run.log" 2>&1 || true
+    cat "$OUT/probe-only-$run.json" >>"$OUT/probe-only.jsonl" 2>/dev/null || true
+  done
+  kill "$FARM" 2>/dev/null || true
+  FARM=""
+fi
+
+python3 - "$OUT/results.jsonl" "$OUT/probe-only.jsonl" <<'PY'
+import json, statistics, sys, os
+def load(p):
+    return [json.loads(l) for l in open(p) if l.strip()] if os.path.exists(p) else []
+runs, probe = load(sys.argv[1]), load(sys.argv[2])
+if not runs:
+    sys.exit("no operator run finished")
+med = lambda k, rs: statistics.median(r[k] for r in rs)
+keys = ["p50_ms", "p99_ms", "max_ms", "writes_per_transition", "slice_writes_per_transition",
+        "steady_writes", "cpu_s_per_1000_probes", "heap_mb", "converge_s"]
+print("SUMMARY %d runs: %d pools x %d, kill %d, interval %d ms, api qps %s burst %d" % (
+    len(runs), runs[0]["pools"], runs[0]["per_pool"], runs[0]["kills"], runs[0]["interval_ms"],
+    runs[0]["api_qps"], runs[0]["api_burst"]))
+for k in keys:
+    print("  %-30s median %-10s runs %s" % (k, round(med(k, runs), 3), [r[k] for r in runs]))
+if probe:
+    p = med("cpu_s_per_1000_probes", probe)
+    o = med("cpu_s_per_1000_probes", runs)
+    print("  %-30s median %-10s runs %s" % ("probe-only cpu_s_per_1000", round(p, 4),
+          [round(r["cpu_s_per_1000_probes"], 4) for r in probe]))
+    print("  %-30s %.2fx" % ("operator / probe-only CPU", o / p))
+PY

@@ -245,7 +245,8 @@ public final class Vigil {
             statusWriters,
             key -> status[0].changed(key),
             clock,
-            SLICE_BATCH_MS);
+            SLICE_BATCH_MS,
+            registry);
     status[0] =
         new PoolStatusPublisher(
             client,

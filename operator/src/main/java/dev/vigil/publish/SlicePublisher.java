@@ -8,6 +8,9 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -43,6 +46,12 @@ public final class SlicePublisher implements PoolListener {
   private static final Logger LOG = LoggerFactory.getLogger(SlicePublisher.class);
   private static final long MAX_BACKOFF_MS = 30_000;
 
+  /** Time from a pool's first unpublished change to the end of the write that published it. */
+  public static final String PUBLISH_SECONDS = "vigil_slice_publish_seconds";
+
+  /** Slice writes that failed (each is retried). */
+  public static final String PUBLISH_FAILURES = "vigil_slice_publish_failures_total";
+
   /** Told when a pool's publishing starts or stops failing. */
   @FunctionalInterface
   public interface FailureListener {
@@ -64,6 +73,10 @@ public final class SlicePublisher implements PoolListener {
     boolean again;
     int failures;
     long lastStartMs = Long.MIN_VALUE / 2;
+
+    /** System.nanoTime() of the first change not yet written, or 0. */
+    long pendingSince;
+
     volatile PoolView lastPublished;
 
     Lane(PoolKey key) {
@@ -80,6 +93,8 @@ public final class SlicePublisher implements PoolListener {
   private final FailureListener failureListener;
   private final LongSupplier clock;
   private final long batchMs;
+  private final Timer publishTime;
+  private final Counter publishFailures;
 
   /**
    * @param views the runtime's latest view of a pool
@@ -98,7 +113,8 @@ public final class SlicePublisher implements PoolListener {
       ScheduledExecutorService retries,
       FailureListener failureListener,
       LongSupplier clock,
-      long batchMs) {
+      long batchMs,
+      MeterRegistry meters) {
     this.views = views;
     this.cache = cache;
     this.writer = writer;
@@ -107,6 +123,17 @@ public final class SlicePublisher implements PoolListener {
     this.failureListener = failureListener;
     this.clock = clock;
     this.batchMs = batchMs;
+    this.publishTime =
+        Timer.builder(PUBLISH_SECONDS)
+            .description(
+                "From a pool's first unpublished change of its verdict to the end of the slice"
+                    + " write that published it")
+            .publishPercentileHistogram()
+            .register(meters);
+    this.publishFailures =
+        Counter.builder(PUBLISH_FAILURES)
+            .description("EndpointSlice writes that failed; each is retried with backoff")
+            .register(meters);
   }
 
   /**
@@ -159,6 +186,9 @@ public final class SlicePublisher implements PoolListener {
 
   private void schedule(Lane lane) {
     synchronized (lane) {
+      if (lane.pendingSince == 0) {
+        lane.pendingSince = System.nanoTime();
+      }
       if (lane.running) {
         lane.again = true;
         return;
@@ -199,12 +229,23 @@ public final class SlicePublisher implements PoolListener {
   }
 
   private void run(Lane lane) {
+    long pendingSince;
     synchronized (lane) {
       lane.again = false;
       lane.lastStartMs = clock.getAsLong();
+      pendingSince = lane.pendingSince;
+      lane.pendingSince = 0;
     }
     if (!publishOnce(lane)) {
+      synchronized (lane) {
+        if (lane.pendingSince == 0) {
+          lane.pendingSince = pendingSince;
+        }
+      }
       return;
+    }
+    if (pendingSince != 0) {
+      publishTime.record(System.nanoTime() - pendingSince, TimeUnit.NANOSECONDS);
     }
     synchronized (lane) {
       if (!lane.again) {
@@ -292,6 +333,7 @@ public final class SlicePublisher implements PoolListener {
   }
 
   private void failed(Lane lane, String message) {
+    publishFailures.increment();
     long delay;
     boolean first;
     synchronized (lane) {

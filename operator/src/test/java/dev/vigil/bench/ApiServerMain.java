@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The embedded API server in a process of its own, so a load run measures the operator's CPU alone.
- * Prints {@code URL <url>}; on stdin, {@code STATS} prints the writes it received by kind as one
- * JSON line, {@code QUIT} exits.
+ * Prints {@code URL <url>}; on stdin, {@code STATS} prints the writes it received by kind (and the
+ * reads, as {@code GET reads}: every GET that is not a watch) as one JSON line, {@code QUIT} exits.
  */
 public final class ApiServerMain {
   private ApiServerMain() {}
@@ -30,6 +30,8 @@ public final class ApiServerMain {
                   RecordedRequest r = api.server().takeRequest(1, TimeUnit.SECONDS);
                   if (r != null && !"GET".equals(r.getMethod())) {
                     writes.computeIfAbsent(kind(r), k -> new LongAdder()).increment();
+                  } else if (r != null && !r.getPath().contains("watch=true")) {
+                    writes.computeIfAbsent("GET reads", k -> new LongAdder()).increment();
                   }
                 }
               } catch (InterruptedException e) {

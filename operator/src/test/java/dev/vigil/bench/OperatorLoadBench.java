@@ -54,6 +54,10 @@ public final class OperatorLoadBench {
     int steadyS = Integer.parseInt(a.getOrDefault("steady-s", "60"));
     int ctlPort = Integer.parseInt(a.getOrDefault("ctl-port", "19997"));
     String farmDir = a.getOrDefault("farm-dir", "../shared/bench");
+    double apiQps =
+        Double.parseDouble(a.getOrDefault("api-qps", "" + OperatorConfig.DEFAULT_API_QPS));
+    int apiBurst =
+        Integer.parseInt(a.getOrDefault("api-burst", "" + OperatorConfig.DEFAULT_API_BURST));
     int n = pools * perPool;
     List<Process> children = new ArrayList<>();
     Runtime.getRuntime()
@@ -119,16 +123,16 @@ public final class OperatorLoadBench {
     long t0 = System.currentTimeMillis();
     Vigil.Running operator =
         Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 1000),
+            new OperatorConfig(
+                Set.of(NS), 0, -1, false, "l", "default", "text", 1000, apiQps, apiBurst),
             client,
             vertx,
             new SimpleMeterRegistry(),
             System::currentTimeMillis,
             false);
     waitUntil(() -> readyCount(client) == n, 900, "all " + n + " backends ready in slices");
-    log(
-        "converged: all %d backends ready after %.1f s",
-        n, (System.currentTimeMillis() - t0) / 1000.0);
+    double convergeS = (System.currentTimeMillis() - t0) / 1000.0;
+    log("converged: all %d backends ready after %.1f s", n, convergeS);
 
     Thread.sleep(10_000);
     Map<String, Long> w0 = stats(apiIn, apiOut);
@@ -197,7 +201,11 @@ public final class OperatorLoadBench {
       }
     }
     Collections.sort(latencies);
-    long killWrites = total(k1) - total(k0);
+    long killReads = k1.getOrDefault("GET reads", 0L) - k0.getOrDefault("GET reads", 0L);
+    long killWrites = total(k1) - total(k0) - killReads;
+    long killSliceWrites = sliceWrites(k1) - sliceWrites(k0);
+    long steadyReads = w1.getOrDefault("GET reads", 0L) - w0.getOrDefault("GET reads", 0L);
+    steadyWrites -= steadyReads;
     log(
         "RESULT pools=%d perPool=%d backends=%d interval=%dms probes/s=%.0f",
         pools, perPool, n, interval, probesPerSec);
@@ -217,8 +225,36 @@ public final class OperatorLoadBench {
         latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
         latencies.size());
     log(
-        "RESULT writes during the kill phase: %s -> %s = %.2f per transition; operator CPU in phase %.1f s",
-        k0, k1, killWrites / (double) kills, (cpuK1 - cpuK0) / 1e9);
+        "RESULT writes during the kill phase: %s -> %s = %.2f per transition (slices %.2f); reads %d (all the operator's: the bench only watches in this phase); operator CPU in phase %.1f s",
+        k0,
+        k1,
+        killWrites / (double) kills,
+        killSliceWrites / (double) kills,
+        killReads,
+        (cpuK1 - cpuK0) / 1e9);
+    System.out.printf(
+        "JSON {\"pools\":%d,\"per_pool\":%d,\"kills\":%d,\"interval_ms\":%d,\"api_qps\":%s,"
+            + "\"api_burst\":%d,\"steady_s\":%d,\"steady_writes\":%d,"
+            + "\"cpu_s_per_1000_probes\":%.4f,\"heap_mb\":%.0f,\"p50_ms\":%d,\"p99_ms\":%d,"
+            + "\"max_ms\":%d,\"n\":%d,\"writes_per_transition\":%.3f,"
+            + "\"slice_writes_per_transition\":%.3f,\"converge_s\":%.1f}%n",
+        pools,
+        perPool,
+        kills,
+        interval,
+        apiQps,
+        apiBurst,
+        steadyS,
+        steadyWrites,
+        steadyCpuPerSec / probesPerSec * 1000,
+        heap / 1e6,
+        pct(latencies, 50),
+        pct(latencies, 99),
+        latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
+        latencies.size(),
+        killWrites / (double) kills,
+        killSliceWrites / (double) kills,
+        convergeS);
 
     farmctl(ctlPort, "quit");
     operator.stop();
@@ -277,6 +313,13 @@ public final class OperatorLoadBench {
       }
     }
     return m;
+  }
+
+  private static long sliceWrites(Map<String, Long> m) {
+    return m.entrySet().stream()
+        .filter(e -> e.getKey().endsWith("endpointslices"))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
   }
 
   private static long total(Map<String, Long> m) {

@@ -30,6 +30,8 @@ class ChartOperatorConfigTest {
     assertThat(config.leaderElection()).isTrue();
     assertThat(config.leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
     assertThat(config.logFormat()).isEqualTo("text");
+    assertThat(config.apiQps()).isEqualTo(OperatorConfig.DEFAULT_API_QPS);
+    assertThat(config.apiBurst()).isEqualTo(OperatorConfig.DEFAULT_API_BURST);
     assertThat(config.metricsPort()).isEqualTo(containerPort(c, "metrics"));
     assertThat(config.outcomePort()).isEqualTo(containerPort(c, "outcomes"));
   }
@@ -41,6 +43,7 @@ class ChartOperatorConfigTest {
             """
             watchNamespaces: [shop, payments]
             logFormat: json
+            apiWrites: {qps: 50, burst: 120}
             metrics:
               port: 9090
             outcomes:
@@ -50,6 +53,8 @@ class ChartOperatorConfigTest {
 
     assertThat(config.namespaces()).isEqualTo(Set.of("shop", "payments"));
     assertThat(config.logFormat()).isEqualTo("json");
+    assertThat(config.apiQps()).isEqualTo(50.0);
+    assertThat(config.apiBurst()).isEqualTo(120);
     assertThat(config.metricsPort()).isEqualTo(9090).isEqualTo(containerPort(c, "metrics"));
     assertThat(config.outcomePort()).isEqualTo(9443).isEqualTo(containerPort(c, "outcomes"));
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.vigil.api.Conditions;
 import dev.vigil.publish.PublishingGuard;
+import dev.vigil.publish.SlicePublisher;
 import dev.vigil.reconcile.TransitionReporter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -44,7 +45,8 @@ class DocsTest {
             Conditions.SERVICE_HAS_SELECTOR,
             Conditions.FOREIGN_ENDPOINT_SLICES,
             Conditions.SERVICE_CONFLICT,
-            PublishingGuard.SERVICE_NOT_FOUND)) {
+            PublishingGuard.SERVICE_NOT_FOUND,
+            Conditions.PUBLISH_FAILED)) {
       assertThat(readme).contains("| `" + reason + "` |");
     }
   }
@@ -87,6 +89,8 @@ class DocsTest {
             PoolGauges.PANIC,
             PoolGauges.EJECTED,
             MeteredWriteCounter.WRITES + "_total",
+            SlicePublisher.PUBLISH_SECONDS,
+            SlicePublisher.PUBLISH_FAILURES,
             TransitionReporter.TRANSITIONS,
             TransitionReporter.EJECTIONS,
             TransitionReporter.UNEJECTIONS,
