@@ -5,22 +5,13 @@ import dev.vigil.Vigil;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * writes per transition. Run with {@code bench/operator-load.sh}.
  */
 public final class OperatorLoadBench {
-  private static final String NS = "bench";
+  private static String ns = "bench";
 
   private OperatorLoadBench() {}
 
@@ -63,60 +54,16 @@ public final class OperatorLoadBench {
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> children.forEach(Process::destroyForcibly)));
 
-    Process farm =
-        new ProcessBuilder(
-                "python3",
-                new File(farmDir, "farm.py").getPath(),
-                "-n",
-                Integer.toString(n),
-                "--layout",
-                "ips",
-                "--ip-second-octet",
-                "2",
-                "--base-port",
-                "8080",
-                "--ctl-port",
-                Integer.toString(ctlPort),
-                "--max-seconds",
-                "1800")
-            .redirectErrorStream(true)
-            .redirectOutput(new File("/tmp/vigil-operator-load-farm.log"))
-            .start();
-    children.add(farm);
-    Process apiProcess =
-        new ProcessBuilder(
-                "java",
-                "-Xmx2g",
-                "-cp",
-                System.getProperty("java.class.path"),
-                ApiServerMain.class.getName())
-            .redirectError(new File("/tmp/vigil-operator-load-api.log"))
-            .start();
-    children.add(apiProcess);
-    BufferedReader apiOut =
-        new BufferedReader(
-            new InputStreamReader(apiProcess.getInputStream(), StandardCharsets.UTF_8));
-    PrintWriter apiIn =
-        new PrintWriter(
-            new OutputStreamWriter(apiProcess.getOutputStream(), StandardCharsets.UTF_8), true);
-    String url = null;
-    for (String line; (line = apiOut.readLine()) != null; ) {
-      if (line.startsWith("URL ")) {
-        url = line.substring(4);
-        break;
-      }
-    }
-    log("api server at %s, farm of %d backends", url, n);
-    KubernetesClient client =
-        new KubernetesClientBuilder()
-            .withConfig(
-                new ConfigBuilder()
-                    .withMasterUrl(url)
-                    .withTrustCerts(true)
-                    .withRequestTimeout(60_000)
-                    .build())
-            .build();
-    createObjects(client, pools, perPool, interval);
+    String kubeconfig = a.get("kubeconfig");
+    Farm farm =
+        kubeconfig == null
+            ? Farm.python(farmDir, n, ctlPort, children)
+            : Farm.addresses(n, a.getOrDefault("netns", "vigil-h1"), children);
+    Api api = kubeconfig == null ? Api.mock(children) : Api.real(kubeconfig, a.get("audit-log"));
+    KubernetesClient client = api.client();
+    ns = api.namespace();
+    log("api server at %s, farm of %d backends", client.getMasterUrl(), n);
+    createObjects(client, api, farm, pools, perPool, interval);
     log("created %d pools, %d pods", pools, n);
 
     Vertx vertx = Vertx.vertx();
@@ -124,7 +71,7 @@ public final class OperatorLoadBench {
     Vigil.Running operator =
         Vigil.start(
             new OperatorConfig(
-                Set.of(NS), 0, -1, false, "l", "default", "text", 1000, apiQps, apiBurst),
+                Set.of(ns), 0, -1, false, "l", "default", "text", 1000, apiQps, apiBurst),
             client,
             vertx,
             new SimpleMeterRegistry(),
@@ -135,10 +82,10 @@ public final class OperatorLoadBench {
     log("converged: all %d backends ready after %.1f s", n, convergeS);
 
     Thread.sleep(10_000);
-    Map<String, Long> w0 = stats(apiIn, apiOut);
+    Map<String, Long> w0 = api.stats();
     long cpu0 = cpuNanos();
     Thread.sleep(steadyS * 1000L);
-    Map<String, Long> w1 = stats(apiIn, apiOut);
+    Map<String, Long> w1 = api.stats();
     long cpu1 = cpuNanos();
     long steadyWrites = total(w1) - total(w0);
     double steadyCpuPerSec = (cpu1 - cpu0) / 1e9 / steadyS;
@@ -151,7 +98,7 @@ public final class OperatorLoadBench {
     StringBuilder idx = new StringBuilder();
     for (int k = 0; k < kills; k++) {
       int i = k * perPool;
-      killedIps.add(ip(i));
+      killedIps.add(farm.ip(i));
       idx.append(idx.length() > 0 ? "," : "").append(i);
     }
     Watch watch =
@@ -159,7 +106,7 @@ public final class OperatorLoadBench {
             .discovery()
             .v1()
             .endpointSlices()
-            .inNamespace(NS)
+            .inNamespace(ns)
             .watch(
                 new Watcher<>() {
                   @Override
@@ -177,12 +124,12 @@ public final class OperatorLoadBench {
                   @Override
                   public void onClose(WatcherException cause) {}
                 });
-    Map<String, Long> k0 = stats(apiIn, apiOut);
+    Map<String, Long> k0 = api.stats();
     long cpuK0 = cpuNanos();
-    farmctl(ctlPort, "set refuse " + idx);
+    farm.control("set refuse " + idx);
     waitUntil(() -> killedAt.size() == kills, 300, "all killed backends seen not ready");
     Thread.sleep(5_000);
-    Map<String, Long> k1 = stats(apiIn, apiOut);
+    Map<String, Long> k1 = api.stats();
     long cpuK1 = cpuNanos();
     watch.close();
 
@@ -190,13 +137,13 @@ public final class OperatorLoadBench {
     List<Long> latencies = new ArrayList<>();
     for (int k = 0; k < kills; k++) {
       int i = k * perPool;
-      var runtime = operator.runtimes().get(new dev.vigil.runtime.PoolKey(NS, "pool-" + k));
+      var runtime = operator.runtimes().get(new dev.vigil.runtime.PoolKey(ns, "pool-" + k));
       if (runtime.isEmpty()) {
         continue;
       }
       for (var b : runtime.get().view().backends()) {
-        if (b.member().id().equals("b-" + i) && killedAt.containsKey(ip(i))) {
-          latencies.add(killedAt.get(ip(i)) - b.since());
+        if (b.member().id().equals("b-" + i) && killedAt.containsKey(farm.ip(i))) {
+          latencies.add(killedAt.get(farm.ip(i)) - b.since());
         }
       }
     }
@@ -256,18 +203,18 @@ public final class OperatorLoadBench {
         killSliceWrites / (double) kills,
         convergeS);
 
-    farmctl(ctlPort, "quit");
+    farm.control("quit");
     operator.stop();
     vertx.close();
-    client.close();
-    apiIn.println("QUIT");
+    api.close();
     children.forEach(Process::destroyForcibly);
     System.exit(0);
   }
 
-  private static void createObjects(KubernetesClient client, int pools, int perPool, long interval)
+  private static void createObjects(
+      KubernetesClient client, Api api, Farm farm, int pools, int perPool, long interval)
       throws InterruptedException {
-    client.resource(Fixtures.policy(NS, "bench", interval + "ms", interval / 2 + "ms")).create();
+    client.resource(Fixtures.policy(ns, "bench", interval + "ms", interval / 2 + "ms")).create();
     ExecutorService pool = Executors.newFixedThreadPool(8);
     for (int p = 0; p < pools; p++) {
       int pp = p;
@@ -275,24 +222,19 @@ public final class OperatorLoadBench {
           () -> {
             for (int b = 0; b < perPool; b++) {
               int i = pp * perPool + b;
-              client.resource(Fixtures.pod(NS, "b-" + i, "p-" + pp, ip(i))).create();
+              api.createRunningPod(Fixtures.pod(ns, "b-" + i, "p-" + pp, farm.ip(i)));
             }
-            client.resource(Fixtures.pool(NS, "pool-" + pp, "bench", "p-" + pp, 8080)).create();
+            client.resource(Fixtures.pool(ns, "pool-" + pp, "bench", "p-" + pp, 8080)).create();
           });
     }
     pool.shutdown();
     pool.awaitTermination(30, TimeUnit.MINUTES);
   }
 
-  /** farm.py's ips layout. */
-  static String ip(int i) {
-    return "127.2." + (i / 250) + "." + (i % 250 + 1);
-  }
-
   private static int readyCount(KubernetesClient client) {
     int ready = 0;
     for (EndpointSlice s :
-        client.discovery().v1().endpointSlices().inNamespace(NS).list().getItems()) {
+        client.discovery().v1().endpointSlices().inNamespace(ns).list().getItems()) {
       for (Endpoint e : s.getEndpoints()) {
         if (Boolean.TRUE.equals(e.getConditions().getReady())) {
           ready++;
@@ -300,19 +242,6 @@ public final class OperatorLoadBench {
       }
     }
     return ready;
-  }
-
-  private static Map<String, Long> stats(PrintWriter in, BufferedReader out) throws Exception {
-    in.println("STATS");
-    String line = out.readLine();
-    Map<String, Long> m = new java.util.TreeMap<>();
-    for (String part : line.replaceAll("[{}\"]", "").split(",")) {
-      if (!part.isBlank()) {
-        String[] kv = part.split(":");
-        m.put(kv[0], Long.parseLong(kv[1]));
-      }
-    }
-    return m;
   }
 
   private static long sliceWrites(Map<String, Long> m) {
@@ -336,15 +265,6 @@ public final class OperatorLoadBench {
       return -1;
     }
     return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
-  }
-
-  private static void farmctl(int port, String line) throws Exception {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
-      s.getOutputStream().flush();
-      new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
-          .readLine();
-    }
   }
 
   private interface Check {
