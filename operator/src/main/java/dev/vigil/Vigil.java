@@ -40,6 +40,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetricsV2;
 import io.micrometer.core.instrument.Clock;
@@ -48,6 +49,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -203,6 +205,42 @@ public final class Vigil {
       MeterRegistry meters,
       LongSupplier clock,
       boolean exitOnStopLeading) {
+    return start(
+        config, client, reviewer, vertx, meters, clock, exitOnStopLeading, Election.DEFAULTS);
+  }
+
+  /**
+   * Who this replica is in leader election, and the Lease's timing. {@link #DEFAULTS} is what a
+   * cluster runs: JOSDK's times (Lease 15 s, renew deadline 10 s, retry 2 s) and JOSDK's identity
+   * (the HOSTNAME variable, the Pod's name). Two replicas in one JVM (LeaderElectionIT) need an
+   * identity each: with one HOSTNAME both would hold the same Lease and both would lead.
+   *
+   * @param identity null: JOSDK's (HOSTNAME, else a random UUID)
+   */
+  public record Election(
+      String identity, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+    public static final Election DEFAULTS =
+        new Election(
+            null,
+            LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
+            LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
+            LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE);
+  }
+
+  /**
+   * As {@link #start(OperatorConfig, KubernetesClient, Reviewer, Vertx, MeterRegistry,
+   * LongSupplier, boolean)}, with leader election's identity and timing given (used only when
+   * {@code config.leaderElection()}).
+   */
+  public static Running start(
+      OperatorConfig config,
+      KubernetesClient client,
+      Reviewer reviewer,
+      Vertx vertx,
+      MeterRegistry meters,
+      LongSupplier clock,
+      boolean exitOnStopLeading,
+      Election election) {
     PrometheusMeterRegistry prometheus =
         meters instanceof PrometheusMeterRegistry p
             ? p
@@ -284,10 +322,14 @@ public final class Vigil {
                   .withCloseClientOnStop(false)
                   .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
               if (config.leaderElection()) {
-                LeaderElectionConfigurationBuilder election =
+                LeaderElectionConfigurationBuilder lease =
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
                             config.leaseName())
                         .withLeaseNamespace(config.leaseNamespace())
+                        .withIdentity(election.identity())
+                        .withLeaseDuration(election.leaseDuration())
+                        .withRenewDeadline(election.renewDeadline())
+                        .withRetryPeriod(election.retryPeriod())
                         .withLeaderCallbacks(
                             new LeaderCallbacks(
                                 () -> {
@@ -306,7 +348,7 @@ public final class Vigil {
                 // JOSDK 5.3.2: build() never exits on a lost Lease and withExitOnStopLeading
                 // throws; buildForTest(flag) is the one way to set the behaviour deliberately
                 // (true in a cluster: a replica that lost its Lease restarts clean).
-                o.withLeaderElectionConfiguration(election.buildForTest(exitOnStopLeading));
+                o.withLeaderElectionConfiguration(lease.buildForTest(exitOnStopLeading));
               }
             });
     operator.register(

@@ -171,19 +171,70 @@ class HealthSettingsTest {
 
   @Test
   void acceptsTheEdgesOfEveryRange() {
-    HealthSettings.builder()
-        .intervalMs(100)
-        .timeoutMs(99)
-        .jitterPercent(50)
-        .rise(100)
-        .fall(1)
-        .consecutiveErrors(0)
-        .consecutiveLocalOriginErrors(1000)
-        .baseEjectionTimeMs(1)
-        .maxEjectionTimeMs(1)
-        .maxEjectionPercent(0)
-        .panicThresholdPercent(0)
-        .panicExitPercent(100)
-        .build();
+    HealthSettings low =
+        HealthSettings.builder()
+            .intervalMs(100)
+            .timeoutMs(1)
+            .jitterPercent(0)
+            .rise(1)
+            .fall(1)
+            .consecutiveErrors(0)
+            .consecutiveLocalOriginErrors(0)
+            .baseEjectionTimeMs(1)
+            .maxEjectionTimeMs(1)
+            .maxEjectionPercent(0)
+            .sweepIntervalMs(1)
+            .panicThresholdPercent(0)
+            .panicExitPercent(0)
+            .build();
+    assertThat(low)
+        .extracting(
+            HealthSettings::intervalMs,
+            HealthSettings::timeoutMs,
+            HealthSettings::jitterPercent,
+            HealthSettings::rise,
+            HealthSettings::fall,
+            HealthSettings::consecutiveErrors,
+            HealthSettings::consecutiveLocalOriginErrors,
+            HealthSettings::baseEjectionTimeMs,
+            HealthSettings::maxEjectionTimeMs,
+            HealthSettings::maxEjectionPercent,
+            HealthSettings::sweepIntervalMs,
+            HealthSettings::panicThresholdPercent,
+            HealthSettings::panicExitPercent)
+        .containsExactly(100L, 1L, 0, 1, 1, 0, 0, 1L, 1L, 0, 1L, 0, 0);
+    assertThat(low.panicEnabled()).isFalse();
+
+    HealthSettings high =
+        HealthSettings.builder()
+            .intervalMs(100)
+            .timeoutMs(99)
+            .jitterPercent(50)
+            .rise(100)
+            .fall(100)
+            .consecutiveErrors(1000)
+            .consecutiveLocalOriginErrors(1000)
+            .baseEjectionTimeMs(1)
+            .maxEjectionTimeMs(86_400_000)
+            .maxEjectionPercent(100)
+            .panicThresholdPercent(100)
+            .panicExitPercent(100)
+            .build();
+    assertThat(high)
+        .extracting(
+            HealthSettings::intervalMs,
+            HealthSettings::timeoutMs,
+            HealthSettings::jitterPercent,
+            HealthSettings::rise,
+            HealthSettings::fall,
+            HealthSettings::consecutiveErrors,
+            HealthSettings::consecutiveLocalOriginErrors,
+            HealthSettings::baseEjectionTimeMs,
+            HealthSettings::maxEjectionTimeMs,
+            HealthSettings::maxEjectionPercent,
+            HealthSettings::panicThresholdPercent,
+            HealthSettings::panicExitPercent)
+        .containsExactly(100L, 99L, 50, 100, 100, 1000, 1000, 1L, 86_400_000L, 100, 100, 100);
+    assertThat(high.panicEnabled()).isTrue();
   }
 }

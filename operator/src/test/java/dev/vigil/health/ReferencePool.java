@@ -243,7 +243,7 @@ final class ReferencePool {
         continue;
       }
       EjectionDecision d = eject(f.m, f.enforce, now);
-      out.add(new Ejection(f.m.id, f.rule, d.kind(), d.ejectedUntil(), "-"));
+      out.add(new Ejection(f.m.id, f.rule, d.kind(), d.ejectedUntil(), f.reason));
     }
     for (Member m : members.values()) {
       m.requests = 0;
@@ -256,7 +256,8 @@ final class ReferencePool {
     return new SweepReport(decayed, out);
   }
 
-  private record Flag(Member m, Ejection.Rule rule, boolean enforce, double severity) {}
+  private record Flag(
+      Member m, Ejection.Rule rule, boolean enforce, double severity, String reason) {}
 
   /** Every backend a rule flags, in the order to try them. */
   private List<Flag> flags() {
@@ -270,9 +271,23 @@ final class ReferencePool {
           long failures = m.requests - m.successes;
           if (!m.ejected && failures > 0 && 100 * failures >= fp.threshold() * m.requests) {
             double percent = 100.0 * failures / m.requests;
+            String reason =
+                "failure percentage "
+                    + pct(percent)
+                    + " >= threshold "
+                    + fp.threshold()
+                    + "% ("
+                    + failures
+                    + " of "
+                    + m.requests
+                    + " requests failed)";
             flags.add(
                 new Flag(
-                    m, Ejection.Rule.FAILURE_PERCENTAGE, settings.enforces(fp.enforce()), percent));
+                    m,
+                    Ejection.Rule.FAILURE_PERCENTAGE,
+                    settings.enforces(fp.enforce()),
+                    percent,
+                    reason));
           }
         }
       }
@@ -291,12 +306,33 @@ final class ReferencePool {
         for (Member m : q) {
           squares += (rate(m) - mean) * (rate(m) - mean);
         }
-        double threshold = mean - sr.stdevFactor() * Math.sqrt(squares / q.size());
+        double stdev = Math.sqrt(squares / q.size());
+        double threshold = mean - sr.stdevFactor() * stdev;
         for (Member m : q) {
           if (!m.ejected && rate(m) < threshold - 1e-9) {
+            String reason =
+                "success rate "
+                    + pct(rate(m))
+                    + " < mean "
+                    + pct(mean)
+                    + " - "
+                    + num(sr.stdevFactor())
+                    + " x stdev "
+                    + pct(stdev)
+                    + " (threshold "
+                    + pct(threshold)
+                    + ", "
+                    + m.requests
+                    + " requests, "
+                    + q.size()
+                    + " backends)";
             flags.add(
                 new Flag(
-                    m, Ejection.Rule.SUCCESS_RATE, settings.enforces(sr.enforce()), 100 - rate(m)));
+                    m,
+                    Ejection.Rule.SUCCESS_RATE,
+                    settings.enforces(sr.enforce()),
+                    100 - rate(m),
+                    reason));
           }
         }
       }
@@ -315,7 +351,22 @@ final class ReferencePool {
         for (Member m : q) {
           double mean = meanLatency(m);
           if (!m.ejected && mean > lat.factor() * median && mean > lat.floorMs()) {
-            flags.add(new Flag(m, Ejection.Rule.LATENCY, settings.enforces(lat.enforce()), mean));
+            String reason =
+                "mean latency "
+                    + num(mean)
+                    + "ms > "
+                    + num(lat.factor())
+                    + " x median "
+                    + num(median)
+                    + "ms and > floor "
+                    + lat.floorMs()
+                    + "ms ("
+                    + m.latencySamples
+                    + " samples, slowest left out, "
+                    + q.size()
+                    + " backends)";
+            flags.add(
+                new Flag(m, Ejection.Rule.LATENCY, settings.enforces(lat.enforce()), mean, reason));
           }
         }
       }
@@ -326,6 +377,16 @@ final class ReferencePool {
             .thenComparing(Comparator.comparingDouble((Flag f) -> f.severity).reversed())
             .thenComparingLong(f -> f.m.order));
     return flags;
+  }
+
+  /** As docs/decision.md prints numbers: at most one decimal, none when it would be .0. */
+  private static String num(double v) {
+    String s = String.format(java.util.Locale.ROOT, "%.1f", v);
+    return s.endsWith(".0") ? s.substring(0, s.length() - 2) : s;
+  }
+
+  private static String pct(double v) {
+    return num(v) + "%";
   }
 
   private static double rate(Member m) {

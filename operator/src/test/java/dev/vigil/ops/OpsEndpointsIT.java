@@ -160,8 +160,9 @@ class OpsEndpointsIT {
   private String metrics(int port) throws Exception {
     HttpResponse<String> r = get(port, "/metrics");
     assertThat(r.statusCode()).isEqualTo(200);
+    // Prometheus' text exposition format, version 0.0.4: scrapers pick the parser by this header.
     assertThat(r.headers().firstValue("Content-Type"))
-        .hasValueSatisfying(t -> t.startsWith("text/plain"));
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/plain").contains("version=0.0.4"));
     return r.body();
   }
 }

@@ -84,6 +84,9 @@ class ProbeSchedulerTest {
     scheduler.add(1, target(1), spec(Duration.ofMillis(200)), new ProbeSchedule(SECOND, 0));
     timers.advance(60_000);
     List<Long> starts = prober.starts.get(target(1));
+    // The first start falls in [0, interval), then one per second up to 60 000 ms: 60 or 61.
+    assertThat(starts).hasSizeBetween(60, 61);
+    assertThat(starts.get(0)).isBetween(0L, 999L);
     for (int i = 1; i < starts.size(); i++) {
       assertThat(starts.get(i) - starts.get(i - 1)).isEqualTo(1000L);
     }
@@ -98,7 +101,17 @@ class ProbeSchedulerTest {
 
     assertThat(prober.maxConcurrentPerTarget).isEqualTo(1);
     assertThat(scheduler.deferredStarts()).isPositive();
-    assertThat(prober.starts.get(target(1))).hasSizeGreaterThan(250);
+    // Each probe lasts deadline + overrun = 1 200 ms and the next start waits for it: a start every
+    // 1 200 ms unless the jittered plan (500 to 1 500 ms after the last planned start) is later
+    // still, so 600 s hold at most 500 starts and, with the plan's mean of 1 000 ms mostly
+    // behind, not many fewer.
+    List<Long> starts = prober.starts.get(target(1));
+    for (int i = 1; i < starts.size(); i++) {
+      assertThat(starts.get(i) - starts.get(i - 1))
+          .as("gap before start %d", i)
+          .isBetween(1200L, 1500L);
+    }
+    assertThat(starts).hasSizeBetween(460, 501);
   }
 
   @Test

@@ -1,0 +1,318 @@
+package dev.vigil.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.passive.Fabric8Reviewer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two replicas of the real operator, leader election on (as the chart runs them), against the
+ * Fabric8 mock server in CRUD mode: one leads, probes and writes; the other stands by, ready, and
+ * takes over within the Lease's duration when the leader stops.
+ *
+ * <p>What the mock server needs for a Lease, and this test gives it:
+ *
+ * <ul>
+ *   <li>JOSDK checks at start that it may {@code create}, {@code update} and {@code get} Leases,
+ *       with a {@code SelfSubjectRulesReview}. CRUD mode stores the posted review and returns it
+ *       without a status (JOSDK then fails on a null status), so an expectation answers it with the
+ *       rules the chart's Role grants.
+ *   <li>{@code coordination.k8s.io/v1} Leases: get, create and update with optimistic concurrency.
+ *       CRUD mode serves them like any other kind, answers a create of an existing Lease with 409
+ *       and an update carrying a stale resourceVersion with 409 ({@link
+ *       #theMockServerRejectsAStaleLeaseUpdate}): that conflict is what keeps two candidates from
+ *       both taking an expired Lease.
+ *   <li>Distinct identities: JOSDK takes the HOSTNAME variable, which two replicas in one JVM
+ *       share, so each gets its own through {@link Vigil.Election}; and short Lease times, so a
+ *       takeover takes seconds instead of JOSDK's 15 s.
+ * </ul>
+ *
+ * <p>Not covered here: the Lease's real RBAC (the E2E tests run the chart's Role on a real API
+ * server) and exiting on a lost Lease ({@code exitOnStopLeading} is true only in {@code main}).
+ */
+class LeaderElectionIT {
+  private static final String NS = "shop";
+  private static final String LEASE_NS = "vigil-system";
+  private static final String LEASE = "vigil";
+  private static final long INTERVAL = 300;
+  private static final Duration LEASE_DURATION = Duration.ofSeconds(3);
+  private static final Duration RENEW_DEADLINE = Duration.ofSeconds(2);
+  private static final Duration RETRY = Duration.ofMillis(300);
+
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private Vertx vertx;
+  private int port;
+  private final List<Replica> replicas = new ArrayList<>();
+  private final List<DemoBackend> backends = new ArrayList<>();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  /** One operator replica: its own client, meters and identity. */
+  private record Replica(
+      String identity, KubernetesClient client, SimpleMeterRegistry meters, Vigil.Running running) {
+    void stop() {
+      running.stop();
+      client.close();
+    }
+  }
+
+  @BeforeEach
+  void setUp() throws Exception {
+    // A server per test: see BackendPoolIT.
+    api = EmbeddedApiServer.start();
+    client = api.client();
+    vertx = Vertx.vertx();
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    SelfSubjectRulesReview allowed =
+        new SelfSubjectRulesReviewBuilder()
+            .withNewSpec()
+            .withNamespace(LEASE_NS)
+            .endSpec()
+            .withNewStatus()
+            .withIncomplete(false)
+            .withResourceRules(
+                new ResourceRuleBuilder()
+                    .withApiGroups("coordination.k8s.io")
+                    .withResources("leases")
+                    .withVerbs("get", "create", "update")
+                    .build())
+            .endStatus()
+            .build();
+    api.server()
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(201, allowed)
+        .always();
+  }
+
+  @AfterEach
+  void tearDown() {
+    for (Replica r : replicas) {
+      if (r.running() != null) {
+        r.stop();
+      }
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+
+  private Replica start(String identity) {
+    KubernetesClient own = api.newClient();
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Vigil.Running running =
+        Vigil.start(
+            new OperatorConfig(Set.of(NS), 0, -1, true, LEASE, LEASE_NS, "text", 200),
+            own,
+            new Fabric8Reviewer(own),
+            vertx,
+            meters,
+            System::currentTimeMillis,
+            false,
+            new Vigil.Election(identity, LEASE_DURATION, RENEW_DEADLINE, RETRY));
+    Replica r = new Replica(identity, own, meters, running);
+    replicas.add(r);
+    return r;
+  }
+
+  private void webPool(int n) {
+    client.resource(Fixtures.policy(NS, "fast", INTERVAL + "ms", "250ms")).create();
+    for (int i = 0; i < n; i++) {
+      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (20 + i), port);
+      b.start().toCompletionStage().toCompletableFuture().join();
+      backends.add(b);
+      client.resource(Fixtures.pod(NS, "web-" + i, "web", b.host())).create();
+    }
+    client.resource(Fixtures.pool(NS, "web", "fast", "web", port)).create();
+  }
+
+  private Set<String> readyIps() {
+    Set<String> ready = new TreeSet<>();
+    for (EndpointSlice s :
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(NS)
+            .withLabel("kubernetes.io/service-name", "web")
+            .list()
+            .getItems()) {
+      for (Endpoint e : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          ready.add(e.getAddresses().get(0));
+        }
+      }
+    }
+    return ready;
+  }
+
+  private Set<String> ips(int... indexes) {
+    Set<String> out = new TreeSet<>();
+    for (int i : indexes) {
+      out.add(backends.get(i).host());
+    }
+    return out;
+  }
+
+  private Lease lease() {
+    return client.resources(Lease.class).inNamespace(LEASE_NS).withName(LEASE).get();
+  }
+
+  private String holder() {
+    Lease l = lease();
+    return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+  }
+
+  private static long probes(Replica r) {
+    return Math.round(
+        r.meters().find("vigil_probes").counters().stream().mapToDouble(Counter::count).sum());
+  }
+
+  private HttpResponse<String> readyz(Replica r) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + r.running().ops().port() + "/readyz"))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void oneOfTwoReplicasLeadsAndOnlyTheLeaderProbesAndWrites() throws Exception {
+    webPool(3);
+    Replica a = start("replica-a");
+    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
+    Replica b = start("replica-b");
+
+    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              HttpResponse<String> standby = readyz(b);
+              assertThat(standby.statusCode()).isEqualTo(200);
+              assertThat(standby.body()).contains("standing by; leader is replica-a");
+            });
+    assertThat(readyz(a).statusCode()).isEqualTo(200);
+    assertThat(readyz(a).body()).contains("leading");
+
+    // The standby runs informers but no reconciler: no pool runtime, no probe, no write.
+    Thread.sleep(5 * INTERVAL);
+    assertThat(holder()).as("the Lease stays with the first replica").isEqualTo("replica-a");
+    assertThat(probes(a)).as("probes of the leader").isGreaterThanOrEqualTo(3 * 3);
+    assertThat(probes(b)).as("probes of the standby").isZero();
+    assertThat(b.running().runtimes().all()).isEmpty();
+    assertThat(b.meters().find("vigil_api_writes").counters())
+        .allSatisfy(c -> assertThat(c.count()).isZero());
+
+    // A death is published by the leader alone.
+    backends.get(2).set(Mode.REFUSE).toCompletionStage().toCompletableFuture().join();
+    await().atMost(Duration.ofSeconds(10)).until(() -> readyIps().equals(ips(0, 1)));
+    assertThat(probes(b)).isZero();
+  }
+
+  @Test
+  void theStandbyTakesOverWithinTheLeaseDurationAndPublishes() throws Exception {
+    webPool(3);
+    Replica a = start("replica-a");
+    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
+    Replica b = start("replica-b");
+    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> readyz(b).body().contains("standing by; leader is replica-a"));
+    int transitions = lease().getSpec().getLeaseTransitions();
+
+    long stopped = System.nanoTime();
+    a.stop();
+    replicas.remove(a);
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> "replica-b".equals(holder()));
+    long takeoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+    // The stopped leader does not release the Lease (JOSDK cancels without releasing), so the
+    // standby waits for it to expire: the Lease's duration after the last renewal (at most one
+    // retry period before the stop), then up to a retry period until its next attempt.
+    assertThat(takeoverMs)
+        .as("takeover after the leader stopped")
+        .isBetween(
+            LEASE_DURATION.minus(RETRY).minusMillis(100).toMillis(),
+            LEASE_DURATION.plus(RETRY.multipliedBy(2)).plusMillis(1_500).toMillis());
+    assertThat(lease().getSpec().getLeaseTransitions()).isEqualTo(transitions + 1);
+
+    // The new leader probes and publishes: a death leaves the ready set.
+    await().atMost(Duration.ofSeconds(10)).until(() -> probes(b) >= 3);
+    backends.get(1).set(Mode.REFUSE).toCompletionStage().toCompletableFuture().join();
+    await().atMost(Duration.ofSeconds(10)).until(() -> readyIps().equals(ips(0, 2)));
+    assertThat(readyz(b).body()).contains("leading");
+  }
+
+  @Test
+  void theMockServerRejectsAStaleLeaseUpdate() {
+    Lease created =
+        client
+            .resource(
+                new LeaseBuilder()
+                    .withNewMetadata()
+                    .withName("probe-lease")
+                    .withNamespace(LEASE_NS)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withHolderIdentity("x")
+                    .endSpec()
+                    .build())
+            .create();
+    Lease fresh = client.resource(created).edit(l -> withHolder(l, "y"));
+    assertThat(fresh.getMetadata().getResourceVersion())
+        .isNotEqualTo(created.getMetadata().getResourceVersion());
+
+    assertThatThrownBy(() -> client.resource(withHolder(created, "z")).update())
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(409));
+    assertThatThrownBy(() -> client.resource(created).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(409));
+  }
+
+  private static Lease withHolder(Lease l, String holder) {
+    l.getSpec().setHolderIdentity(holder);
+    return l;
+  }
+}
