@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Feeds {@link PoolHealth} and the scanning {@link ReferencePool} the same seeded random events
  * over random pool sizes and settings, and compares every return value, the snapshot, the version
- * movement, counters and each backend's state after every event. A failure names the seed that
- * replays it ({@code -Dvigil.diff.seed=...}).
+ * movement, counters and each backend's state after every event. Flap damping (DESIGN §2.1) is on
+ * in about half the runs: every damping and release must be the same event at the same step, the
+ * next release time the same, and each backend's probe phase the same. A failure names the seed
+ * that replays it ({@code -Dvigil.diff.seed=...}).
  */
 class DifferentialTest {
   private static final int SEQUENCES = 160;
@@ -27,15 +29,21 @@ class DifferentialTest {
     Random seeds = new Random(master);
     int events = 0;
     int sweepEjections = 0;
+    long dampings = 0;
+    long releases = 0;
     for (int i = 0; i < (fixed != null ? 1 : SEQUENCES); i++) {
       long seed = fixed != null ? master : seeds.nextLong();
       Run run = new Run(seed);
       events += run.play();
       sweepEjections += run.sweepEjections();
+      dampings += run.pool.dampings();
+      releases += run.pool.releases();
     }
     assertThat(events).isGreaterThanOrEqualTo(fixed != null ? 1 : 100_000);
     if (fixed == null) {
       assertThat(sweepEjections).as("the statistical rules were exercised").isGreaterThan(100);
+      assertThat(dampings).as("flap damping was exercised").isGreaterThan(200);
+      assertThat(releases).as("damped backends were released").isGreaterThan(100);
     }
   }
 
@@ -53,6 +61,7 @@ class DifferentialTest {
     private long lastVersion;
     private int sweepEjections;
     private ReferencePool.Published lastPublished;
+    private final List<String> events = new ArrayList<>();
 
     Run(long seed) {
       this.seed = seed;
@@ -60,6 +69,18 @@ class DifferentialTest {
       this.settings = randomSettings();
       this.pool = new PoolHealth(settings);
       this.ref = new ReferencePool(settings);
+      pool.dampingListener(
+          new DampingListener() {
+            @Override
+            public void damped(Backend b) {
+              events.add("damped " + b.id() + "@" + b.releaseAt());
+            }
+
+            @Override
+            public void released(Backend b) {
+              events.add("released " + b.id());
+            }
+          });
       this.now = r.nextInt(1_000_000);
     }
 
@@ -152,7 +173,11 @@ class DifferentialTest {
         return check("sweepReport @" + now, withoutReasons(got), want);
       }
       if (roll < 920) {
-        pool.expireEjections(now);
+        if (r.nextBoolean()) {
+          pool.expireEjections(now);
+        } else {
+          pool.releaseDamped(now);
+        }
         ref.expireEjections(now);
         return "expire @" + now;
       }
@@ -184,9 +209,18 @@ class DifferentialTest {
         BackendState state = BackendState.values()[r.nextInt(3)];
         int multiplier = r.nextInt(4);
         long until = now + r.nextInt(60_000) - 20_000;
-        pool.restore(handle(id), state, multiplier, until, now);
-        ref.restore(id, state, multiplier, until, now);
-        return "restore " + id + " " + state + " m=" + multiplier + " until=" + until;
+        DampingState ds =
+            r.nextBoolean()
+                ? DampingState.NONE
+                : new DampingState(
+                    r.nextInt(8_000) + r.nextDouble(), now - r.nextInt(30_000), r.nextBoolean());
+        if (ds == DampingState.NONE && r.nextBoolean()) {
+          pool.restore(handle(id), state, multiplier, until, now);
+        } else {
+          pool.restore(handle(id), state, multiplier, until, ds, now);
+        }
+        ref.restore(id, state, multiplier, until, ds, now);
+        return "restore " + id + " " + state + " m=" + multiplier + " until=" + until + " " + ds;
       }
       if (roll < 994) {
         boolean value = r.nextBoolean();
@@ -249,12 +283,29 @@ class DifferentialTest {
       if (pool.nextEjectionEnd() != ref.nextEjectionEnd()) {
         fail(event, "nextEjectionEnd " + pool.nextEjectionEnd() + " vs " + ref.nextEjectionEnd());
       }
+      List<String> gotEvents = new ArrayList<>(events);
+      List<String> wantEvents = ref.takeEvents();
+      events.clear();
+      gotEvents.sort(null);
+      wantEvents.sort(null);
+      if (!gotEvents.equals(wantEvents)) {
+        fail(event, "damping events " + gotEvents + ", reference " + wantEvents);
+      }
+      if (pool.dampings() != ref.dampings || pool.releases() != ref.releases) {
+        fail(event, "damping counters differ");
+      }
+      if (pool.nextRelease() != ref.nextRelease()) {
+        fail(event, "nextRelease " + pool.nextRelease() + " vs " + ref.nextRelease());
+      }
       if (ids.size() <= 30 || r.nextInt(20) == 0) {
         for (String id : ids) {
           BackendView v = handle(id).view();
           BackendView w = ref.members.get(id).view();
           if (!v.equals(w)) {
             fail(event, "backend " + v + ", reference " + w);
+          }
+          if (handle(id).phase() != ref.members.get(id).phase() || v.phase() != w.phase()) {
+            fail(event, "phase of " + id + " " + handle(id).phase());
           }
         }
       }
@@ -319,7 +370,20 @@ class DifferentialTest {
                       r.nextInt(5) != 0))
           .panicThresholdPercent(threshold)
           .panicExitPercent(threshold + r.nextInt(101 - threshold))
+          .fastIntervalMs(r.nextBoolean() ? null : 2_001L + r.nextInt(5_000))
+          .downIntervalMs(r.nextBoolean() ? null : 2_001L + r.nextInt(50_000))
+          .damping(r.nextBoolean() ? null : randomDamping())
           .build();
+    }
+
+    private HealthSettings.Damping randomDamping() {
+      int suppress = 1_000 + r.nextInt(2_000);
+      return new HealthSettings.Damping(
+          800 + r.nextInt(1_500),
+          suppress,
+          100 + r.nextInt(suppress - 100),
+          1_000 + r.nextInt(4_000),
+          1 + r.nextInt(30_000));
     }
   }
 }
