@@ -86,13 +86,16 @@ class DocsTest {
             PoolGauges.AVAILABLE,
             PoolGauges.PANIC,
             PoolGauges.EJECTED,
+            PoolGauges.DAMPED,
             MeteredWriteCounter.WRITES + "_total",
             TransitionReporter.TRANSITIONS,
             TransitionReporter.EJECTIONS,
             TransitionReporter.UNEJECTIONS,
             TransitionReporter.REFUSED,
             TransitionReporter.DRY_RUN,
-            TransitionReporter.PANIC_TRANSITIONS)) {
+            TransitionReporter.PANIC_TRANSITIONS,
+            TransitionReporter.DAMPINGS,
+            TransitionReporter.RELEASES)) {
       assertThat(doc).contains("| `" + name + "` |");
     }
     assertThat(doc).contains("at most " + PoolGauges.MAX_EJECTED_PER_POOL + " per pool");
