@@ -32,7 +32,8 @@ class DemoTourIT {
         .contains("EndpointSlice ready set")
         .contains("Events");
     List<String> steps = result.rows().stream().map(Row::step).distinct().toList();
-    assertThat(steps).containsExactly("start", "down", "flap", "passive", "panic", "cap");
+    assertThat(steps)
+        .containsExactly("start", "down", "flap", "passive", "panic", "cap", "damping");
     assertThat(result.rows()).allMatch(Row::held);
   }
 }
