@@ -2,6 +2,7 @@ package dev.vigil.demo;
 
 import dev.vigil.api.v1alpha1.ActiveCheck;
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.health.HealthSettings;
@@ -125,12 +126,51 @@ public record DemoExamples(
             ? 10_000
             : Durations.millis("passive.sweepInterval", passive.getSweepInterval());
     passive.setSweepInterval(scaled(sweep, scale));
+    if (active.getFastInterval() != null) {
+      active.setFastInterval(
+          atLeast(
+              Durations.millis("active.fastInterval", active.getFastInterval()),
+              scale,
+              scaledTimeout + 1));
+    }
+    if (active.getDownInterval() != null) {
+      active.setDownInterval(
+          atLeast(
+              Durations.millis("active.downInterval", active.getDownInterval()),
+              scale,
+              scaledTimeout + 1));
+    }
+    Damping damping = policy.getSpec().getDamping();
+    if (damping != null) {
+      // The half-life has a floor of 1s; maxSuppressTime keeps its ratio to it.
+      long halfLife = Durations.millis("damping.halfLife", or(damping.getHalfLife(), "60s"));
+      long maxSuppress =
+          Durations.millis("damping.maxSuppressTime", or(damping.getMaxSuppressTime(), "300s"));
+      long scaledHalfLife =
+          Math.max(HealthSettings.Damping.MIN_HALF_LIFE_MS, Math.round(halfLife * scale));
+      damping.setHalfLife(scaledHalfLife + "ms");
+      damping.setMaxSuppressTime(
+          Math.max(1, Math.round((double) maxSuppress * scaledHalfLife / halfLife)) + "ms");
+    }
     return new DemoExamples(
         source, ns, deployment, policy, pool, scale, new long[] {interval, timeout, base});
   }
 
   private static String scaled(long ms, double scale) {
     return Math.max(1, Math.round(ms * scale)) + "ms";
+  }
+
+  private static String atLeast(long ms, double scale, long min) {
+    return Math.max(Math.max(HealthSettings.MIN_INTERVAL_MS, min), Math.round(ms * scale)) + "ms";
+  }
+
+  private static String or(String value, String fallback) {
+    return value == null ? fallback : value;
+  }
+
+  /** The policy's damping block (scaled), or null when the example has none. */
+  public Damping damping() {
+    return policy.getSpec().getDamping();
   }
 
   private static List<HasMetadata> documents(String text) {

@@ -3,6 +3,7 @@ package dev.vigil.demo;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.Expectations.Unmet;
 import dev.vigil.demo.Timeline.Row;
+import dev.vigil.health.BackendState;
 import dev.vigil.runtime.BackendSnapshot;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,11 @@ import java.util.TreeSet;
  * time next to the configured one; an expectation that does not hold ends the run.
  */
 final class Scenarios {
-  static final List<String> NAMES = List.of("tour", "down", "flap", "passive", "panic", "cap");
+  static final List<String> NAMES =
+      List.of("tour", "down", "flap", "damping", "passive", "panic", "cap");
+
+  /** Down/Up flips the damping scenario tries before it gives up on seeing a damping. */
+  private static final int MAX_FLIPS = 8;
 
   private final DemoCluster cluster;
   private final DemoTraffic traffic;
@@ -68,12 +73,14 @@ final class Scenarios {
       case "passive" -> passive(2);
       case "panic" -> panic();
       case "cap" -> cap();
+      case "damping" -> damping(0);
       default -> {
         down(0);
         flap(1);
         passive(2);
         panic();
         cap();
+        damping(0); // last: its backend is no panic or cap victim, and its old merit has decayed
       }
     }
     step = "done";
@@ -185,6 +192,103 @@ final class Scenarios {
         name(i) + " flaps 200/503: stays in",
         hold,
         "never " + fall + " fails in a row",
+        true);
+  }
+
+  /**
+   * A backend that goes Down and Up again and again (DESIGN §2.1): each flip adds the penalty to
+   * its merit; the flip that takes the merit above the suppress threshold damps it. Healed, it is
+   * Up but held back (status Damped) until its merit has decayed to the reuse threshold.
+   */
+  private void damping(int i) {
+    step = "damping";
+    dev.vigil.api.v1alpha1.Damping d = cluster.examples().damping();
+    Expectations.check(d != null, "the example policy has a damping block");
+    String ip = DemoCluster.address(i);
+    timeline.log(
+        name(i)
+            + " flaps slowly: down for "
+            + fall
+            + " probes, up for "
+            + rise
+            + ", again and again (damping: penalty "
+            + d.getPenalty()
+            + ", suppress above "
+            + d.getSuppressThreshold()
+            + ", half-life "
+            + d.getHalfLife()
+            + ")");
+    long t0 = expect.now();
+    int flips = 0;
+    boolean damped = false;
+    while (!damped && flips < MAX_FLIPS) {
+      boolean goDown = flips % 2 == 0;
+      cluster.set(i, goDown ? Mode.REFUSE : Mode.HEALTHY);
+      BackendState want = goDown ? BackendState.DOWN : BackendState.UP;
+      expect.within(
+          name(i) + " goes " + want,
+          expect.now(),
+          upper(goDown ? fall : rise),
+          o -> snapshot(o, i) != null && snapshot(o, i).decision().state() == want);
+      flips++;
+      BackendSnapshot b = snapshot(expect.latest(), i);
+      damped = b != null && b.decision().damped();
+      timeline.log(
+          "flip "
+              + flips
+              + ": "
+              + name(i)
+              + " "
+              + want
+              + (b == null ? "" : String.format(", merit %.0f", b.decision().merit()))
+              + (damped ? ": DAMPED" : ""));
+    }
+    Expectations.check(damped, name(i) + " damped within " + MAX_FLIPS + " flips");
+    Expectations.check(
+        flips >= 2, name(i) + " damped after " + flips + " flip: one flip must never damp");
+    long dampedAfter = expect.now() - t0;
+    row(
+        "damping",
+        name(i) + " damped after " + flips + " flips",
+        dampedAfter,
+        "merit > suppress",
+        true);
+
+    cluster.set(i, Mode.HEALTHY);
+    expect.within(
+        name(i) + " Up but held back: status Damped, not ready",
+        expect.now(),
+        upper(rise) + slack,
+        o ->
+            snapshot(o, i) != null
+                && snapshot(o, i).decision().state() == BackendState.UP
+                && snapshot(o, i).decision().damped()
+                && !ready(o, ip)
+                && stateOf(o, i).equals("DAMPED"));
+    long releaseAt = snapshot(expect.latest(), i).decision().releaseAt();
+    long wait = Math.max(0, releaseAt - System.currentTimeMillis());
+    timeline.log(
+        name(i) + " passes its probes but stays out: released in " + Timeline.millis(wait));
+    try {
+      expect.within("a BackendDamped Event", expect.now(), slack, o -> o.hasEvent("BackendDamped"));
+      timeline.log("Event BackendDamped written");
+    } catch (Unmet e) {
+      timeline.log("no BackendDamped Event yet (Events are rate-limited per pool)");
+    }
+    long t1 = expect.now();
+    long back =
+        expect.within(
+            name(i) + " released into the ready set", t1, wait + slack, o -> ready(o, ip));
+    Expectations.check(
+        System.currentTimeMillis() >= releaseAt,
+        name(i) + " was published before its release time");
+    timeline.log(
+        name(i) + " released after its merit decayed: back after " + Timeline.millis(back));
+    row(
+        "damping",
+        name(i) + " released when its merit decayed",
+        back,
+        "reuse " + d.getReuseThreshold() + ", half-life " + d.getHalfLife(),
         true);
   }
 

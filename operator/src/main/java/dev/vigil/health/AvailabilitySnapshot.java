@@ -8,7 +8,7 @@ import java.util.Set;
  * @param version changes exactly when {@code available}, {@code ready}, {@code drainingServing} or
  *     {@code panic} changes (so "same version" means "nothing to republish")
  * @param panic whether the pool is in panic
- * @param available backends that are Up, not ejected and not draining
+ * @param available backends that are Up, not ejected, not damped and not draining
  * @param ready backends to publish as ready: {@code available}, or in panic every decided backend
  *     (not Unknown, not draining)
  * @param drainingServing draining backends that are Up and not ejected: EndpointSlice {@code
@@ -35,6 +35,7 @@ public record AvailabilitySnapshot(
    * @param ejected currently ejected (draining included)
    * @param draining draining (terminating, or not Ready per the kubelet)
    * @param decided neither Unknown nor draining: the panic denominator
+   * @param damped currently held back by flap damping (draining included)
    */
   public record Counts(
       int total,
@@ -44,5 +45,19 @@ public record AvailabilitySnapshot(
       int unknown,
       int ejected,
       int draining,
-      int decided) {}
+      int decided,
+      int damped) {
+    /** Counts of a pool without flap damping. */
+    public Counts(
+        int total,
+        int available,
+        int up,
+        int down,
+        int unknown,
+        int ejected,
+        int draining,
+        int decided) {
+      this(total, available, up, down, unknown, ejected, draining, decided, 0);
+    }
+  }
 }

@@ -15,6 +15,7 @@ public final class Backend {
   PoolHealth pool;
   int index = -1; // position in the pool's member array
   int heapIndex = -1; // position in the pool's ejection-deadline heap, -1 when not ejected
+  int releaseIndex = -1; // position in the pool's damped-release heap, -1 when not damped
   int decayIndex = -1; // position in the pool's list of backends with a multiplier above 0
   long touchEpoch = -1; // the pool event that last recorded this backend's published bits
   int trafficIndex = -1; // position in the detector's list of backends with outcomes this interval
@@ -36,6 +37,11 @@ public final class Backend {
   boolean ejected;
   long ejectedUntil;
   boolean draining;
+  // Flap damping (DESIGN §2.1): merit m set at meritAt; damped until releaseAt.
+  double merit;
+  long meritAt;
+  boolean damped;
+  long releaseAt;
 
   Backend(PoolHealth pool, String id, long serial) {
     this.pool = pool;
@@ -102,9 +108,37 @@ public final class Backend {
     return draining;
   }
 
-  /** Up, not ejected and not draining (its own verdict, panic aside). */
+  /**
+   * The flap-damping merit as last set (at {@link #meritAt()}), before decay; 0 when never
+   * penalized. Its value at time t is {@code merit x 2^(-(t - meritAt) / halfLife)}.
+   */
+  public double merit() {
+    return merit;
+  }
+
+  /** When {@link #merit()} was last set (epoch ms); 0 when never. */
+  public long meritAt() {
+    return meritAt;
+  }
+
+  /** Held back by flap damping (DESIGN §2.1): not available until {@link #releaseAt()}. */
+  public boolean damped() {
+    return damped;
+  }
+
+  /** When a damped backend is released (epoch ms); meaningless when not damped. */
+  public long releaseAt() {
+    return releaseAt;
+  }
+
+  /** Up, not ejected, not damped and not draining (its own verdict, panic aside). */
   public boolean available() {
-    return state == BackendState.UP && !ejected && !draining;
+    return state == BackendState.UP && !ejected && !damped && !draining;
+  }
+
+  /** Which interval the scheduler should use for this backend's next probe. */
+  public ProbePhase phase() {
+    return ProbePhase.of(state, passRun, failRun);
   }
 
   /** An immutable copy of this backend's state. */
@@ -120,7 +154,11 @@ public final class Backend {
         ejected,
         ejectedUntil,
         draining,
-        available());
+        available(),
+        damped,
+        merit,
+        meritAt,
+        damped ? releaseAt : 0);
   }
 
   @Override

@@ -1,6 +1,12 @@
 package dev.vigil.health;
 
-/** An immutable copy of one backend's decision state, for status writers on any thread. */
+/**
+ * An immutable copy of one backend's decision state, for status writers on any thread.
+ *
+ * @param damped held back by flap damping (DESIGN §2.1)
+ * @param merit the damping merit as last set, at {@code meritAt} (epoch ms), before decay
+ * @param releaseAt when a damped backend is released (epoch ms); 0 when not damped
+ */
 public record BackendView(
     String id,
     BackendState state,
@@ -12,4 +18,45 @@ public record BackendView(
     boolean ejected,
     long ejectedUntil,
     boolean draining,
-    boolean available) {}
+    boolean available,
+    boolean damped,
+    double merit,
+    long meritAt,
+    long releaseAt) {
+
+  /** A backend that was never penalized by flap damping. */
+  public BackendView(
+      String id,
+      BackendState state,
+      int passRun,
+      int failRun,
+      int upstreamErrors,
+      int localOriginErrors,
+      int multiplier,
+      boolean ejected,
+      long ejectedUntil,
+      boolean draining,
+      boolean available) {
+    this(
+        id,
+        state,
+        passRun,
+        failRun,
+        upstreamErrors,
+        localOriginErrors,
+        multiplier,
+        ejected,
+        ejectedUntil,
+        draining,
+        available,
+        false,
+        0,
+        0,
+        0);
+  }
+
+  /** Which interval the scheduler should use for this backend's next probe. */
+  public ProbePhase phase() {
+    return ProbePhase.of(state, passRun, failRun);
+  }
+}

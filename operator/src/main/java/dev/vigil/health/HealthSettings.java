@@ -34,6 +34,11 @@ package dev.vigil.health;
  * @param latency {@code passive.latency}, or null (off)
  * @param panicThresholdPercent {@code panicThresholdPercent}: enter panic below this share; 0 = off
  * @param panicExitPercent {@code panicExitPercent}: leave panic at or above this share
+ * @param fastIntervalMs {@code active.fastInterval}: time between probes while a backend is
+ *     mid-streak toward a change ({@link ProbePhase#FAST}); defaults to the interval
+ * @param downIntervalMs {@code active.downInterval}: time between probes while a backend is Down
+ *     with no pass run ({@link ProbePhase#DOWN}); defaults to the interval
+ * @param damping {@code damping} (flap damping, DESIGN §2.1), or null (off)
  */
 public record HealthSettings(
     long intervalMs,
@@ -55,7 +60,10 @@ public record HealthSettings(
     FailurePercentage failurePercentage,
     Latency latency,
     int panicThresholdPercent,
-    int panicExitPercent) {
+    int panicExitPercent,
+    long fastIntervalMs,
+    long downIntervalMs,
+    Damping damping) {
 
   /** The smallest {@code active.interval} accepted. */
   public static final long MIN_INTERVAL_MS = 100;
@@ -88,6 +96,30 @@ public record HealthSettings(
     atLeast("passive.sweepInterval", sweepIntervalMs, 1, "ms");
     between("panicThresholdPercent", panicThresholdPercent, 0, 100);
     between("panicExitPercent", panicExitPercent, panicThresholdPercent, 100);
+    phaseInterval("active.fastInterval", fastIntervalMs, timeoutMs);
+    phaseInterval("active.downInterval", downIntervalMs, timeoutMs);
+  }
+
+  private static void phaseInterval(String field, long ms, long timeoutMs) {
+    atLeast(field, ms, MIN_INTERVAL_MS, "ms");
+    if (ms <= timeoutMs) {
+      throw new InvalidSettingsException(
+          field, "must be above active.timeout (" + timeoutMs + "ms), was " + ms + "ms");
+    }
+  }
+
+  /** The time between probes of a backend in this phase (before jitter). */
+  public long intervalMs(ProbePhase phase) {
+    return switch (phase) {
+      case NORMAL -> intervalMs;
+      case FAST -> fastIntervalMs;
+      case DOWN -> downIntervalMs;
+    };
+  }
+
+  /** Whether flap damping is on (the policy has a {@code damping} block). */
+  public boolean damps() {
+    return damping != null;
   }
 
   /** DESIGN §1 defaults throughout. */
@@ -121,7 +153,10 @@ public record HealthSettings(
         .failurePercentage(failurePercentage)
         .latency(latency)
         .panicThresholdPercent(panicThresholdPercent)
-        .panicExitPercent(panicExitPercent == panicThresholdPercent ? null : panicExitPercent);
+        .panicExitPercent(panicExitPercent == panicThresholdPercent ? null : panicExitPercent)
+        .fastIntervalMs(fastIntervalMs == intervalMs ? null : fastIntervalMs)
+        .downIntervalMs(downIntervalMs == intervalMs ? null : downIntervalMs)
+        .damping(damping);
   }
 
   /** Whether panic is on at all ({@code panicThresholdPercent} above 0). */
@@ -217,6 +252,87 @@ public record HealthSettings(
     }
   }
 
+  /**
+   * {@code damping}: flap damping after BGP route-flap damping (RFC 2439), exactly as DESIGN §2.1.
+   * Each active transition Up to Down or Down to Up adds {@code penalty} to the backend's merit,
+   * which halves every {@code halfLifeMs} and is capped at {@link #ceiling()}; a merit above {@code
+   * suppressThreshold} right after a penalty damps the backend, which is released at the first
+   * millisecond its decayed merit is at or below {@code reuseThreshold}.
+   */
+  public record Damping(
+      int penalty,
+      int suppressThreshold,
+      int reuseThreshold,
+      long halfLifeMs,
+      long maxSuppressTimeMs) {
+    /** The smallest {@code damping.halfLife} accepted. */
+    public static final long MIN_HALF_LIFE_MS = 1_000;
+
+    public Damping {
+      between("damping.penalty", penalty, 1, 1_000_000);
+      between("damping.suppressThreshold", suppressThreshold, 1, 1_000_000);
+      between("damping.reuseThreshold", reuseThreshold, 1, 1_000_000);
+      if (reuseThreshold >= suppressThreshold) {
+        throw new InvalidSettingsException(
+            "damping.reuseThreshold",
+            "must be below damping.suppressThreshold ("
+                + suppressThreshold
+                + "), was "
+                + reuseThreshold);
+      }
+      atLeast("damping.halfLife", halfLifeMs, MIN_HALF_LIFE_MS, "ms");
+      atLeast("damping.maxSuppressTime", maxSuppressTimeMs, 1, "ms");
+      if (maxSuppressTimeMs > 1_000 * halfLifeMs) {
+        throw new InvalidSettingsException(
+            "damping.maxSuppressTime",
+            "must be at most 1000 x damping.halfLife ("
+                + halfLifeMs
+                + "ms), was "
+                + maxSuppressTimeMs
+                + "ms");
+      }
+    }
+
+    /** DESIGN §1 defaults: penalty 1000, suppress 3000, reuse 750, half-life 60s, max 300s. */
+    public static Damping defaults() {
+      return new Damping(1000, 3000, 750, 60_000, 300_000);
+    }
+
+    /**
+     * The cap on a merit: {@code reuseThreshold x 2^(maxSuppressTime / halfLife)}, so no
+     * suppression outlasts {@code maxSuppressTime} after the last flap.
+     */
+    public double ceiling() {
+      return reuseThreshold * Math.pow(2, (double) maxSuppressTimeMs / halfLifeMs);
+    }
+
+    /**
+     * A merit {@code m} set at {@code t0}, decayed to {@code t}: {@code m x 2^(-(t-t0)/halfLife)}.
+     */
+    public double decay(double m, long t0, long t) {
+      return m == 0 ? 0 : m * Math.pow(2, -(double) (t - t0) / halfLifeMs);
+    }
+
+    /**
+     * The first millisecond after {@code t0} at which merit {@code m} set at {@code t0} has decayed
+     * to {@code reuseThreshold} or below: the closed form rounded up, then corrected by the formula
+     * of {@link #decay} itself (semi-monotonic), so it is exact for that formula.
+     */
+    public long releaseAt(double m, long t0) {
+      if (m <= reuseThreshold) {
+        return t0;
+      }
+      long t = t0 + (long) Math.ceil(halfLifeMs * (Math.log(m / reuseThreshold) / Math.log(2)));
+      while (decay(m, t0, t) > reuseThreshold) {
+        t++;
+      }
+      while (t - 1 > t0 && decay(m, t0, t - 1) <= reuseThreshold) {
+        t--;
+      }
+      return t;
+    }
+  }
+
   private static void between(String field, int value, int min, int max) {
     if (value < min || value > max) {
       throw new InvalidSettingsException(
@@ -253,8 +369,29 @@ public record HealthSettings(
     private Latency latency;
     private int panicThresholdPercent = 50;
     private Integer panicExitPercent; // null: equal to the threshold
+    private Long fastIntervalMs; // null: equal to the interval
+    private Long downIntervalMs; // null: equal to the interval
+    private Damping damping;
 
     private Builder() {}
+
+    /** {@code active.fastInterval}; null (the default) means equal to the interval. */
+    public Builder fastIntervalMs(Long v) {
+      fastIntervalMs = v;
+      return this;
+    }
+
+    /** {@code active.downInterval}; null (the default) means equal to the interval. */
+    public Builder downIntervalMs(Long v) {
+      downIntervalMs = v;
+      return this;
+    }
+
+    /** {@code damping}; null (the default) turns flap damping off. */
+    public Builder damping(Damping v) {
+      damping = v;
+      return this;
+    }
 
     public Builder intervalMs(long v) {
       intervalMs = v;
@@ -381,7 +518,10 @@ public record HealthSettings(
           failurePercentage,
           latency,
           panicThresholdPercent,
-          panicExitPercent == null ? panicThresholdPercent : panicExitPercent);
+          panicExitPercent == null ? panicThresholdPercent : panicExitPercent,
+          fastIntervalMs == null ? intervalMs : fastIntervalMs,
+          downIntervalMs == null ? intervalMs : downIntervalMs,
+          damping);
     }
   }
 }

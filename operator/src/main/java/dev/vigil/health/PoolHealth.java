@@ -24,6 +24,12 @@ import java.util.Objects;
  * #add}, {@link #remove}, {@link #setDraining}, {@link #apply}, {@link #snapshot}) end nothing. The
  * runtime arms one timer for {@link #nextEjectionEnd()} and calls {@link #expireEjections(long)}
  * when it fires; a passing probe also ends an ejection when {@code passive.unejectOnActivePass}.
+ *
+ * <p><b>Flap damping</b> (DESIGN §2.1, when the settings have {@code damping}): every active
+ * transition Up to Down or Down to Up penalizes the backend ({@link FlapDamping}); a damped backend
+ * is not available until it is released, which, like the end of an ejection, happens at the start
+ * of every call that takes {@code now}. The runtime arms one timer for {@link #nextRelease()} and
+ * calls {@link #releaseDamped(long)}; a {@link DampingListener} hears of each damping and release.
  */
 public final class PoolHealth {
   private HealthSettings settings;
@@ -41,6 +47,7 @@ public final class PoolHealth {
   private long wouldEjectCount;
   private final PoolLedger ledger = new PoolLedger();
   private final OutlierDetector outliers = new OutlierDetector();
+  private final FlapDamping damping = new FlapDamping();
   private long sweeps;
 
   public PoolHealth(HealthSettings settings) {
@@ -89,6 +96,7 @@ public final class PoolHealth {
     if (b.decayIndex >= 0) {
       stopDecay(b);
     }
+    damping.forget(b);
     outliers.forget(b);
     Backend last = members[--size];
     members[b.index] = last;
@@ -127,11 +135,13 @@ public final class PoolHealth {
 
   /**
    * Replaces the settings. State is kept: runs, multipliers and running ejections (with their end)
-   * stay; new thresholds apply from the next event; panic is re-evaluated now.
+   * stay; new thresholds apply from the next event; panic is re-evaluated now. Damped backends are
+   * released now when damping is turned off, and otherwise re-timed from their merit.
    */
   public void apply(HealthSettings newSettings) {
     settings = Objects.requireNonNull(newSettings, "settings");
     ledger.begin();
+    damping.apply(settings.damping(), ledger);
     ledger.reevaluate();
     ledger.end(settings);
   }
@@ -151,7 +161,7 @@ public final class PoolHealth {
     }
     ledger.begin();
     expire(now);
-    Transition t = pass ? pass(b, now) : fail(b);
+    Transition t = pass ? pass(b, now) : fail(b, now);
     ledger.end(settings);
     return t;
   }
@@ -178,11 +188,15 @@ public final class PoolHealth {
     if (b.state == BackendState.DOWN && b.passRun < settings.rise()) {
       return Transition.PENDING;
     }
+    boolean flap = b.state == BackendState.DOWN;
     setState(b, BackendState.UP);
+    if (flap) {
+      damping.penalize(b, settings.damping(), now, ledger);
+    }
     return Transition.CHANGED;
   }
 
-  private Transition fail(Backend b) {
+  private Transition fail(Backend b, long now) {
     b.passRun = 0;
     if (b.failRun != Integer.MAX_VALUE) {
       b.failRun++;
@@ -193,7 +207,11 @@ public final class PoolHealth {
     if (b.state == BackendState.UP && b.failRun < settings.fall()) {
       return Transition.PENDING;
     }
+    boolean flap = b.state == BackendState.UP;
     setState(b, BackendState.DOWN);
+    if (flap) {
+      damping.penalize(b, settings.damping(), now, ledger);
+    }
     return Transition.CHANGED;
   }
 
@@ -368,6 +386,24 @@ public final class PoolHealth {
     return nextEnd;
   }
 
+  /**
+   * Releases every damped backend due at {@code now} (and ends the ejections due); the runtime
+   * calls it at {@link #nextRelease()}.
+   */
+  public void releaseDamped(long now) {
+    expireEjections(now);
+  }
+
+  /** When the next damped backend is released (epoch ms), or {@link Long#MAX_VALUE} when none. */
+  public long nextRelease() {
+    return damping.nextRelease();
+  }
+
+  /** Who hears of dampings and releases; null for nobody. */
+  public void dampingListener(DampingListener listener) {
+    damping.listener(listener);
+  }
+
   // ---- restart ---------------------------------------------------------------------------------
 
   /**
@@ -377,7 +413,24 @@ public final class PoolHealth {
    * consulting the cap (it was accepted before the restart).
    */
   public void restore(Backend b, BackendState state, int multiplier, long ejectedUntil, long now) {
+    restore(b, state, multiplier, ejectedUntil, DampingState.NONE, now);
+  }
+
+  /**
+   * As {@link #restore(Backend, BackendState, int, long, long)}, with the flap-damping merit and
+   * damped flag published in status: a backend that was damped stays damped until the same release
+   * time (unless damping is now off or its merit has decayed by now), so a restart never releases
+   * it early.
+   */
+  public void restore(
+      Backend b,
+      BackendState state,
+      int multiplier,
+      long ejectedUntil,
+      DampingState dampingState,
+      long now) {
     Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(dampingState, "dampingState");
     if (multiplier < 0) {
       throw new IllegalArgumentException("multiplier must be >= 0, was " + multiplier);
     }
@@ -402,6 +455,7 @@ public final class PoolHealth {
       deadlines.add(b);
       nextEnd = deadlines.nextDeadline();
     }
+    damping.restore(b, dampingState, settings.damping(), now);
     ledger.tally(b, 1);
     ledger.end(settings);
   }
@@ -465,6 +519,16 @@ public final class PoolHealth {
     return refusedEjections;
   }
 
+  /** Backends damped since this pool was created (a metric). */
+  public long dampings() {
+    return damping.dampings();
+  }
+
+  /** Damped backends released since this pool was created (a metric). */
+  public long releases() {
+    return damping.releases();
+  }
+
   /** Would-be ejections reported in dry run ({@code passive.enforce: false}). */
   public long wouldEjectCount() {
     return wouldEjectCount;
@@ -479,6 +543,7 @@ public final class PoolHealth {
       endEjection(b);
       ledger.tally(b, 1);
     }
+    damping.expire(now, ledger);
   }
 
   /** Clears the ejected flag and its deadline; callers bracket it with change/tally. */

@@ -24,6 +24,7 @@ final class PoolLedger {
   int draining;
   int ejected;
   int ejectedNotDraining;
+  int damped;
   int decided;
   int available;
   boolean panic;
@@ -48,7 +49,9 @@ final class PoolLedger {
     reevaluate = true;
   }
 
-  /** Before a change to state, ejected or draining: remember what b published, uncount it. */
+  /**
+   * Before a change to state, ejected, damped or draining: remember what b published, uncount it.
+   */
   void change(Backend b) {
     if (b.touchEpoch != epoch) {
       b.touchEpoch = epoch;
@@ -73,13 +76,16 @@ final class PoolLedger {
     if (b.ejected) {
       ejected += d;
     }
+    if (b.damped) {
+      damped += d;
+    }
     if (b.draining) {
       draining += d;
       return;
     }
     if (b.ejected) {
       ejectedNotDraining += d;
-    } else if (b.state == BackendState.UP) {
+    } else if (b.state == BackendState.UP && !b.damped) {
       available += d;
     }
     if (b.state != BackendState.UNKNOWN) {
@@ -145,7 +151,7 @@ final class PoolLedger {
     if (b.pool == null) {
       return 0;
     }
-    boolean healthy = b.state == BackendState.UP && !b.ejected;
+    boolean healthy = b.state == BackendState.UP && !b.ejected && !b.damped;
     if (b.draining) {
       return healthy ? DRAINING_SERVING : 0;
     }
@@ -154,7 +160,7 @@ final class PoolLedger {
 
   AvailabilitySnapshot.Counts counts() {
     return new AvailabilitySnapshot.Counts(
-        total, available, up, down, unknown, ejected, draining, decided);
+        total, available, up, down, unknown, ejected, draining, decided, damped);
   }
 
   /** The last snapshot if still true, a new counts record on shared sets, or a rebuild. */
@@ -182,7 +188,8 @@ final class PoolLedger {
         && c.unknown() == unknown
         && c.ejected() == ejected
         && c.draining() == draining
-        && c.decided() == decided;
+        && c.decided() == decided
+        && c.damped() == damped;
   }
 
   private AvailabilitySnapshot build(Backend[] members, int size) {

@@ -21,16 +21,17 @@ import java.util.function.Supplier;
  * Per-pool gauges read from the pools' immutable views, refreshed before each scrape. A pool that
  * is gone loses its series at the next refresh.
  *
- * <p>Cardinality: {@code vigil_backends} has 5 series per pool (one per state), {@code
- * vigil_pool_available} and {@code vigil_pool_panic} one each. {@code vigil_backend_ejected} names
- * the backend, so it lists only backends ejected right now, and at most {@link
- * #MAX_EJECTED_PER_POOL} per pool (the longest ejections first); the ejection cap keeps the real
- * number far lower.
+ * <p>Cardinality: {@code vigil_backends} has 6 series per pool (one per state), {@code
+ * vigil_pool_available}, {@code vigil_pool_damped} and {@code vigil_pool_panic} one each. {@code
+ * vigil_backend_ejected} names the backend, so it lists only backends ejected right now, and at
+ * most {@link #MAX_EJECTED_PER_POOL} per pool (the longest ejections first); the ejection cap keeps
+ * the real number far lower.
  */
 public final class PoolGauges {
   static final String BACKENDS = "vigil_backends";
   static final String AVAILABLE = "vigil_pool_available";
   static final String PANIC = "vigil_pool_panic";
+  static final String DAMPED = "vigil_pool_damped";
   static final String EJECTED = "vigil_backend_ejected";
   static final int MAX_EJECTED_PER_POOL = 20;
 
@@ -38,6 +39,7 @@ public final class PoolGauges {
   private final MultiGauge backends;
   private final MultiGauge available;
   private final MultiGauge panic;
+  private final MultiGauge damped;
   private final MultiGauge ejected;
 
   /**
@@ -49,7 +51,7 @@ public final class PoolGauges {
         MultiGauge.builder(BACKENDS)
             .description(
                 "Backends of a pool by the state its status shows"
-                    + " (Unknown, Up, Down, Ejected, Draining)")
+                    + " (Unknown, Up, Down, Ejected, Damped, Draining)")
             .register(registry);
     this.available =
         MultiGauge.builder(AVAILABLE)
@@ -58,6 +60,11 @@ public final class PoolGauges {
     this.panic =
         MultiGauge.builder(PANIC)
             .description("1 while the pool is in panic (every decided backend published)")
+            .register(registry);
+    this.damped =
+        MultiGauge.builder(DAMPED)
+            .description(
+                "Backends of a pool held back by flap damping right now (whatever state they show)")
             .register(registry);
     this.ejected =
         MultiGauge.builder(EJECTED)
@@ -73,6 +80,7 @@ public final class PoolGauges {
     List<MultiGauge.Row<?>> stateRows = new ArrayList<>();
     List<MultiGauge.Row<?>> availableRows = new ArrayList<>();
     List<MultiGauge.Row<?>> panicRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> dampedRows = new ArrayList<>();
     List<MultiGauge.Row<?>> ejectedRows = new ArrayList<>();
     for (PoolRuntime runtime : pools.get()) {
       PoolKey key = runtime.key();
@@ -96,6 +104,7 @@ public final class PoolGauges {
                   MultiGauge.Row.of(pool.and("state", s.name().toLowerCase(Locale.ROOT)), n)));
       availableRows.add(MultiGauge.Row.of(pool, view.snapshot().counts().available()));
       panicRows.add(MultiGauge.Row.of(pool, view.snapshot().panic() ? 1 : 0));
+      dampedRows.add(MultiGauge.Row.of(pool, view.snapshot().counts().damped()));
       out.stream()
           .sorted(
               Comparator.comparingLong((BackendSnapshot b) -> b.decision().ejectedUntil())
@@ -107,6 +116,7 @@ public final class PoolGauges {
     backends.register(stateRows, true);
     available.register(availableRows, true);
     panic.register(panicRows, true);
+    damped.register(dampedRows, true);
     ejected.register(ejectedRows, true);
   }
 }

@@ -1,5 +1,6 @@
 package dev.vigil.probe;
 
+import dev.vigil.health.ProbePhase;
 import io.vertx.core.AsyncResult;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +25,12 @@ import java.util.random.RandomGenerator;
  *       thread; the work runs on the {@link Timers} context, and so does the listener. A removed
  *       backend's timer is cancelled, its in-flight result dropped, and the prober told to {@link
  *       Prober#forget} it (closing a kept connection).
+ *   <li>Phases (DESIGN §1 {@code fastInterval}, {@code downInterval}): the decision core names each
+ *       backend's {@link ProbePhase} after every result and {@link #phase} passes it on; the wait
+ *       before the next start is the phase's interval +/- jitter, counted from the last start. A
+ *       phase change re-plans the next start from the last start (at once when that moment has
+ *       passed), so switching phase neither loses the cadence nor ever starts a second probe while
+ *       one is in flight.
  * </ul>
  *
  * @param <K> the backend key (for example pool and pod)
@@ -59,6 +66,28 @@ public final class ProbeScheduler<K> {
    */
   public void update(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
     add(key, target, spec, schedule);
+  }
+
+  /**
+   * Sets a backend's phase: its next start moves to the last start plus the new phase's interval
+   * (jittered), or to now if that has passed; the first probe of a new backend keeps its random
+   * offset. Nothing changes when the phase is the same or the backend is unknown.
+   */
+  public void phase(K key, ProbePhase phase) {
+    timers.execute(
+        () -> {
+          Backend b = backends.get(key);
+          if (b == null || b.retired || b.phase == phase) {
+            return;
+          }
+          b.phase = phase;
+          if (b.lastStart == Long.MIN_VALUE || b.timerId < 0) {
+            return;
+          }
+          long now = timers.nowMillis();
+          b.plannedStart = b.lastStart + gap(b);
+          b.rearm(Math.max(0, b.plannedStart - now));
+        });
   }
 
   /** Stops probing a backend; a result still in flight is dropped. */
@@ -98,12 +127,12 @@ public final class ProbeScheduler<K> {
   }
 
   private static void validate(CheckSpec spec, ProbeSchedule schedule) {
-    if (spec.timeout().compareTo(schedule.interval()) > 0) {
+    if (spec.timeout().compareTo(schedule.shortest()) > 0) {
       throw new IllegalArgumentException(
-          "active.timeout: must not exceed active.interval ("
+          "active.timeout: must not exceed active.interval, fastInterval or downInterval ("
               + spec.timeout()
               + " > "
-              + schedule.interval()
+              + schedule.shortest()
               + ")");
     }
   }
@@ -146,9 +175,9 @@ public final class ProbeScheduler<K> {
     prober.forget(b.target);
   }
 
-  /** The wait before the next start: interval +/- jitter. */
+  /** The wait before the next start: the phase's interval +/- jitter. */
   private long gap(Backend b) {
-    long interval = b.schedule.interval().toMillis();
+    long interval = b.schedule.interval(b.phase).toMillis();
     double jitter = b.schedule.jitterPercent() / 100.0;
     return jitter == 0 ? interval : Math.round(interval * (1 + random.nextDouble(-jitter, jitter)));
   }
@@ -158,6 +187,7 @@ public final class ProbeScheduler<K> {
     ProbeTarget target;
     CheckSpec spec;
     ProbeSchedule schedule;
+    ProbePhase phase = ProbePhase.NORMAL;
     long timerId = -1;
     long plannedStart;
     long lastStart = Long.MIN_VALUE;
@@ -194,7 +224,7 @@ public final class ProbeScheduler<K> {
         return;
       }
       long now = timers.nowMillis();
-      long interval = schedule.interval().toMillis();
+      long interval = schedule.interval(phase).toMillis();
       if (now - plannedStart > interval) {
         plannedStart = now; // far behind (overload, suspended VM): restart the cadence
       }

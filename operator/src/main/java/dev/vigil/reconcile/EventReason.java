@@ -7,6 +7,8 @@ public enum EventReason {
   BackendEjected("Warning"),
   BackendUnejected("Normal"),
   EjectionRefused("Warning"),
+  BackendDamped("Warning"),
+  BackendReleased("Normal"),
   WouldEject("Warning"),
   PanicEntered("Warning"),
   PanicExited("Normal"),

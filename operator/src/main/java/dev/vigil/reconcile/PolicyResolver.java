@@ -1,6 +1,7 @@
 package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.ActiveCheck;
+import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.FailurePercentageRule;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicySpec;
@@ -50,6 +51,12 @@ public final class PolicyResolver {
     HealthSettings.Builder b = HealthSettings.builder();
     b.intervalMs(Durations.millis("active.interval", or(active.getInterval(), "5s")));
     b.timeoutMs(Durations.millis("active.timeout", or(active.getTimeout(), "2s")));
+    if (active.getFastInterval() != null) {
+      b.fastIntervalMs(Durations.millis("active.fastInterval", active.getFastInterval()));
+    }
+    if (active.getDownInterval() != null) {
+      b.downIntervalMs(Durations.millis("active.downInterval", active.getDownInterval()));
+    }
     if (active.getJitterPercent() != null) {
       b.jitterPercent(active.getJitterPercent());
     }
@@ -93,7 +100,26 @@ public final class PolicyResolver {
       b.panicThresholdPercent(spec.getPanicThresholdPercent());
     }
     b.panicExitPercent(spec.getPanicExitPercent());
+    b.damping(damping(spec.getDamping()));
     return b.build();
+  }
+
+  /** {@code damping}: absent is off; absent fields take the CRD's defaults. */
+  private static HealthSettings.Damping damping(Damping d) {
+    if (d == null) {
+      return null;
+    }
+    HealthSettings.Damping def = HealthSettings.Damping.defaults();
+    return new HealthSettings.Damping(
+        or(d.getPenalty(), def.penalty()),
+        or(d.getSuppressThreshold(), def.suppressThreshold()),
+        or(d.getReuseThreshold(), def.reuseThreshold()),
+        d.getHalfLife() == null
+            ? def.halfLifeMs()
+            : Durations.millis("damping.halfLife", d.getHalfLife()),
+        d.getMaxSuppressTime() == null
+            ? def.maxSuppressTimeMs()
+            : Durations.millis("damping.maxSuppressTime", d.getMaxSuppressTime()));
   }
 
   /** {@code passive.successRate}: absent is off; absent fields take the CRD's defaults. */

@@ -173,13 +173,19 @@ public final class PoolStatusAggregator {
     return out;
   }
 
-  /** The state status shows for one backend; metrics use the same mapping. */
+  /**
+   * The state status shows for one backend; metrics use the same mapping. Draining first, then Down
+   * > Ejected > Damped > Up (DESIGN §2.1).
+   */
   public static BackendState stateOf(BackendView d) {
     if (d.draining()) {
       return BackendState.DRAINING;
     }
     if (d.ejected() && d.state() != dev.vigil.health.BackendState.DOWN) {
       return BackendState.EJECTED;
+    }
+    if (d.damped() && d.state() == dev.vigil.health.BackendState.UP) {
+      return BackendState.DAMPED;
     }
     return switch (d.state()) {
       case UP -> BackendState.UP;
@@ -199,6 +205,13 @@ public final class PoolStatusAggregator {
     s.setEjections(d.multiplier());
     if (d.ejected()) {
       s.setEjectedUntil(Instant.ofEpochMilli(d.ejectedUntil()).toString());
+    }
+    if (d.merit() > 0) {
+      s.setMerit(d.merit());
+      s.setMeritTime(Instant.ofEpochMilli(d.meritAt()).toString());
+    }
+    if (d.damped()) {
+      s.setDampedUntil(Instant.ofEpochMilli(d.releaseAt()).toString());
     }
     if (b.lastProbe() != null) {
       LastProbe p = new LastProbe();

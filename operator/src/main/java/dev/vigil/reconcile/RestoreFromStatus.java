@@ -3,6 +3,7 @@ package dev.vigil.reconcile;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.BackendState;
+import dev.vigil.health.DampingState;
 import dev.vigil.runtime.RestoredBackend;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -14,8 +15,9 @@ import java.util.Map;
 /**
  * Rebuilds backend state from what a previous operator published (DESIGN §2 rule 8), so a restarted
  * operator continues where the last one stopped and writes nothing until something really changes.
- * Status gives state, ejections and ejection ends for the listed backends; the slices' conditions
- * cover the rest (the status list is capped).
+ * Status gives state, ejections and ejection ends for the listed backends, and their flap-damping
+ * merit and whether they were damped (so a restart never releases a damped backend early); the
+ * slices' conditions cover the rest (the status list is capped, unavailable backends first).
  */
 public final class RestoreFromStatus {
   private RestoreFromStatus() {}
@@ -58,16 +60,27 @@ public final class RestoreFromStatus {
             case UP -> BackendState.UP;
             case DOWN -> BackendState.DOWN;
             case UNKNOWN -> BackendState.UNKNOWN;
-            // Status shows Down before Ejected, so an ejected backend was Up.
-            case EJECTED -> BackendState.UP;
+            // Status shows Down before Ejected and Damped, so either was Up.
+            case EJECTED, DAMPED -> BackendState.UP;
             // A draining backend's health is the slice's serving condition.
             case DRAINING -> fromSlice == null ? BackendState.UP : fromSlice.state();
           };
       if (until <= nowMs) {
         until = 0;
       }
-      out.put(b.getPod(), new RestoredBackend(state, ejections, until));
+      out.put(b.getPod(), new RestoredBackend(state, ejections, until, damping(b)));
     }
     return out;
+  }
+
+  private static DampingState damping(BackendStatus b) {
+    if (b.getMerit() == null || b.getMeritTime() == null || !(b.getMerit() >= 0)) {
+      return DampingState.NONE;
+    }
+    if (Double.isInfinite(b.getMerit())) {
+      return DampingState.NONE;
+    }
+    return new DampingState(
+        b.getMerit(), Instant.parse(b.getMeritTime()).toEpochMilli(), b.getDampedUntil() != null);
   }
 }

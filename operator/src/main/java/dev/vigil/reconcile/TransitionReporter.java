@@ -29,6 +29,8 @@ public final class TransitionReporter implements TransitionSink {
   public static final String REFUSED = "vigil_ejections_refused_total";
   public static final String DRY_RUN = "vigil_ejections_dry_run_total";
   public static final String PANIC_TRANSITIONS = "vigil_panic_transitions_total";
+  public static final String DAMPINGS = "vigil_dampings_total";
+  public static final String RELEASES = "vigil_damping_releases_total";
 
   private final EventRecorder events;
   private final MeterRegistry meters;
@@ -100,6 +102,32 @@ public final class TransitionReporter implements TransitionSink {
         .log("transition pool={} backend={} from=EJECTED reason=\"{}\"", pool, backend, why);
     counter(UNEJECTIONS, pool).increment();
     events.record(reference(pool), EventReason.BackendUnejected, backend, why);
+  }
+
+  @Override
+  public void damped(PoolKey pool, String backend, long untilMs, String why) {
+    log(pool, backend, "NOT_DAMPED", "DAMPED", why)
+        .addKeyValue("until", Instant.ofEpochMilli(untilMs).toString())
+        .log(
+            "transition pool={} backend={} to=DAMPED until={} reason=\"{}\"",
+            pool,
+            backend,
+            Instant.ofEpochMilli(untilMs),
+            why);
+    counter(DAMPINGS, pool).increment();
+    events.record(
+        reference(pool),
+        EventReason.BackendDamped,
+        backend,
+        why + ", damped until " + Instant.ofEpochMilli(untilMs));
+  }
+
+  @Override
+  public void released(PoolKey pool, String backend, String why) {
+    log(pool, backend, "DAMPED", "NOT_DAMPED", why)
+        .log("transition pool={} backend={} from=DAMPED reason=\"{}\"", pool, backend, why);
+    counter(RELEASES, pool).increment();
+    events.record(reference(pool), EventReason.BackendReleased, backend, why);
   }
 
   @Override

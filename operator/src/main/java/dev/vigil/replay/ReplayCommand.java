@@ -48,6 +48,7 @@ public final class ReplayCommand {
   /** A session with the settings the flags give. */
   public static ReplaySession session(List<String> args) {
     HealthSettings.Builder settings = HealthSettings.builder();
+    DampingFlags damping = new DampingFlags();
     ExpectedStatuses expected = ExpectedStatuses.DEFAULT;
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -61,7 +62,9 @@ public final class ReplayCommand {
         value = name.substring(eq + 1);
         name = name.substring(0, eq);
       }
-      if (!FLAGS.containsKey(name) && !name.equals("expected-statuses")) {
+      if (!FLAGS.containsKey(name)
+          && !name.equals("expected-statuses")
+          && !DAMPING_FLAGS.containsKey(name)) {
         throw new IllegalArgumentException("unknown flag --" + name);
       }
       boolean isBoolean = BOOLEAN_FLAGS.contains(name);
@@ -79,6 +82,10 @@ public final class ReplayCommand {
         expected = ExpectedStatuses.parse("--expected-statuses", value);
         continue;
       }
+      if (DAMPING_FLAGS.containsKey(name)) {
+        damping.set(name, value);
+        continue;
+      }
       Flag flag = FLAGS.get(name);
       if (flag == null) {
         throw new IllegalArgumentException("unknown flag --" + name);
@@ -90,9 +97,49 @@ public final class ReplayCommand {
       }
     }
     try {
+      settings.damping(damping.build());
       return new ReplaySession(settings.build(), new StatusLineClassifier(expected));
     } catch (InvalidSettingsException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  /** DESIGN §2.1's replay flags; damping is on when {@code --damping-half-life-ms} is given. */
+  private static final Map<String, String> DAMPING_FLAGS =
+      Map.of(
+          "damping-penalty", "merit added per Up<->Down transition (1000)",
+          "damping-suppress", "damped when the merit is above this after a penalty (3000)",
+          "damping-reuse", "released when the decayed merit is at or below this (750)",
+          "damping-half-life-ms", "merit half-life; giving it turns damping on (off)",
+          "damping-max-suppress-ms", "no suppression outlasts this after the last flap (300000)");
+
+  /** The damping flags seen so far; defaults from DESIGN §1. */
+  private static final class DampingFlags {
+    private final HealthSettings.Damping defaults = HealthSettings.Damping.defaults();
+    private int penalty = defaults.penalty();
+    private int suppress = defaults.suppressThreshold();
+    private int reuse = defaults.reuseThreshold();
+    private Long halfLifeMs;
+    private long maxSuppressMs = defaults.maxSuppressTimeMs();
+
+    void set(String name, String value) {
+      try {
+        switch (name) {
+          case "damping-penalty" -> penalty = Integer.parseInt(value);
+          case "damping-suppress" -> suppress = Integer.parseInt(value);
+          case "damping-reuse" -> reuse = Integer.parseInt(value);
+          case "damping-half-life-ms" -> halfLifeMs = Long.parseLong(value);
+          default -> maxSuppressMs = Long.parseLong(value);
+        }
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--" + name + " must be a number, got " + value);
+      }
+    }
+
+    HealthSettings.Damping build() {
+      return halfLifeMs == null
+          ? null
+          : new HealthSettings.Damping(penalty, suppress, reuse, halfLifeMs, maxSuppressMs);
     }
   }
 
@@ -180,13 +227,22 @@ public final class ReplayCommand {
             """
             usage: vigil replay [flags] < commands
               commands: POOL <b>... | PROBE <b> TIMEOUT|REFUSED|<status line> | STATUS | HEALTHY
-                        AT <ms> | OUTCOME <b> OK|FAIL [local] | SWEEP | AVAILABLE
+                        AT <ms> | OUTCOME <b> OK|FAIL [local] | SWEEP | AVAILABLE | DAMPED
               flags:
             """);
     FLAGS.forEach(
         (name, flag) ->
             sb.append("    --").append(name).append("  ").append(flag.help()).append('\n'));
     sb.append("    --expected-statuses  pass statuses, e.g. 200-399,404 (200-399)");
+    for (String name :
+        List.of(
+            "damping-penalty",
+            "damping-suppress",
+            "damping-reuse",
+            "damping-half-life-ms",
+            "damping-max-suppress-ms")) {
+      sb.append("\n    --").append(name).append("  ").append(DAMPING_FLAGS.get(name));
+    }
     return sb.toString();
   }
 }

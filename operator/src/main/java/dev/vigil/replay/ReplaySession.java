@@ -55,6 +55,7 @@ public final class ReplaySession {
         case "OUTCOME" -> List.of(outcome(rest));
         case "SWEEP" -> noArgs(command, rest, this::sweep);
         case "AVAILABLE" -> noArgs(command, rest, () -> List.of(available()));
+        case "DAMPED" -> noArgs(command, rest, () -> List.of(join(Backend::damped)));
         default -> throw new ReplayError("unknown command " + command);
       };
     } catch (ReplayError e) {
@@ -147,7 +148,7 @@ public final class ReplaySession {
     }
     now = ms;
     if (pool != null) {
-      pool.expireEjections(now); // as the runtime's timer would have done by now
+      pool.expireEjections(now); // as the runtime's timers would have done by now (and releases)
     }
     return "OK";
   }

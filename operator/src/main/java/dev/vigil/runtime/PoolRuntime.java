@@ -3,11 +3,13 @@ package dev.vigil.runtime;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.Backend;
 import dev.vigil.health.BackendState;
+import dev.vigil.health.DampingListener;
 import dev.vigil.health.Ejection;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import dev.vigil.probe.CheckSpec;
@@ -34,6 +36,11 @@ import java.util.function.LongSupplier;
  * <p>A change of what the pool's status or slices show (a state change, an ejection, panic, a
  * member change) rebuilds the view and tells the listener, which makes JOSDK reconcile the pool.
  * Probe results that change nothing rebuild nothing.
+ *
+ * <p>Timers: one periodic sweep, one timer for the next ejection end and one for the next release
+ * of a damped backend (DESIGN §2.1), each re-armed only when the core's next deadline moved. After
+ * every probe result the backend's probe phase goes to the scheduler, which then uses {@code
+ * fastInterval} or {@code downInterval}.
  */
 public final class PoolRuntime {
   private static final class Tracked {
@@ -42,6 +49,7 @@ public final class PoolRuntime {
     LastProbe lastProbe;
     long since;
     String wouldEject;
+    ProbePhase phase = ProbePhase.NORMAL;
   }
 
   private final PoolKey key;
@@ -59,6 +67,8 @@ public final class PoolRuntime {
   private long sweepTimer = -1;
   private long ejectionTimer = -1;
   private long ejectionTimerAt = Long.MAX_VALUE;
+  private long releaseTimer = -1;
+  private long releaseTimerAt = Long.MAX_VALUE;
   private long materialVersion;
   private boolean lastPanic;
   private boolean closed;
@@ -83,6 +93,7 @@ public final class PoolRuntime {
     this.sink = sink;
     this.clock = clock;
     this.health = new PoolHealth(settings);
+    this.health.dampingListener(new DampingEvents());
     this.probing = probing.apply(this::onProbeResult);
     this.view = buildView();
   }
@@ -201,7 +212,12 @@ public final class PoolRuntime {
     t.since = now;
     if (restored != null && restored.state() != BackendState.UNKNOWN) {
       health.restore(
-          t.backend, restored.state(), restored.ejections(), restored.ejectedUntil(), now);
+          t.backend,
+          restored.state(),
+          restored.ejections(),
+          restored.ejectedUntil(),
+          restored.damping(),
+          now);
     }
     if (m.draining()) {
       health.setDraining(t.backend, true);
@@ -209,7 +225,52 @@ public final class PoolRuntime {
     byId.put(m.id(), t);
     byIp.put(m.ip(), t);
     probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()));
+    tellPhase(t);
     return t;
+  }
+
+  /** Passes a changed probe phase on to the scheduler. */
+  private void tellPhase(Tracked t) {
+    ProbePhase phase = t.backend.phase();
+    if (phase != t.phase) {
+      t.phase = phase;
+      probing.phase(t.member.id(), phase);
+    }
+  }
+
+  /** Flap damping's events, heard in the middle of a core event on the pool's context. */
+  private final class DampingEvents implements DampingListener {
+    @Override
+    public void damped(Backend b) {
+      Tracked t = byId.get(b.id());
+      if (t != null) {
+        t.since = clock.getAsLong();
+      }
+      sink.damped(key, b.id(), b.releaseAt(), dampedWhy(b));
+    }
+
+    @Override
+    public void released(Backend b) {
+      Tracked t = byId.get(b.id());
+      if (t != null) {
+        t.since = clock.getAsLong();
+      }
+      sink.released(
+          key,
+          b.id(),
+          health.settings().damps()
+              ? "merit decayed to damping.reuseThreshold"
+              : "damping turned off");
+    }
+  }
+
+  private String dampedWhy(Backend b) {
+    HealthSettings.Damping d = health.settings().damping();
+    return String.format(
+        java.util.Locale.ROOT,
+        "flapping: merit %.0f above damping.suppressThreshold %d",
+        b.merit(),
+        d == null ? 0 : d.suppressThreshold());
   }
 
   private void removeTracked(Tracked t) {
@@ -239,6 +300,7 @@ public final class PoolRuntime {
       BackendState after = t.backend.state();
       sink.stateChanged(key, id, before.name(), after.name(), reasonFor(t, result, after));
     }
+    tellPhase(t);
     afterEvent(material);
   }
 
@@ -374,6 +436,7 @@ public final class PoolRuntime {
       sink.panicChanged(key, snap.panic(), snap.counts());
     }
     armEjectionTimer();
+    armReleaseTimer();
     if (material || published || !snap.counts().equals(view.snapshot().counts())) {
       materialVersion++;
       view = buildView();
@@ -417,11 +480,42 @@ public final class PoolRuntime {
                     }));
   }
 
+  /** One timer for the next release of a damped backend (DESIGN §2.1). */
+  private void armReleaseTimer() {
+    long next = health.nextRelease();
+    if (next == releaseTimerAt) {
+      return;
+    }
+    if (releaseTimer >= 0) {
+      vertx.cancelTimer(releaseTimer);
+      releaseTimer = -1;
+    }
+    releaseTimerAt = next;
+    if (next == Long.MAX_VALUE) {
+      return;
+    }
+    long delay = Math.max(1, next - clock.getAsLong());
+    releaseTimer =
+        vertx.setTimer(
+            delay,
+            id ->
+                context.runOnContext(
+                    v -> {
+                      releaseTimer = -1;
+                      releaseTimerAt = Long.MAX_VALUE;
+                      if (!closed) {
+                        health.releaseDamped(clock.getAsLong());
+                        afterEvent(true);
+                      }
+                    }));
+  }
+
   private PoolView buildView() {
     AvailabilitySnapshot snap = health.snapshot();
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
     for (Tracked t : byId.values()) {
-      boolean healthy = t.backend.state() == BackendState.UP && !t.backend.ejected();
+      boolean healthy =
+          t.backend.state() == BackendState.UP && !t.backend.ejected() && !t.backend.damped();
       backends.add(
           new BackendSnapshot(
               t.member,
@@ -453,6 +547,9 @@ public final class PoolRuntime {
             }
             if (ejectionTimer >= 0) {
               vertx.cancelTimer(ejectionTimer);
+            }
+            if (releaseTimer >= 0) {
+              vertx.cancelTimer(releaseTimer);
             }
           }
           p.complete();

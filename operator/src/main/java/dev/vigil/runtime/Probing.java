@@ -1,6 +1,7 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeTarget;
 
@@ -14,6 +15,9 @@ public interface Probing {
   void add(String id, ProbeTarget target);
 
   void remove(String id);
+
+  /** The backend's probe phase changed: its next probe follows that phase's interval. */
+  default void phase(String id, ProbePhase phase) {}
 
   void close();
 }

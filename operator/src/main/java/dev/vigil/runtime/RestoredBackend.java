@@ -1,9 +1,17 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.BackendState;
+import dev.vigil.health.DampingState;
 
 /**
  * A backend's state as a previous operator left it in status and slices, so a restart does not
- * start the pool over from Unknown (DESIGN §2 rule 8).
+ * start the pool over from Unknown (DESIGN §2 rule 8) and never releases a damped backend early.
  */
-public record RestoredBackend(BackendState state, int ejections, long ejectedUntil) {}
+public record RestoredBackend(
+    BackendState state, int ejections, long ejectedUntil, DampingState damping) {
+
+  /** Without flap-damping state (from a slice, or a status without merit). */
+  public RestoredBackend(BackendState state, int ejections, long ejectedUntil) {
+    this(state, ejections, ejectedUntil, DampingState.NONE);
+  }
+}

@@ -1,6 +1,7 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeSchedule;
 import dev.vigil.probe.ProbeScheduler;
@@ -40,7 +41,11 @@ public final class ScheduledProbing implements Probing {
   public void configure(CheckSpec check, HealthSettings cadence) {
     this.check = check;
     this.schedule =
-        new ProbeSchedule(Duration.ofMillis(cadence.intervalMs()), cadence.jitterPercent());
+        new ProbeSchedule(
+            Duration.ofMillis(cadence.intervalMs()),
+            Duration.ofMillis(cadence.fastIntervalMs()),
+            Duration.ofMillis(cadence.downIntervalMs()),
+            cadence.jitterPercent());
     targets.forEach((id, target) -> scheduler.update(id, target, check, schedule));
   }
 
@@ -54,6 +59,11 @@ public final class ScheduledProbing implements Probing {
   public void remove(String id) {
     targets.remove(id);
     scheduler.remove(id);
+  }
+
+  @Override
+  public void phase(String id, ProbePhase phase) {
+    scheduler.phase(id, phase);
   }
 
   @Override

@@ -20,6 +20,12 @@ public interface TransitionSink {
   /** An ejection ended (its time ran out, or a passing probe ended it early). */
   default void unejected(PoolKey pool, String backend, String why) {}
 
+  /** Flap damping held a backend back until {@code untilMs} (DESIGN §2.1). */
+  default void damped(PoolKey pool, String backend, long untilMs, String why) {}
+
+  /** Flap damping released a backend. */
+  default void released(PoolKey pool, String backend, String why) {}
+
   /** A sink that drops everything. */
   TransitionSink NONE =
       new TransitionSink() {

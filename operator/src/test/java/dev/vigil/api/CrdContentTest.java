@@ -304,11 +304,14 @@ class CrdContentTest {
             "since",
             "ejections",
             "ejectedUntil",
+            "merit",
+            "meritTime",
+            "dampedUntil",
             "lastProbe",
             "reason");
     assertThat(property(bp, "status.backends.[].state").getEnum())
         .extracting(JsonNode::asText)
-        .containsExactlyInAnyOrder("Unknown", "Up", "Down", "Ejected", "Draining");
+        .containsExactlyInAnyOrder("Unknown", "Up", "Down", "Ejected", "Damped", "Draining");
     assertThat(property(bp, "status.backends.[].lastProbe").getProperties())
         .containsOnlyKeys("at", "ok", "latencyMs", "detail");
     assertThat(property(bp, "status.conditions.[]").getProperties())

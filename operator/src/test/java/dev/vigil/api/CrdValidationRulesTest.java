@@ -35,11 +35,35 @@ class CrdValidationRulesTest {
 
   @Test
   void timeoutMustBeShorterThanInterval() throws Exception {
-    String rule = onlyRule(HP, "spec.active");
+    String rule = rule(HP, "spec.active", ".timeout");
     assertThat(eval(rule, Map.of("interval", "5s", "timeout", "2s"))).isTrue();
     assertThat(eval(rule, Map.of("interval", "1m", "timeout", "59s"))).isTrue();
     assertThat(eval(rule, Map.of("interval", "500ms", "timeout", "1.5s"))).isFalse();
     assertThat(eval(rule, Map.of("interval", "2s", "timeout", "2s"))).isFalse();
+  }
+
+  @Test
+  void fastAndDownIntervalsMustBeLongerThanTimeoutWhenGiven() throws Exception {
+    for (String field : new String[] {"fastInterval", "downInterval"}) {
+      String rule = rule(HP, "spec.active", "." + field);
+      assertThat(eval(rule, Map.of("interval", "10s", "timeout", "2s"))).isTrue();
+      assertThat(eval(rule, Map.of("interval", "10s", "timeout", "2s", field, "2.5s"))).isTrue();
+      assertThat(eval(rule, Map.of("interval", "10s", "timeout", "2s", field, "2s"))).isFalse();
+      assertThat(eval(rule, Map.of("interval", "10s", "timeout", "2s", field, "500ms"))).isFalse();
+      String floor = onlyRule(HP, "spec.active." + field);
+      assertThat(eval(floor, "100ms")).isTrue();
+      assertThat(eval(floor, "99ms")).isFalse();
+    }
+  }
+
+  @Test
+  void dampingReuseMustBeBelowSuppressAndHalfLifeAtLeastOneSecond() throws Exception {
+    String rule = onlyRule(HP, "spec.damping");
+    assertThat(eval(rule, Map.of("reuseThreshold", 750L, "suppressThreshold", 3000L))).isTrue();
+    assertThat(eval(rule, Map.of("reuseThreshold", 3000L, "suppressThreshold", 3000L))).isFalse();
+    assertThat(eval(onlyRule(HP, "spec.damping.halfLife"), "1s")).isTrue();
+    assertThat(eval(onlyRule(HP, "spec.damping.halfLife"), "999ms")).isFalse();
+    assertThat(eval(onlyRule(HP, "spec.damping.maxSuppressTime"), "0s")).isFalse();
   }
 
   @Test
@@ -127,6 +151,15 @@ class CrdValidationRulesTest {
         .isFalse();
     assertThat(eval(rule, List.of(Map.of("name", "http", "port", 80L), Map.of("port", 81L))))
         .isFalse();
+  }
+
+  /** The rule of the object at {@code path} that reports on {@code fieldPath}. */
+  private static String rule(JSONSchemaProps root, String path, String fieldPath) {
+    List<ValidationRule> rules = property(root, path).getXKubernetesValidations();
+    List<ValidationRule> matching =
+        rules.stream().filter(r -> fieldPath.equals(r.getFieldPath())).toList();
+    assertThat(matching).as("rules of %s on %s", path, fieldPath).hasSize(1);
+    return matching.get(0).getRule();
   }
 
   private static String onlyRule(JSONSchemaProps root, String path) {

@@ -67,7 +67,8 @@ class DemoExamplesTest {
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--backends", "1001"), false))
         .hasMessage("--backends must be a number from 3 to 1000, got 1001");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--scenario", "chaos"), false))
-        .hasMessageStartingWith("--scenario must be one of tour, down, flap, passive, panic, cap");
+        .hasMessageStartingWith(
+            "--scenario must be one of tour, down, flap, damping, passive, panic, cap");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--speed", "0"), false))
         .hasMessageStartingWith("--speed must be");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--frobnicate"), false))

@@ -38,7 +38,8 @@ class DemoTourIT {
         .contains("EndpointSlice ready set")
         .contains("Events");
     List<String> steps = result.rows().stream().map(Row::step).distinct().toList();
-    assertThat(steps).containsExactly("start", "down", "flap", "passive", "panic", "cap");
+    assertThat(steps)
+        .containsExactly("start", "down", "flap", "passive", "panic", "cap", "damping");
     assertThat(result.rows()).allMatch(Row::held);
 
     // The web example at speed 2: interval 2 s scaled to 500 ms, rise 2, fall 3.

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
  * over random pool sizes and settings, and compares every return value (ejection reasons included),
  * the snapshot, the version movement, counters and each backend's state after every event. Removed
  * IDs come back, so a handle kept from before a removal is used while a new member holds its ID.
- * The master seed is always printed; a failure names the sequence's seed, which {@code
+ * Flap damping (DESIGN §2.1) is on in about half the runs: every damping and release must be the
+ * same event at the same step, the next release time the same, and each backend's probe phase the
+ * same. The master seed is always printed; a failure names the sequence's seed, which {@code
  * -Dvigil.diff.seed=...} replays and {@link #SEEDS_THAT_FAILED} keeps.
  */
 class DifferentialTest {
@@ -65,7 +67,10 @@ class DifferentialTest {
       // through all pool sizes; the others draw a size and sample the views of large pools.
       boolean compareAll = i % 4 == 0;
       int size = compareAll ? POOL_SIZES[(i / 4) % POOL_SIZES.length] : -1;
-      totals.events += new Run(seeds.nextLong(), size, compareAll, totals).play();
+      Run run = new Run(seeds.nextLong(), size, compareAll, totals);
+      totals.events += run.play();
+      totals.dampings += run.pool.dampings();
+      totals.releases += run.pool.releases();
     }
     System.out.println("DifferentialTest: " + totals);
     assertThat(totals.events).isGreaterThanOrEqualTo(SEQUENCES * EVENTS_PER_SEQUENCE);
@@ -75,6 +80,8 @@ class DifferentialTest {
     assertThat(totals.panicFlips).as("panic entered or left").isGreaterThan(MIN_PANIC_FLIPS);
     assertThat(totals.refusals).as("ejections refused by the cap").isGreaterThan(MIN_REFUSALS);
     assertThat(totals.restores).as("restores of a member").isGreaterThan(MIN_RESTORES);
+    assertThat(totals.dampings).as("flap damping was exercised").isGreaterThan(200);
+    assertThat(totals.releases).as("damped backends were released").isGreaterThan(100);
     assertThat(totals.staleHandlesOfReaddedIds)
         .as("stale handles used while their ID was a member again")
         .isGreaterThan(MIN_STALE_HANDLES_OF_READDED_IDS);
@@ -92,6 +99,8 @@ class DifferentialTest {
     int restores;
     int staleHandlesOfReaddedIds;
     int fullComparisonsOfLargePools;
+    long dampings;
+    long releases;
 
     @Override
     public String toString() {
@@ -108,7 +117,11 @@ class DifferentialTest {
           + ", stale handles of re-added IDs "
           + staleHandlesOfReaddedIds
           + ", full comparisons of pools over 30 "
-          + fullComparisonsOfLargePools;
+          + fullComparisonsOfLargePools
+          + ", dampings "
+          + dampings
+          + ", releases "
+          + releases;
     }
   }
 
@@ -129,6 +142,7 @@ class DifferentialTest {
     private int nextId;
     private long lastVersion;
     private ReferencePool.Published lastPublished;
+    private final List<String> events = new ArrayList<>();
 
     /**
      * @param forcedSize the initial pool size, or -1 to draw it (the draw is made either way)
@@ -142,6 +156,18 @@ class DifferentialTest {
       this.settings = randomSettings();
       this.pool = new PoolHealth(settings);
       this.ref = new ReferencePool(settings);
+      pool.dampingListener(
+          new DampingListener() {
+            @Override
+            public void damped(Backend b) {
+              events.add("damped " + b.id() + "@" + b.releaseAt());
+            }
+
+            @Override
+            public void released(Backend b) {
+              events.add("released " + b.id());
+            }
+          });
       this.now = r.nextInt(1_000_000);
     }
 
@@ -236,7 +262,11 @@ class DifferentialTest {
         return check("sweepReport @" + now, comparable(got), comparable(want));
       }
       if (roll < 920) {
-        pool.expireEjections(now);
+        if (r.nextBoolean()) {
+          pool.expireEjections(now);
+        } else {
+          pool.releaseDamped(now);
+        }
         ref.expireEjections(now);
         return "expire @" + now;
       }
@@ -269,10 +299,19 @@ class DifferentialTest {
         BackendState state = BackendState.values()[r.nextInt(3)];
         int multiplier = r.nextInt(4);
         long until = now + r.nextInt(60_000) - 20_000;
-        pool.restore(handle(id), state, multiplier, until, now);
-        ref.restore(id, state, multiplier, until, now);
+        DampingState ds =
+            r.nextBoolean()
+                ? DampingState.NONE
+                : new DampingState(
+                    r.nextInt(8_000) + r.nextDouble(), now - r.nextInt(30_000), r.nextBoolean());
+        if (ds == DampingState.NONE && r.nextBoolean()) {
+          pool.restore(handle(id), state, multiplier, until, now);
+        } else {
+          pool.restore(handle(id), state, multiplier, until, ds, now);
+        }
+        ref.restore(id, state, multiplier, until, ds, now);
         totals.restores++;
-        return "restore " + id + " " + state + " m=" + multiplier + " until=" + until;
+        return "restore " + id + " " + state + " m=" + multiplier + " until=" + until + " " + ds;
       }
       if (roll < 994) {
         boolean value = r.nextBoolean();
@@ -372,6 +411,20 @@ class DifferentialTest {
       if (pool.nextEjectionEnd() != ref.nextEjectionEnd()) {
         fail(event, "nextEjectionEnd " + pool.nextEjectionEnd() + " vs " + ref.nextEjectionEnd());
       }
+      List<String> gotEvents = new ArrayList<>(events);
+      List<String> wantEvents = ref.takeEvents();
+      events.clear();
+      gotEvents.sort(null);
+      wantEvents.sort(null);
+      if (!gotEvents.equals(wantEvents)) {
+        fail(event, "damping events " + gotEvents + ", reference " + wantEvents);
+      }
+      if (pool.dampings() != ref.dampings || pool.releases() != ref.releases) {
+        fail(event, "damping counters differ");
+      }
+      if (pool.nextRelease() != ref.nextRelease()) {
+        fail(event, "nextRelease " + pool.nextRelease() + " vs " + ref.nextRelease());
+      }
       if (compareAll && ids.size() > 30) {
         totals.fullComparisonsOfLargePools++;
       }
@@ -383,6 +436,9 @@ class DifferentialTest {
           BackendView w = ref.members.get(id).view();
           if (!v.equals(w)) {
             fail(event, "backend " + v + ", reference " + w);
+          }
+          if (handle(id).phase() != ref.members.get(id).phase() || v.phase() != w.phase()) {
+            fail(event, "phase of " + id + " " + handle(id).phase());
           }
         }
       }
@@ -453,7 +509,20 @@ class DifferentialTest {
                       r.nextInt(5) != 0))
           .panicThresholdPercent(threshold)
           .panicExitPercent(threshold + r.nextInt(101 - threshold))
+          .fastIntervalMs(r.nextBoolean() ? null : 2_001L + r.nextInt(5_000))
+          .downIntervalMs(r.nextBoolean() ? null : 2_001L + r.nextInt(50_000))
+          .damping(r.nextBoolean() ? null : randomDamping())
           .build();
+    }
+
+    private HealthSettings.Damping randomDamping() {
+      int suppress = 1_000 + r.nextInt(2_000);
+      return new HealthSettings.Damping(
+          800 + r.nextInt(1_500),
+          suppress,
+          100 + r.nextInt(suppress - 100),
+          1_000 + r.nextInt(4_000),
+          1 + r.nextInt(30_000));
     }
   }
 }

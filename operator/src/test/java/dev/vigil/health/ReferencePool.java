@@ -11,7 +11,9 @@ import java.util.Set;
 /**
  * A deliberately simple model of DESIGN §2 for the differential test: every count, the cap, the
  * expiry and the version are recomputed by scanning every backend, never kept running; the
- * statistical rules scan every member and sort for the median.
+ * statistical rules scan every member and sort for the median. Flap damping (§2.1) keeps no release
+ * times: a damped member is released when a scan finds its decayed merit at or below the reuse
+ * threshold, and the next release is found by binary search over the decay formula.
  */
 final class ReferencePool {
   static final class Member {
@@ -31,6 +33,9 @@ final class ReferencePool {
     long latencySum;
     long latencySamples;
     long latencyMax;
+    double merit;
+    long meritAt;
+    boolean damped;
 
     Member(String id, long order) {
       this.id = id;
@@ -38,7 +43,17 @@ final class ReferencePool {
     }
 
     boolean available() {
-      return state == BackendState.UP && !ejected && !draining;
+      return state == BackendState.UP && !ejected && !damped && !draining;
+    }
+
+    ProbePhase phase() {
+      if (state == BackendState.UP && failRun > 0) {
+        return ProbePhase.FAST;
+      }
+      if (state == BackendState.DOWN) {
+        return passRun > 0 ? ProbePhase.FAST : ProbePhase.DOWN;
+      }
+      return ProbePhase.NORMAL;
     }
 
     boolean decided() {
@@ -57,8 +72,14 @@ final class ReferencePool {
           ejected,
           ejectedUntil,
           draining,
-          available());
+          available(),
+          damped,
+          merit,
+          meritAt,
+          damped ? releaseAt(this, owner.settings.damping()) : 0);
     }
+
+    ReferencePool owner;
   }
 
   /** What the pool publishes; the version must move exactly when this changes. */
@@ -71,6 +92,12 @@ final class ReferencePool {
   long refused;
   long wouldEject;
   long ejections;
+  long dampings;
+  long releases;
+
+  /** Damping events since the last {@link #takeEvents()}: "damped id@release", "released id". */
+  final List<String> events = new ArrayList<>();
+
   private long added;
 
   ReferencePool(HealthSettings settings) {
@@ -79,7 +106,9 @@ final class ReferencePool {
 
   void add(String id) {
     if (!members.containsKey(id)) {
-      members.put(id, new Member(id, added++));
+      Member m = new Member(id, added++);
+      m.owner = this;
+      members.put(id, m);
     }
     settle();
   }
@@ -99,6 +128,13 @@ final class ReferencePool {
 
   void apply(HealthSettings s) {
     settings = s;
+    if (s.damping() == null) {
+      for (Member m : members.values()) {
+        if (m.damped) {
+          release(m);
+        }
+      }
+    }
     settle();
   }
 
@@ -108,6 +144,63 @@ final class ReferencePool {
         m.ejected = false;
       }
     }
+    HealthSettings.Damping d = settings.damping();
+    for (Member m : members.values()) {
+      if (m.damped && d.decay(m.merit, m.meritAt, now) <= d.reuseThreshold()) {
+        release(m);
+      }
+    }
+  }
+
+  private void release(Member m) {
+    m.damped = false;
+    releases++;
+    events.add("released " + m.id);
+  }
+
+  /** A transition Up to Down or Down to Up: decay, penalty, cap, maybe damp (DESIGN §2.1). */
+  private void flap(Member m, long now) {
+    HealthSettings.Damping d = settings.damping();
+    if (d == null) {
+      return;
+    }
+    double decayed = d.decay(m.merit, m.meritAt, now);
+    m.merit = Math.min(decayed + d.penalty(), d.ceiling());
+    m.meritAt = now;
+    if (!m.damped && m.merit > d.suppressThreshold()) {
+      m.damped = true;
+      dampings++;
+      events.add("damped " + m.id + "@" + releaseAt(m, d));
+    }
+  }
+
+  /** The first ms at or after the merit's time at which it has decayed to reuse: binary search. */
+  static long releaseAt(Member m, HealthSettings.Damping d) {
+    long lo = m.meritAt;
+    long hi = m.meritAt + d.halfLifeMs() * 1_100;
+    while (lo < hi) {
+      long mid = lo + (hi - lo) / 2;
+      if (d.decay(m.merit, m.meritAt, mid) <= d.reuseThreshold()) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  }
+
+  long nextRelease() {
+    return members.values().stream()
+        .filter(m -> m.damped)
+        .mapToLong(m -> releaseAt(m, settings.damping()))
+        .min()
+        .orElse(Long.MAX_VALUE);
+  }
+
+  List<String> takeEvents() {
+    List<String> out = new ArrayList<>(events);
+    events.clear();
+    return out;
   }
 
   Transition probe(String id, boolean pass, long now) {
@@ -129,6 +222,9 @@ final class ReferencePool {
       } else if (m.state == BackendState.DOWN && m.passRun < settings.rise()) {
         t = Transition.PENDING;
       } else {
+        if (m.state == BackendState.DOWN) {
+          flap(m, now);
+        }
         m.state = BackendState.UP;
         t = Transition.CHANGED;
       }
@@ -140,6 +236,9 @@ final class ReferencePool {
       } else if (m.state == BackendState.UP && m.failRun < settings.fall()) {
         t = Transition.PENDING;
       } else {
+        if (m.state == BackendState.UP) {
+          flap(m, now);
+        }
         m.state = BackendState.DOWN;
         t = Transition.CHANGED;
       }
@@ -410,7 +509,8 @@ final class ReferencePool {
         .orElse(Long.MAX_VALUE);
   }
 
-  void restore(String id, BackendState state, int multiplier, long until, long now) {
+  void restore(
+      String id, BackendState state, int multiplier, long until, DampingState ds, long now) {
     Member m = members.get(id);
     if (m == null) {
       return;
@@ -424,6 +524,11 @@ final class ReferencePool {
     m.multiplier = multiplier;
     m.ejectedUntil = until;
     m.ejected = until > now;
+    HealthSettings.Damping d = settings.damping();
+    m.merit = ds.merit();
+    m.meritAt = ds.meritAt();
+    m.damped =
+        ds.damped() && d != null && d.decay(ds.merit(), ds.meritAt(), now) > d.reuseThreshold();
     settle();
   }
 
@@ -461,7 +566,7 @@ final class ReferencePool {
       if (panic ? m.decided() : m.available()) {
         ready.add(m.id);
       }
-      if (m.draining && m.state == BackendState.UP && !m.ejected) {
+      if (m.draining && m.state == BackendState.UP && !m.ejected && !m.damped) {
         drainingServing.add(m.id);
       }
     }
@@ -477,7 +582,9 @@ final class ReferencePool {
     int ejected = 0;
     int draining = 0;
     int decided = 0;
+    int damped = 0;
     for (Member m : members.values()) {
+      damped += m.damped ? 1 : 0;
       available += m.available() ? 1 : 0;
       up += m.state == BackendState.UP ? 1 : 0;
       down += m.state == BackendState.DOWN ? 1 : 0;
@@ -487,6 +594,6 @@ final class ReferencePool {
       decided += m.decided() ? 1 : 0;
     }
     return new AvailabilitySnapshot.Counts(
-        total, available, up, down, unknown, ejected, draining, decided);
+        total, available, up, down, unknown, ejected, draining, decided, damped);
   }
 }

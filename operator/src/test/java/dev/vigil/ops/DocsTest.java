@@ -88,6 +88,7 @@ class DocsTest {
             PoolGauges.AVAILABLE,
             PoolGauges.PANIC,
             PoolGauges.EJECTED,
+            PoolGauges.DAMPED,
             MeteredWriteCounter.WRITES + "_total",
             SlicePublisher.PUBLISH_SECONDS,
             SlicePublisher.PUBLISH_FAILURES,
@@ -96,7 +97,9 @@ class DocsTest {
             TransitionReporter.UNEJECTIONS,
             TransitionReporter.REFUSED,
             TransitionReporter.DRY_RUN,
-            TransitionReporter.PANIC_TRANSITIONS)) {
+            TransitionReporter.PANIC_TRANSITIONS,
+            TransitionReporter.DAMPINGS,
+            TransitionReporter.RELEASES)) {
       assertThat(doc).contains("| `" + name + "` |");
     }
     assertThat(doc).contains("at most " + PoolGauges.MAX_EJECTED_PER_POOL + " per pool");

@@ -10,13 +10,15 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A prober on the manual clock: healthy targets pass after {@code latencyMs}; hanging targets time
- * out at their deadline. Records starts, concurrency and forgotten targets.
+ * A prober on the manual clock: healthy targets pass after {@code latencyMs}, refusing ones fail
+ * after it; hanging targets time out at their deadline. Records starts, concurrency and forgotten
+ * targets.
  */
 final class FakeProber implements Prober {
 
   final ManualTimers timers;
   final Set<ProbeTarget> hanging = new HashSet<>();
+  final Set<ProbeTarget> refusing = new HashSet<>();
   final Map<ProbeTarget, List<Long>> starts = new HashMap<>();
   final Map<ProbeTarget, Integer> inFlight = new HashMap<>();
   final List<ProbeTarget> forgotten = new ArrayList<>();
@@ -36,13 +38,18 @@ final class FakeProber implements Prober {
     Promise<ProbeResult> promise = Promise.promise();
     long timeout = spec.timeout().toMillis();
     boolean hangs = hanging.contains(target);
+    boolean refuses = refusing.contains(target);
     long delay = hangs ? timeout + lateBy : latencyMs;
     timers.schedule(
         delay,
         () -> {
           inFlight.merge(target, -1, Integer::sum);
           promise.complete(
-              hangs ? ProbeResult.timeout(timeout) : ProbeResult.pass("status 200", delay));
+              hangs
+                  ? ProbeResult.timeout(timeout)
+                  : refuses
+                      ? ProbeResult.fail(Reason.CONNECTION_REFUSED, "connection refused", delay)
+                      : ProbeResult.pass("status 200", delay));
         });
     return promise.future();
   }

@@ -3,8 +3,10 @@ package dev.vigil.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.LatencyRule;
+import dev.vigil.health.HealthSettings;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.testing.Fixtures;
 import org.junit.jupiter.api.Test;
@@ -63,6 +65,41 @@ class PolicyResolverTest {
     assertThat(r.settings().latency().floorMs()).isEqualTo(150);
     assertThat(r.settings().enforces(r.settings().latency().enforce())).isFalse();
     assertThat(r.settings().successRate()).isNull();
+  }
+
+  @Test
+  void phaseIntervalsDefaultToTheIntervalAndDampingIsOffWithoutItsBlock() {
+    ResolvedPolicy r = PolicyResolver.resolve(policy());
+    assertThat(r.settings().fastIntervalMs()).isEqualTo(300);
+    assertThat(r.settings().downIntervalMs()).isEqualTo(300);
+    assertThat(r.settings().damping()).isNull();
+
+    HealthPolicy p = policy();
+    p.getSpec().getActive().setFastInterval("260ms");
+    p.getSpec().getActive().setDownInterval("1m");
+    Damping damping = new Damping();
+    damping.setHalfLife("10s");
+    p.getSpec().setDamping(damping);
+    ResolvedPolicy q = PolicyResolver.resolve(p);
+    assertThat(q.settings().fastIntervalMs()).isEqualTo(260);
+    assertThat(q.settings().downIntervalMs()).isEqualTo(60_000);
+    assertThat(q.settings().damping())
+        .isEqualTo(new HealthSettings.Damping(1000, 3000, 750, 10_000, 300_000));
+  }
+
+  @Test
+  void namesTheBadPhaseIntervalOrDampingField() {
+    HealthPolicy p = policy();
+    p.getSpec().getActive().setFastInterval("250ms");
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.fastInterval");
+
+    HealthPolicy q = policy();
+    Damping d = new Damping();
+    d.setReuseThreshold(5000);
+    q.getSpec().setDamping(d);
+    assertThatThrownBy(() -> PolicyResolver.resolve(q))
+        .hasMessageStartingWith("damping.reuseThreshold");
   }
 
   @Test

@@ -24,6 +24,67 @@ class ReplayTableTest {
 
   static Stream<Arguments> cases() {
     return Stream.of(
+        // ---- DESIGN §2.1 flap damping ----
+        c(
+            "the flap that takes the merit above suppress damps; released when it decays to reuse",
+            "--rise 1 --fall 1 --damping-half-life-ms 1000",
+            """
+            POOL a b => OK
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            PROBE a REFUSED => FAIL
+            DAMPED => none
+            PROBE a HTTP/1.1 200 OK => PASS
+            DAMPED => a
+            STATUS => a UP; b UP
+            HEALTHY => a,b
+            AVAILABLE => b
+            AT 2415 => OK
+            DAMPED => a
+            AT 2416 => OK
+            DAMPED => none
+            AVAILABLE => a,b
+            """),
+        c(
+            "damping is off without --damping-half-life-ms",
+            "--rise 1 --fall 1 --damping-penalty 5000",
+            """
+            POOL a => OK
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            DAMPED => none
+            AVAILABLE => a
+            """),
+        c(
+            "a ceiling at the suppress threshold never damps",
+            "--rise 1 --fall 1 --damping-half-life-ms 1000 --damping-max-suppress-ms 2000",
+            """
+            POOL a => OK
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            DAMPED => none
+            """),
+        c(
+            "a damped backend that goes Down stays damped; in panic it is published",
+            "--rise 1 --fall 1 --damping-half-life-ms 60000 --damping-penalty 2000",
+            """
+            POOL a b c => OK
+            PROBE a REFUSED => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            DAMPED => a
+            AVAILABLE => b,c
+            PROBE b REFUSED => FAIL
+            AVAILABLE => a,b,c PANIC
+            PROBE a REFUSED => FAIL
+            DAMPED => a
+            DAMPED extra => ERROR DAMPED takes no arguments
+            """),
         // ---- DESIGN §2 hysteresis, rise 2 and fall 3 by default ----
         c(
             "FAIL FAIL PASS FAIL FAIL stays Up",

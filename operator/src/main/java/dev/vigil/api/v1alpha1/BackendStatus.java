@@ -13,7 +13,8 @@ public class BackendStatus {
   @JsonPropertyDescription("IP address of the Pod.")
   private String address;
 
-  @JsonPropertyDescription("Unknown (not probed yet), Up, Down, Ejected or Draining.")
+  @JsonPropertyDescription(
+      "Unknown (not probed yet), Up, Down, Ejected, Damped or Draining. Draining first, then Down > Ejected > Damped > Up.")
   private BackendState state;
 
   @JsonPropertyDescription("Whether the backend may take traffic (Up, not ejected, not draining).")
@@ -28,6 +29,17 @@ public class BackendStatus {
 
   @JsonPropertyDescription("End of the current ejection (RFC 3339), if ejected.")
   private String ejectedUntil;
+
+  @JsonPropertyDescription(
+      "Flap-damping merit as last set at meritTime (before decay); its value t later is merit x 2^(-t / halfLife). Absent when never penalized.")
+  private Double merit;
+
+  @JsonPropertyDescription("When merit was set (RFC 3339, milliseconds).")
+  private String meritTime;
+
+  @JsonPropertyDescription(
+      "While damped: when the backend is released, the first moment its decayed merit is at or below damping.reuseThreshold (RFC 3339).")
+  private String dampedUntil;
 
   @JsonPropertyDescription("The latest active probe.")
   private LastProbe lastProbe;
@@ -90,6 +102,30 @@ public class BackendStatus {
 
   public void setEjectedUntil(String ejectedUntil) {
     this.ejectedUntil = ejectedUntil;
+  }
+
+  public Double getMerit() {
+    return merit;
+  }
+
+  public void setMerit(Double merit) {
+    this.merit = merit;
+  }
+
+  public String getMeritTime() {
+    return meritTime;
+  }
+
+  public void setMeritTime(String meritTime) {
+    this.meritTime = meritTime;
+  }
+
+  public String getDampedUntil() {
+    return dampedUntil;
+  }
+
+  public void setDampedUntil(String dampedUntil) {
+    this.dampedUntil = dampedUntil;
   }
 
   public LastProbe getLastProbe() {

@@ -26,6 +26,10 @@ public class HealthPolicySpec {
   private PassiveCheck passive = new PassiveCheck();
 
   @JsonPropertyDescription(
+      "Flap damping (after BGP route-flap damping, RFC 2439): holds back a backend that keeps going Down and Up, which hysteresis alone does not stop. Off unless this block is present; an empty block takes every default.")
+  private Damping damping;
+
+  @JsonPropertyDescription(
       "Panic threshold in percent. When fewer than this share of the decided backends (neither Unknown nor draining) is available, Vigil ignores health and publishes every decided backend as ready. 0 disables panic.")
   @Default("50")
   @Min(0)
@@ -52,6 +56,14 @@ public class HealthPolicySpec {
 
   public void setPassive(PassiveCheck passive) {
     this.passive = passive;
+  }
+
+  public Damping getDamping() {
+    return damping;
+  }
+
+  public void setDamping(Damping damping) {
+    this.damping = damping;
   }
 
   public Integer getPanicThresholdPercent() {

@@ -38,6 +38,11 @@ import org.openjdk.jmh.annotations.State;
  * rules on (the per-outcome counters); "sweep with statistics" refills, before each invocation and
  * outside the measurement, every backend's counters with two outcomes (5 % of backends failing and
  * slow) and measures the sweep that judges them: O(t) for the t backends with traffic, here all.
+ *
+ * <p>Flap damping (DESIGN §2.1): each probe benchmark has a "Damping" twin on a pool that is the
+ * same but for a {@code damping} block (the issue's bar: within 1.5x of damping off, flat from 100
+ * to 10,000 backends). "Flapping" uses rise 1 and fall 1, so every result that disagrees with the
+ * state flips it: penalties, dampings and (half-life 1 s) releases all happen on the hot path.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -51,6 +56,12 @@ public class HealthCoreBenchmark {
   private PoolHealth pool;
   private PoolHealth decayingPool; // 10 % of its backends carry a multiplier that never runs out
   private PoolHealth rulesPool; // all three statistical rules on
+  private PoolHealth dampingPool; // the default pool with damping on
+  private Backend[] dampingHandles;
+  private PoolHealth flapPool; // rise 1, fall 1: every disagreeing result flips
+  private Backend[] flapHandles;
+  private PoolHealth flapDampingPool; // the same with damping on (half-life 1 s)
+  private Backend[] flapDampingHandles;
   private Backend[] rulesHandles;
   private final long[] latencyTable = new long[TABLE];
   private Backend[] handles;
@@ -84,6 +95,18 @@ public class HealthCoreBenchmark {
     }
     rulesPool = new PoolHealth(RULES);
     rulesHandles = upPool(rulesPool, backends, now);
+    dampingPool =
+        new PoolHealth(HealthSettings.builder().damping(HealthSettings.Damping.defaults()).build());
+    dampingHandles = upPool(dampingPool, backends, now);
+    HealthSettings flap = HealthSettings.builder().rise(1).fall(1).build();
+    flapPool = new PoolHealth(flap);
+    flapHandles = upPool(flapPool, backends, now);
+    flapDampingPool =
+        new PoolHealth(
+            flap.toBuilder()
+                .damping(new HealthSettings.Damping(1000, 3000, 750, 1_000, 10_000))
+                .build());
+    flapDampingHandles = upPool(flapDampingPool, backends, now);
   }
 
   private static final HealthSettings RULES =
@@ -154,6 +177,36 @@ public class HealthCoreBenchmark {
   @Benchmark
   public Transition probeResultMixed() {
     return pool.onProbeResult(nextBackend(), probeTable[nextDraw()], ++now);
+  }
+
+  @Benchmark
+  public Transition probeResultSteadyDamping() {
+    return dampingPool.onProbeResult(dampingHandles[advance()], true, ++now);
+  }
+
+  @Benchmark
+  public Transition probeResultMixedDamping() {
+    return dampingPool.onProbeResult(dampingHandles[advance()], probeTable[nextDraw()], ++now);
+  }
+
+  @Benchmark
+  public Transition probeResultFlapping() {
+    return flapPool.onProbeResult(flapHandles[advance()], probeTable[nextDraw()], ++now);
+  }
+
+  @Benchmark
+  public Transition probeResultFlappingDamping() {
+    return flapDampingPool.onProbeResult(
+        flapDampingHandles[advance()], probeTable[nextDraw()], ++now);
+  }
+
+  /** The next backend index in turn (the same walk as {@link #nextBackend()}). */
+  private int advance() {
+    int i = next;
+    if (++next == backends) {
+      next = 0;
+    }
+    return i;
   }
 
   @Benchmark
