@@ -36,6 +36,7 @@ for run in $(seq "$RUNS"); do
     --pools "$POOLS" --per-pool "$PER_POOL" --interval-ms "$INTERVAL_MS" \
     --kills "$KILLS" --steady-s "$STEADY_S" --farm-dir "$FARM_DIR" \
     ${API_QPS:+--api-qps "$API_QPS"} ${API_BURST:+--api-burst "$API_BURST"} \
+    ${FAST_INTERVAL_MS:+--fast-interval-ms "$FAST_INTERVAL_MS"} ${PROFILE:+--profile "$OUT/profile-$run"} \
     2>&1 | tee "$OUT/run-$run.log" | grep -E "RESULT|converged|^JSON" >&2 || true
   grep '^JSON ' "$OUT/run-$run.log" | sed 's/^JSON //' >>"$OUT/results.jsonl" || true
 done

@@ -303,7 +303,8 @@ public final class Vigil {
         new BackendPoolReconciler(
             runtimes,
             sources,
-            new PoolPublisher(new ServiceWriter(client, writes, budget), slices),
+            new PoolPublisher(
+                new ServiceWriter(client, writes, budget, sources::serviceCache), slices),
             status[0],
             slices,
             clock);

@@ -3,21 +3,31 @@ package dev.vigil.publish;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
+import java.util.function.Supplier;
 
 /** Creates the selector-less Service of a pool, and keeps the ports of one Vigil created. */
 public final class ServiceWriter {
   private final KubernetesClient client;
   private final WriteCounter counter;
   private final WriteBudget budget;
+  private final Supplier<ManagedInformerEventSource<Service, ?, ?>> cache;
 
   /**
    * @param budget Service writes publish, like slice writes: they take {@link
    *     WriteBudget.Priority#SLICE} tokens
+   * @param cache the Service informer: a create goes into its cache at once, so the next reconcile
+   *     of the pool sees the Service even before the watch delivers it
    */
-  public ServiceWriter(KubernetesClient client, WriteCounter counter, WriteBudget budget) {
+  public ServiceWriter(
+      KubernetesClient client,
+      WriteCounter counter,
+      WriteBudget budget,
+      Supplier<ManagedInformerEventSource<Service, ?, ?>> cache) {
     this.client = client;
     this.counter = counter;
     this.budget = budget;
+    this.cache = cache;
   }
 
   /**
@@ -31,7 +41,9 @@ public final class ServiceWriter {
       try {
         budget.acquire(WriteBudget.Priority.SLICE);
         counter.services(1);
-        return client.resource(desired).create();
+        return cache
+            .get()
+            .eventFilteringUpdateAndCacheResource(desired, s -> client.resource(s).create());
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
           throw e;

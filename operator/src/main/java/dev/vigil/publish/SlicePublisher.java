@@ -49,6 +49,9 @@ public final class SlicePublisher implements PoolListener {
   /** Time from a pool's first unpublished change to the end of the write that published it. */
   public static final String PUBLISH_SECONDS = "vigil_slice_publish_seconds";
 
+  /** The slice informer's index of owner UIDs (registered by the reconciler's sources). */
+  public static final String OWNER_INDEX = "vigil.dev/owner-uid";
+
   /** Slice writes that failed (each is retried). */
   public static final String PUBLISH_FAILURES = "vigil_slice_publish_failures_total";
 
@@ -298,25 +301,30 @@ public final class SlicePublisher implements PoolListener {
     String uid = lane.ownerUid;
     List<EndpointSlice> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
-    slices
-        .list(
-            lane.key.namespace(),
-            s ->
-                s.getMetadata().getOwnerReferences() != null
-                    && s.getMetadata().getOwnerReferences().stream()
-                        .anyMatch(o -> uid != null && uid.equals(o.getUid())))
-        .forEach(
-            listed -> {
-              // get() prefers JOSDK's cache of this writer's own newer write
-              out.add(slices.get(ResourceID.fromResource(listed)).orElse(listed));
-              seen.add(listed.getMetadata().getName());
-            });
+    if (uid != null) {
+      for (EndpointSlice listed : slices.byIndex(OWNER_INDEX, uid)) {
+        // get() prefers JOSDK's cache of this writer's own newer write
+        out.add(slices.get(ResourceID.fromResource(listed)).orElse(listed));
+        seen.add(listed.getMetadata().getName());
+      }
+    }
     for (String name : lane.written) {
       if (!seen.contains(name)) {
         slices.get(new ResourceID(name, lane.key.namespace())).ifPresent(out::add);
       }
     }
     return out;
+  }
+
+  /** The UIDs of a slice's owners, for {@link #OWNER_INDEX}. */
+  public static List<String> ownerUids(EndpointSlice slice) {
+    if (slice.getMetadata().getOwnerReferences() == null) {
+      return List.of();
+    }
+    return slice.getMetadata().getOwnerReferences().stream()
+        .map(o -> o.getUid())
+        .filter(java.util.Objects::nonNull)
+        .toList();
   }
 
   private void succeeded(Lane lane) {

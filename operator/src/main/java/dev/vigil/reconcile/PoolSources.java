@@ -3,6 +3,7 @@ package dev.vigil.reconcile;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.publish.EndpointSliceDesired;
+import dev.vigil.publish.SlicePublisher;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -53,6 +54,13 @@ public final class PoolSources {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(HealthPolicy.class, BackendPool.class)
                 .withName("policies")
+                // a policy's own status writes (one per second while its pools change) must not
+                // reconcile every pool that uses it: only spec changes do (generation)
+                .withOnUpdateFilter(
+                    (now, before) ->
+                        !java.util.Objects.equals(
+                            now.getMetadata().getGeneration(),
+                            before.getMetadata().getGeneration()))
                 .withSecondaryToPrimaryMapper(
                     policy ->
                         poolsWhere(
@@ -143,6 +151,9 @@ public final class PoolSources {
                             e.getMetadata().getNamespace(), e.getMetadata().getName()))
                 .build(),
             context);
+    // A pool's Pods and slices come from indexes, not from a scan of the namespace per reconcile.
+    pods.addIndexers(Map.of(POD_LABELS, PoolSources::labelKeys));
+    slices.addIndexers(Map.of(SlicePublisher.OWNER_INDEX, SlicePublisher::ownerUids));
     return List.of(policies, pods, services, slices, foreignSlices, endpoints);
   }
 
@@ -174,12 +185,41 @@ public final class PoolSources {
   }
 
   List<Pod> pods(Context<BackendPool> context, BackendPool pool) {
-    return pods.list(
-            pool.getMetadata().getNamespace(),
-            pod ->
-                LabelSelectors.matches(pool.getSpec().getSelector(), pod.getMetadata().getLabels()))
+    String namespace = pool.getMetadata().getNamespace();
+    var selector = pool.getSpec().getSelector();
+    java.util.function.Predicate<Pod> selected =
+        pod -> LabelSelectors.matches(selector, pod.getMetadata().getLabels());
+    java.util.stream.Stream<Pod> candidates;
+    if (selector != null
+        && selector.getMatchLabels() != null
+        && !selector.getMatchLabels().isEmpty()) {
+      // the Pods carrying one of the selector's labels, from the index; the rest is a filter
+      Map.Entry<String, String> one = selector.getMatchLabels().entrySet().iterator().next();
+      candidates =
+          pods.byIndex(POD_LABELS, labelKey(namespace, one.getKey(), one.getValue())).stream();
+    } else {
+      candidates = pods.list(namespace, p -> true);
+    }
+    return candidates
+        .filter(selected)
         .sorted(java.util.Comparator.comparing(p -> p.getMetadata().getName()))
         .toList();
+  }
+
+  private static final String POD_LABELS = "vigil.dev/pod-labels";
+
+  private static List<String> labelKeys(Pod pod) {
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    if (labels == null) {
+      return List.of();
+    }
+    List<String> keys = new java.util.ArrayList<>(labels.size());
+    labels.forEach((k, v) -> keys.add(labelKey(pod.getMetadata().getNamespace(), k, v)));
+    return keys;
+  }
+
+  private static String labelKey(String namespace, String key, String value) {
+    return namespace + "/" + key + "=" + value;
   }
 
   Service service(Context<BackendPool> context, BackendPool pool) {
@@ -191,14 +231,7 @@ public final class PoolSources {
   /** Slices Vigil wrote for this pool (owned by it). */
   List<EndpointSlice> ownSlices(Context<BackendPool> context, BackendPool pool) {
     String uid = pool.getMetadata().getUid();
-    return slices
-        .list(
-            pool.getMetadata().getNamespace(),
-            s ->
-                s.getMetadata().getOwnerReferences() != null
-                    && s.getMetadata().getOwnerReferences().stream()
-                        .anyMatch(o -> uid != null && uid.equals(o.getUid())))
-        .toList();
+    return uid == null ? List.of() : slices.byIndex(SlicePublisher.OWNER_INDEX, uid);
   }
 
   /** Slices with this Service's name label that Vigil did not write (name and labels only). */
@@ -222,6 +255,11 @@ public final class PoolSources {
   /** JOSDK's cache of BackendPools, for the status writer; null before JOSDK prepared sources. */
   public ManagedInformerEventSource<BackendPool, ?, ?> primaries() {
     return primaries;
+  }
+
+  /** The Service informer, for the writer that keeps it fresh. */
+  public InformerEventSource<Service, BackendPool> serviceCache() {
+    return services;
   }
 
   /** The informer of Vigil's slices, for writers that keep it fresh. */

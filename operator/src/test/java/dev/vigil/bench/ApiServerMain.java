@@ -49,6 +49,13 @@ public final class ApiServerMain {
       if (line.equals("STATS")) {
         Map<String, Long> snapshot = new TreeMap<>();
         writes.forEach((k, v) -> snapshot.put(k, v.sum()));
+        // not a request count: the API server's own CPU so far, to tell its cost from Vigil's
+        snapshot.put(
+            "cpu_ms",
+            ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime()
+                / 1_000_000);
         StringBuilder sb = new StringBuilder("{");
         snapshot.forEach(
             (k, v) ->

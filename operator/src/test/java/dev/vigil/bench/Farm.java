@@ -33,14 +33,24 @@ final class Farm {
     return ip.apply(i);
   }
 
-  /** One farm.py control line, e.g. {@code set refuse 0,10,20}. */
-  void control(String line) throws IOException {
+  /** One farm.py control line, e.g. {@code set refuse 0,10,20}; returns the JSON answer. */
+  String control(String line) throws IOException {
     try (Socket s = new Socket(ctlHost, ctlPort)) {
       s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
       s.getOutputStream().flush();
-      new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
+      return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
           .readLine();
     }
+  }
+
+  /** A number field of a farm's JSON answer, or -1 (the address farm counts nothing). */
+  static double number(String json, String field) {
+    if (json == null) {
+      return -1;
+    }
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"" + field + "\":\\s*([0-9.eE+-]+)").matcher(json);
+    return m.find() ? Double.parseDouble(m.group(1)) : -1;
   }
 
   /** farm.py, ips layout: 127.2.x.y:8080. */

@@ -2,6 +2,7 @@ package dev.vigil.bench;
 
 import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -41,6 +42,8 @@ public final class OperatorLoadBench {
     int pools = Integer.parseInt(a.getOrDefault("pools", "1000"));
     int perPool = Integer.parseInt(a.getOrDefault("per-pool", "10"));
     long interval = Long.parseLong(a.getOrDefault("interval-ms", "2000"));
+    // issue 14: a policy with active.fastInterval (0 = none); the timeout then stays below it
+    long fast = Long.parseLong(a.getOrDefault("fast-interval-ms", "0"));
     int kills = Integer.parseInt(a.getOrDefault("kills", "100"));
     int steadyS = Integer.parseInt(a.getOrDefault("steady-s", "60"));
     int ctlPort = Integer.parseInt(a.getOrDefault("ctl-port", "19997"));
@@ -63,7 +66,7 @@ public final class OperatorLoadBench {
     KubernetesClient client = api.client();
     ns = api.namespace();
     log("api server at %s, farm of %d backends", client.getMasterUrl(), n);
-    createObjects(client, api, farm, pools, perPool, interval);
+    createObjects(client, api, farm, pools, perPool, interval, fast);
     log("created %d pools, %d pods", pools, n);
 
     Vertx vertx = Vertx.vertx();
@@ -82,12 +85,17 @@ public final class OperatorLoadBench {
     log("converged: all %d backends ready after %.1f s", n, convergeS);
 
     Thread.sleep(10_000);
+    Profiler profiler = Profiler.into(a.get("profile"));
     Map<String, Long> w0 = api.stats();
+    farm.control("reset-stats");
+    profiler.start();
     long cpu0 = cpuNanos();
     Thread.sleep(steadyS * 1000L);
     Map<String, Long> w1 = api.stats();
     long cpu1 = cpuNanos();
     long steadyWrites = total(w1) - total(w0);
+    double probeRate = Farm.number(farm.control("stats"), "req_per_s");
+    profiler.stop("steady");
     double steadyCpuPerSec = (cpu1 - cpu0) / 1e9 / steadyS;
     double probesPerSec = n * 1000.0 / interval;
     System.gc();
@@ -126,15 +134,19 @@ public final class OperatorLoadBench {
                 });
     Map<String, Long> k0 = api.stats();
     long cpuK0 = cpuNanos();
+    profiler.start();
+    long killedAtMs = System.currentTimeMillis();
     farm.control("set refuse " + idx);
     waitUntil(() -> killedAt.size() == kills, 300, "all killed backends seen not ready");
     Thread.sleep(5_000);
     Map<String, Long> k1 = api.stats();
     long cpuK1 = cpuNanos();
+    profiler.stop("kill");
     watch.close();
 
     // The transition time as the runtime recorded it (the fatal probe), not the coalesced status.
     List<Long> latencies = new ArrayList<>();
+    List<Long> detections = new ArrayList<>();
     for (int k = 0; k < kills; k++) {
       int i = k * perPool;
       var runtime = operator.runtimes().get(new dev.vigil.runtime.PoolKey(ns, "pool-" + k));
@@ -144,15 +156,18 @@ public final class OperatorLoadBench {
       for (var b : runtime.get().view().backends()) {
         if (b.member().id().equals("b-" + i) && killedAt.containsKey(farm.ip(i))) {
           latencies.add(killedAt.get(farm.ip(i)) - b.since());
+          detections.add(b.since() - killedAtMs);
         }
       }
     }
     Collections.sort(latencies);
+    Collections.sort(detections);
     long killReads = k1.getOrDefault("GET reads", 0L) - k0.getOrDefault("GET reads", 0L);
-    long killWrites = total(k1) - total(k0) - killReads;
+    long apiCpuMs = k1.getOrDefault("cpu_ms", 0L) - k0.getOrDefault("cpu_ms", 0L);
+    long killWrites = total(k1) - total(k0) - killReads - apiCpuMs;
     long killSliceWrites = sliceWrites(k1) - sliceWrites(k0);
     long steadyReads = w1.getOrDefault("GET reads", 0L) - w0.getOrDefault("GET reads", 0L);
-    steadyWrites -= steadyReads;
+    steadyWrites -= steadyReads + w1.getOrDefault("cpu_ms", 0L) - w0.getOrDefault("cpu_ms", 0L);
     log(
         "RESULT pools=%d perPool=%d backends=%d interval=%dms probes/s=%.0f",
         pools, perPool, n, interval, probesPerSec);
@@ -165,6 +180,11 @@ public final class OperatorLoadBench {
         steadyCpuPerSec / probesPerSec * 1000,
         heap / 1e6);
     log(
+        "RESULT steady probe rate (farm-counted) %.1f/s; kill -> Down detection p50 %d ms, max %d ms",
+        probeRate,
+        pct(detections, 50),
+        detections.isEmpty() ? -1 : detections.get(detections.size() - 1));
+    log(
         "RESULT kill %d backends (one per pool): fatal probe -> slice write p50 %d ms, p99 %d ms, max %d ms (n=%d)",
         kills,
         pct(latencies, 50),
@@ -172,19 +192,22 @@ public final class OperatorLoadBench {
         latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
         latencies.size());
     log(
-        "RESULT writes during the kill phase: %s -> %s = %.2f per transition (slices %.2f); reads %d (all the operator's: the bench only watches in this phase); operator CPU in phase %.1f s",
+        "RESULT writes during the kill phase: %s -> %s = %.2f per transition (slices %.2f); reads %d (all the operator's: the bench only watches in this phase); operator CPU in phase %.1f s, API server CPU %.1f s",
         k0,
         k1,
         killWrites / (double) kills,
         killSliceWrites / (double) kills,
         killReads,
-        (cpuK1 - cpuK0) / 1e9);
+        (cpuK1 - cpuK0) / 1e9,
+        apiCpuMs / 1e3);
     System.out.printf(
         "JSON {\"pools\":%d,\"per_pool\":%d,\"kills\":%d,\"interval_ms\":%d,\"api_qps\":%s,"
             + "\"api_burst\":%d,\"steady_s\":%d,\"steady_writes\":%d,"
             + "\"cpu_s_per_1000_probes\":%.4f,\"heap_mb\":%.0f,\"p50_ms\":%d,\"p99_ms\":%d,"
             + "\"max_ms\":%d,\"n\":%d,\"writes_per_transition\":%.3f,"
-            + "\"slice_writes_per_transition\":%.3f,\"converge_s\":%.1f}%n",
+            + "\"slice_writes_per_transition\":%.3f,\"converge_s\":%.1f,"
+            + "\"fast_interval_ms\":%d,\"probe_rate\":%.1f,\"detect_p50_ms\":%d,"
+            + "\"detect_max_ms\":%d}%n",
         pools,
         perPool,
         kills,
@@ -201,7 +224,11 @@ public final class OperatorLoadBench {
         latencies.size(),
         killWrites / (double) kills,
         killSliceWrites / (double) kills,
-        convergeS);
+        convergeS,
+        fast,
+        probeRate,
+        pct(detections, 50),
+        detections.isEmpty() ? -1 : detections.get(detections.size() - 1));
 
     farm.control("quit");
     operator.stop();
@@ -212,9 +239,18 @@ public final class OperatorLoadBench {
   }
 
   private static void createObjects(
-      KubernetesClient client, Api api, Farm farm, int pools, int perPool, long interval)
+      KubernetesClient client, Api api, Farm farm, int pools, int perPool, long interval, long fast)
       throws InterruptedException {
-    client.resource(Fixtures.policy(ns, "bench", interval + "ms", interval / 2 + "ms")).create();
+    HealthPolicy policy =
+        Fixtures.policy(
+            ns,
+            "bench",
+            interval + "ms",
+            (fast > 0 ? Math.min(interval, fast) : interval) / 2 + "ms");
+    if (fast > 0) {
+      policy.getSpec().getActive().setFastInterval(fast + "ms");
+    }
+    client.resource(policy).create();
     ExecutorService pool = Executors.newFixedThreadPool(8);
     for (int p = 0; p < pools; p++) {
       int pp = p;

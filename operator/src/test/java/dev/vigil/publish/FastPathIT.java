@@ -115,6 +115,7 @@ class FastPathIT {
   private KubernetesClient operatorClient;
   private Vertx vertx;
   private Vigil.Running operator;
+  private SimpleMeterRegistry meters;
   private final List<DemoBackend> backends = new ArrayList<>();
   private int port;
 
@@ -162,12 +163,13 @@ class FastPathIT {
                     .withRequestRetryBackoffLimit(1)
                     .build())
             .build();
+    meters = new SimpleMeterRegistry();
     operator =
         Vigil.start(
             new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200, qps, burst),
             operatorClient,
             vertx,
-            new SimpleMeterRegistry(),
+            meters,
             System::currentTimeMillis,
             false);
   }
@@ -304,6 +306,60 @@ class FastPathIT {
                         && s.path().contains("managed-by"))
                     && !s.path().endsWith("/backendpools/web"))
         .toList();
+  }
+
+  /** BackendPool reconciles JOSDK started so far (its micrometer metrics). */
+  private double poolReconciles() {
+    return meters.getMeters().stream()
+        .filter(m -> m.getId().getName().contains("reconciliations"))
+        .filter(m -> m.getId().getName().contains("started"))
+        .filter(m -> m.getId().getTags().stream().anyMatch(t -> t.getValue().equals("backendpool")))
+        .flatMap(m -> java.util.stream.StreamSupport.stream(m.measure().spliterator(), false))
+        .mapToDouble(io.micrometer.core.instrument.Measurement::getValue)
+        .sum();
+  }
+
+  @Test
+  void aPolicyStatusWriteReconcilesNoPoolButASpecEditReconcilesThemAll() throws Exception {
+    client.resource(Fixtures.policy(NS, "fast", INTERVAL + "ms", TIMEOUT + "ms")).create();
+    for (int p = 0; p < 3; p++) {
+      backends("p" + p, 1, 10 + p);
+      client.resource(Fixtures.pool(NS, "p" + p, "fast", "p" + p, port)).create();
+    }
+    startOperator();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> readyIps("p0").size() + readyIps("p1").size() + readyIps("p2").size() == 3);
+    Thread.sleep(1_500);
+    double before = poolReconciles();
+    assertThat(before).as("reconciles counted at all").isGreaterThan(0);
+
+    for (int i = 0; i < 5; i++) {
+      client
+          .resources(HealthPolicy.class)
+          .inNamespace(NS)
+          .withName("fast")
+          .editStatus(
+              p -> {
+                p.getStatus().setAvailability("status write " + System.nanoTime());
+                return p;
+              });
+    }
+    Thread.sleep(1_500);
+    assertThat(poolReconciles())
+        .as("pool reconciles after 5 policy status writes")
+        .isEqualTo(before);
+
+    client
+        .resources(HealthPolicy.class)
+        .inNamespace(NS)
+        .withName("fast")
+        .edit(
+            p -> {
+              p.getSpec().getActive().setFall(4);
+              return p;
+            });
+    await().atMost(Duration.ofSeconds(10)).until(() -> poolReconciles() >= before + 3);
   }
 
   @Test
