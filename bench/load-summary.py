@@ -11,11 +11,14 @@ if not runs:
     sys.exit("no operator run finished")
 med = lambda k, rs: statistics.median(r[k] for r in rs)
 keys = ["p50_ms", "p99_ms", "max_ms", "writes_per_transition", "slice_writes_per_transition",
-        "steady_writes", "cpu_s_per_1000_probes", "heap_mb", "converge_s"]
+        "steady_writes", "cpu_s_per_1000_probes", "heap_mb", "converge_s",
+        "probe_rate", "detect_p50_ms", "detect_max_ms"]
 print("SUMMARY %d runs: %d pools x %d, kill %d, interval %d ms, api qps %s burst %d" % (
     len(runs), runs[0]["pools"], runs[0]["per_pool"], runs[0]["kills"], runs[0]["interval_ms"],
     runs[0]["api_qps"], runs[0]["api_burst"]))
 for k in keys:
+    if any(k not in r for r in runs):
+        continue
     print("  %-30s median %-10s runs %s" % (k, round(med(k, runs), 3), [r[k] for r in runs]))
 if probe:
     p = med("cpu_s_per_1000_probes", probe)

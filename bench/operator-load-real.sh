@@ -26,10 +26,13 @@ N=$((POOLS * PER_POOL))
 mkdir -p "$OUT"
 
 for piece in kubernetes etcd; do e2e/control-plane.sh build "$piece"; done
+# One control plane per machine: the E2E suite takes the same lock.
+until mkdir /tmp/vigil-e2e.lock 2>/dev/null; do echo "waiting for /tmp/vigil-e2e.lock" >&2; sleep 20; done
 cleanup() {
   ip route del 198.19.0.0/16 dev vigil-br0 2>/dev/null || true
   e2e/control-plane.sh stop || true
   e2e/netns.sh down || true
+  rmdir /tmp/vigil-e2e.lock 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -40,6 +43,10 @@ done | ip netns exec vigil-h1 ip -batch -
 ip route replace 198.19.0.0/16 dev vigil-br0
 e2e/control-plane.sh start
 eval "$(e2e/control-plane.sh env)"
+KUBECTL="$(e2e/control-plane.sh bindir)/kubectl --kubeconfig $VIGIL_E2E_KUBECONFIG"
+$KUBECTL apply --server-side -f crds/
+$KUBECTL wait --for condition=established --timeout=60s \
+    crd/healthpolicies.vigil.dev crd/backendpools.vigil.dev
 
 mvn -B -q -pl operator test-compile dependency:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt"

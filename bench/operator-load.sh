@@ -5,6 +5,8 @@
 #   bench/operator-load.sh                                       # 1,000 x 10, kill 100, 3 runs
 #   POOLS=100 PER_POOL=10 KILLS=30 STEADY_S=60 INTERVAL_MS=10000 bench/operator-load.sh
 #   POOLS=1000 KILLS=1000 INTERVAL_MS=10000 RUNS=3 bench/operator-load.sh
+#   FAST_INTERVAL_MS=1000 POOLS=100 KILLS=30 bench/operator-load.sh   # the policy with fastInterval
+#   PROFILE=1 ...                      # async-profiler flame graphs of the steady and kill windows
 # Backends: ../shared/bench/farm.py (separate process, 127.2.x.y:8080); API server: the embedded
 # Fabric8 mock server in its own JVM (dev.vigil.bench.ApiServerMain); the operator alone in the
 # measured JVM (dev.vigil.bench.OperatorLoadBench). Each run prints RESULT lines and one JSON

@@ -136,6 +136,7 @@ public final class Vigil {
       Operator operator,
       PoolRuntimes runtimes,
       ScheduledExecutorService events,
+      Runnable flushEvents,
       ExecutorService sliceWriters,
       ScheduledExecutorService statusWriters,
       Vertx vertx,
@@ -154,6 +155,19 @@ public final class Vigil {
               .orTimeout(10, TimeUnit.SECONDS)
               .exceptionally(e -> null)
               .join();
+        }
+        // The transitions of the last second still become Events, within 2 s; what the write
+        // budget still holds back then is dropped (an Event is a report, not state).
+        try {
+          events.execute(flushEvents);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          // already stopped
+        }
+        events.shutdown();
+        try {
+          events.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
         events.shutdownNow();
         sliceWriters.shutdownNow();
@@ -411,6 +425,7 @@ public final class Vigil {
         operator,
         runtimes,
         eventThread,
+        () -> events.flush(clock.getAsLong()),
         sliceWriters,
         statusWriters,
         vertx,

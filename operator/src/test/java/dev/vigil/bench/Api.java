@@ -188,6 +188,9 @@ abstract class Api {
 
       @Override
       void close() {
+        // Services hold ClusterIPs from the control plane's small service range; without a
+        // namespace controller nothing else frees them for the next run.
+        client.services().inNamespace(ns).delete();
         client.close();
       }
     };
