@@ -15,9 +15,13 @@ import java.util.stream.Collectors;
  * @param namespaces namespaces to watch; empty = all
  * @param metricsPort serves /metrics, /healthz and /readyz; 0 = a free port
  * @param outcomePort the passive outcome intake; 0 = a free port, -1 = off
- * @param leaderElection one active replica via a Lease
+ * @param leaderElection one active replica via a Lease; on by default everywhere, since another
+ *     replica can exist wherever the operator runs (a rollout's new Pod, an installed Vigil next to
+ *     one started from a laptop)
  * @param leaseName the Lease's name
- * @param leaseNamespace the Lease's namespace (in a cluster: the Pod's own)
+ * @param leaseNamespace the Lease's namespace (in a cluster: the Pod's own; outside one: {@code
+ *     vigil-system}, the namespace of the documented install, so a replica started by hand waits
+ *     behind an installed Vigil instead of writing beside it)
  * @param logFormat {@code text} or {@code json}
  * @param statusIntervalMs at most one status write per pool per this many ms
  * @param apiQps the write budget's sustained rate (writes per second to the API server)
@@ -81,9 +85,20 @@ public record OperatorConfig(
           "log-format",
           "status-interval-ms",
           "api-qps",
-          "api-burst");
+          "api-burst",
+          "debug");
 
-  public static OperatorConfig parse(List<String> args, Map<String, String> env) {
+  /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
+  public static final String DEFAULT_LEASE_NAMESPACE = "vigil-system";
+
+  /** {@code --debug} ({@code VIGIL_DEBUG}): stack traces with start-up errors. */
+  public static boolean debug(List<String> args, Map<String, String> env) {
+    Map<String, String> flags = flagValues(args);
+    String v = flags.containsKey("debug") ? flags.get("debug") : env.get("VIGIL_DEBUG");
+    return bool("debug", or(v, "false"));
+  }
+
+  private static Map<String, String> flagValues(List<String> args) {
     Map<String, String> flags = new java.util.HashMap<>();
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
@@ -107,6 +122,12 @@ public record OperatorConfig(
       }
       flags.put(name, value);
     }
+    return flags;
+  }
+
+  public static OperatorConfig parse(List<String> args, Map<String, String> env) {
+    Map<String, String> flags = flagValues(args);
+    debug(args, env);
     java.util.function.Function<String, String> get =
         name -> {
           String v = flags.get(name);
@@ -128,12 +149,11 @@ public record OperatorConfig(
     }
     String leaseNamespace = get.apply("lease-namespace");
     if (leaseNamespace == null || leaseNamespace.isBlank()) {
-      leaseNamespace = or(env.get("POD_NAMESPACE"), "default");
+      leaseNamespace = or(env.get("POD_NAMESPACE"), DEFAULT_LEASE_NAMESPACE);
     }
     name("lease-namespace", leaseNamespace, DNS_LABEL);
     String leaseName =
         name("lease-name", or(get.apply("lease-name"), "vigil-leader"), DNS_SUBDOMAIN);
-    boolean inCluster = env.containsKey("KUBERNETES_SERVICE_HOST");
     String logFormat = or(get.apply("log-format"), "text");
     if (!logFormat.equals("text") && !logFormat.equals("json")) {
       throw new InvalidConfigException("--log-format must be text or json, got " + logFormat);
@@ -148,7 +168,7 @@ public record OperatorConfig(
         namespaces,
         metricsPort,
         outcomePort,
-        bool("leader-election", or(get.apply("leader-election"), Boolean.toString(inCluster))),
+        bool("leader-election", or(get.apply("leader-election"), "true")),
         leaseName,
         leaseNamespace,
         logFormat,
@@ -184,14 +204,18 @@ public record OperatorConfig(
           --namespaces NS[,NS...]   VIGIL_NAMESPACES          namespaces to watch (default: all)
           --metrics-port PORT       VIGIL_METRICS_PORT        /metrics, /healthz, /readyz (default 8080; 0 = any free port)
           --outcome-port PORT       VIGIL_OUTCOME_PORT        passive outcome intake (default 8443; 0 = any free port; -1 = off)
-          --leader-election BOOL    VIGIL_LEADER_ELECTION     one active replica via a Lease (default: true in a cluster)
+          --leader-election BOOL    VIGIL_LEADER_ELECTION     one active replica via a Lease (default true)
           --lease-name NAME         VIGIL_LEASE_NAME          the Lease's name (default vigil-leader)
-          --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else default)
+          --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else vigil-system)
           --log-format FORMAT       VIGIL_LOG_FORMAT          text or json (default text)
           --status-interval-ms MS   VIGIL_STATUS_INTERVAL_MS  at most one status write per pool per MS (default 1000)
           --api-qps N               VIGIL_API_QPS             write budget: API writes per second, slices before status before Events (default 200)
           --api-burst N             VIGIL_API_BURST           write budget: writes at once after a quiet spell (default 400)
+          --debug                   VIGIL_DEBUG               stack traces with start-up errors (default false)
           -h, --help                                          this text
+
+        At start the operator checks, within 5 s, that the API server answers and serves Vigil's
+        CRDs, and exits 1 with the kubeconfig, the server and the cause when it does not.
         """;
   }
 

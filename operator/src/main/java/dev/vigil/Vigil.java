@@ -50,7 +50,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -73,44 +72,76 @@ public final class Vigil {
 
   private Vigil() {}
 
+  /** How long the API check at start may take before the operator gives up naming the server. */
+  private static final Duration API_CHECK_DEADLINE = Duration.ofSeconds(5);
+
   public static void main(String[] args) throws Exception {
-    String command = args.length == 0 ? "operator" : args[0];
-    List<String> rest = Arrays.asList(args).subList(Math.min(1, args.length), args.length);
-    switch (command) {
-      case "operator" -> runOperator(rest);
-      case "demo" -> System.exit(dev.vigil.demo.DemoCommand.run(rest, System.out, System.err));
-      case "replay" ->
-          System.exit(
-              dev.vigil.replay.ReplayCommand.run(
-                  rest,
-                  new java.io.BufferedReader(
-                      new java.io.InputStreamReader(
-                          System.in, java.nio.charset.StandardCharsets.UTF_8)),
-                  System.out,
-                  System.err));
-      default -> {
-        System.err.println("usage: vigil operator|demo|replay [flags]");
-        System.exit(2);
-      }
-    }
+    int code =
+        VigilCommand.run(
+            List.of(args),
+            System.out,
+            System.err,
+            new VigilCommand.Subcommands() {
+              @Override
+              public int operator(List<String> rest) throws InterruptedException {
+                return runOperator(rest);
+              }
+
+              @Override
+              public int demo(List<String> rest) {
+                return dev.vigil.demo.DemoCommand.run(rest, System.out, System.err);
+              }
+
+              @Override
+              public int replay(List<String> rest) throws java.io.IOException {
+                return dev.vigil.replay.ReplayCommand.run(
+                    rest,
+                    new java.io.BufferedReader(
+                        new java.io.InputStreamReader(
+                            System.in, java.nio.charset.StandardCharsets.UTF_8)),
+                    System.out,
+                    System.err);
+              }
+            });
+    System.exit(code);
   }
 
-  private static void runOperator(List<String> args) throws InterruptedException {
-    if (args.contains("--help") || args.contains("-h")) {
-      System.out.print(OperatorConfig.usage());
-      return;
-    }
+  /** Runs the operator until the JVM stops; returns only when it cannot start. */
+  private static int runOperator(List<String> args) throws InterruptedException {
     OperatorConfig config;
+    boolean debug;
     try {
       config = OperatorConfig.parse(args, System.getenv());
+      debug = OperatorConfig.debug(args, System.getenv());
     } catch (OperatorConfig.InvalidConfigException e) {
       System.err.println("vigil: " + e.getMessage());
       System.err.println("run 'vigil operator --help' for the flags");
-      System.exit(2);
-      return;
+      return VigilCommand.USAGE;
     }
     LogFormat.apply(config.logFormat());
-    KubernetesClient client = new KubernetesClientBuilder().build();
+    KubernetesClient client;
+    try {
+      client = new KubernetesClientBuilder().build();
+    } catch (RuntimeException e) {
+      return cannotStart("vigil: cannot read the Kubernetes client configuration: " + e, e, debug);
+    }
+    java.util.Optional<ClusterCheck.Failure> failure =
+        new ClusterCheck(
+                client.getConfiguration(),
+                ClusterCheck.source(client.getConfiguration(), System.getenv()),
+                config,
+                API_CHECK_DEADLINE)
+            .run();
+    if (failure.isPresent()) {
+      client.close();
+      return cannotStart(failure.get().message(), failure.get().cause(), debug);
+    }
+    LOG.info(
+        "API server {} answers and serves Vigil's CRDs; leader election {}",
+        client.getConfiguration().getMasterUrl(),
+        config.leaderElection()
+            ? "on (Lease " + config.leaseNamespace() + "/" + config.leaseName() + ")"
+            : "off");
     Vertx vertx = Vertx.vertx();
     Running running;
     try {
@@ -123,12 +154,21 @@ public final class Vigil {
               System::currentTimeMillis,
               true);
     } catch (RuntimeException e) {
-      LOG.error("could not start: {}", e.toString(), e);
-      System.exit(1);
-      return;
+      return cannotStart("vigil: could not start: " + e.getMessage(), e, debug);
     }
     Runtime.getRuntime().addShutdownHook(new Thread(running::stop, "vigil-shutdown"));
     Thread.currentThread().join();
+    return 0;
+  }
+
+  /** One or two lines naming the cause; the stack trace only with --debug. */
+  private static int cannotStart(String message, Throwable cause, boolean debug) {
+    System.err.println(message);
+    if (debug && cause != null) {
+      cause.printStackTrace();
+    }
+    System.err.flush();
+    return 1;
   }
 
   /** A started operator; {@link #stop()} ends probes, timers and informers. */

@@ -15,11 +15,11 @@ class OperatorConfigTest {
   }
 
   @Test
-  void defaultsOutsideACluster() {
+  void defaultsOutsideAClusterElectALeaderInTheInstallsNamespace() {
     assertThat(parse(List.of(), Map.of()))
         .isEqualTo(
             new OperatorConfig(
-                Set.of(), 8080, 8443, false, "vigil-leader", "default", "text", 1000));
+                Set.of(), 8080, 8443, true, "vigil-leader", "vigil-system", "text", 1000));
   }
 
   @Test
@@ -59,17 +59,19 @@ class OperatorConfigTest {
   @Test
   void everyFlagHasAnEnvironmentVariableAndTheFlagWins() {
     Map<String, String> env =
-        Map.of(
-            "VIGIL_NAMESPACES", "a,b",
-            "VIGIL_METRICS_PORT", "9000",
-            "VIGIL_OUTCOME_PORT", "9001",
-            "VIGIL_LEADER_ELECTION", "TRUE",
-            "VIGIL_LEASE_NAME", "env-lease",
-            "VIGIL_LEASE_NAMESPACE", "env-ns",
-            "VIGIL_LOG_FORMAT", "json",
-            "VIGIL_STATUS_INTERVAL_MS", "500",
-            "VIGIL_API_QPS", "50.5",
-            "VIGIL_API_BURST", "70");
+        new java.util.HashMap<>(
+            Map.of(
+                "VIGIL_NAMESPACES", "a,b",
+                "VIGIL_METRICS_PORT", "9000",
+                "VIGIL_OUTCOME_PORT", "9001",
+                "VIGIL_LEADER_ELECTION", "TRUE",
+                "VIGIL_LEASE_NAME", "env-lease",
+                "VIGIL_LEASE_NAMESPACE", "env-ns",
+                "VIGIL_LOG_FORMAT", "json",
+                "VIGIL_STATUS_INTERVAL_MS", "500",
+                "VIGIL_API_QPS", "50.5",
+                "VIGIL_API_BURST", "70"));
+    env.put("VIGIL_DEBUG", "false");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
@@ -93,7 +95,7 @@ class OperatorConfigTest {
             Map.of("VIGIL_NAMESPACES", "", "VIGIL_METRICS_PORT", "", "VIGIL_LEASE_NAMESPACE", ""));
     assertThat(c.namespaces()).isEmpty();
     assertThat(c.metricsPort()).isEqualTo(8080);
-    assertThat(c.leaseNamespace()).isEqualTo("default");
+    assertThat(c.leaseNamespace()).isEqualTo("vigil-system");
   }
 
   @Test
@@ -133,6 +135,16 @@ class OperatorConfigTest {
         List.of(),
         Map.of("VIGIL_LOG_FORMAT", "yaml"),
         "--log-format must be text or json, got yaml");
+  }
+
+  @Test
+  void debugIsOffUnlessAskedFor() {
+    assertThat(OperatorConfig.debug(List.of(), Map.of())).isFalse();
+    assertThat(OperatorConfig.debug(List.of("--debug"), Map.of())).isTrue();
+    assertThat(OperatorConfig.debug(List.of(), Map.of("VIGIL_DEBUG", "true"))).isTrue();
+    assertThat(OperatorConfig.debug(List.of("--debug=false"), Map.of("VIGIL_DEBUG", "true")))
+        .isFalse();
+    assertRefused(List.of("--debug=maybe"), Map.of(), "--debug must be true or false");
   }
 
   @Test

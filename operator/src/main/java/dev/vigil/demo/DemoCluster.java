@@ -297,11 +297,34 @@ public final class DemoCluster implements AutoCloseable {
         new ArrayList<>(api.client().v1().events().inNamespace(namespace()).list().getItems());
     events.removeIf(
         e -> e.getInvolvedObject() == null || !poolName().equals(e.getInvolvedObject().getName()));
-    events.sort(
-        Comparator.comparing((Event e) -> String.valueOf(e.getLastTimestamp()))
-            .thenComparing(e -> String.valueOf(e.getMetadata().getCreationTimestamp()))
-            .thenComparing(e -> String.valueOf(e.getMetadata().getResourceVersion())));
+    inTimeOrder(events);
     return events;
+  }
+
+  /**
+   * Sorts Events by their last timestamp as a time, not as text ({@code ...:04Z} sorts after {@code
+   * ...:04.120Z} as a string), then creation time, then resourceVersion as a number.
+   */
+  static void inTimeOrder(List<Event> events) {
+    events.sort(
+        Comparator.comparing((Event e) -> instant(e.getLastTimestamp()))
+            .thenComparing(e -> instant(e.getMetadata().getCreationTimestamp()))
+            .thenComparing(
+                e -> e.getMetadata().getResourceVersion(),
+                Comparator.nullsFirst(
+                    Comparator.comparingLong((String v) -> v.length())
+                        .thenComparing(Comparator.<String>naturalOrder()))));
+  }
+
+  private static java.time.Instant instant(String timestamp) {
+    if (timestamp == null) {
+      return java.time.Instant.EPOCH;
+    }
+    try {
+      return java.time.Instant.parse(timestamp);
+    } catch (java.time.format.DateTimeParseException e) {
+      return java.time.Instant.EPOCH;
+    }
   }
 
   /** The runtime's view with current streaks, or null before the operator took the pool on. */

@@ -38,6 +38,19 @@ public final class DemoCommand {
   public record Result(int exitCode, List<Row> rows, String unmet) {}
 
   public static Result run(DemoOptions options, PrintStream out) {
+    // Plain output goes to a file or a pipe: no width to fit, only the locale to respect.
+    return run(
+        options,
+        out,
+        options.live()
+            ? Terminal.detect(System.getenv())
+            : new Terminal(Integer.MAX_VALUE, Integer.MAX_VALUE, Terminal.utf8(System.getenv())));
+  }
+
+  /**
+   * As {@link #run(DemoOptions, PrintStream)}, with the live view laid out for {@code terminal}.
+   */
+  public static Result run(DemoOptions options, PrintStream out, Terminal terminal) {
     quietLogs();
     long startNanos = System.nanoTime();
     long startWall = System.currentTimeMillis();
@@ -58,7 +71,7 @@ public final class DemoCommand {
         "embedded API server up with Vigil's CRDs; "
             + cluster.size()
             + " backends listening; example applied");
-    LiveView view = new LiveView(cluster, options.color(), startWall);
+    LiveView view = new LiveView(cluster, options.color(), startWall, terminal);
     PlainPrinter plain = options.live() ? null : new PlainPrinter(out, cluster, startWall);
     long limit =
         options.durationMs() > 0
@@ -103,6 +116,20 @@ public final class DemoCommand {
                 + ", authenticated as "
                 + cluster.auth().user()
                 + " (TokenReview, SubjectAccessReview answered by the embedded API server)");
+        // For a reporter of one's own (docs/reporters.md): the same intake and token.
+        timeline.log(
+            "your own reporter: VIGIL_URL="
+                + intake
+                + " VIGIL_TOKEN="
+                + cluster.auth().token()
+                + " NAMESPACE="
+                + cluster.namespace()
+                + " POOL="
+                + cluster.poolName()
+                + " BACKEND="
+                + DemoCluster.address(0)
+                + ":"
+                + cluster.port());
         Scenarios scenarios =
             new Scenarios(
                 cluster,
@@ -117,7 +144,7 @@ public final class DemoCommand {
                         () ->
                             view.render(
                                 observer.latest(),
-                                header(options, scenarios, observer),
+                                header(options, scenarios, observer, terminal.dot()),
                                 timeline.log()))
                     .start()
                 : null;
@@ -135,14 +162,14 @@ public final class DemoCommand {
           }
         }
         out.println();
-        out.println(view.render(observer.latest(), "Final state", null));
+        out.println(view.renderAll(observer.latest(), "Final state"));
         if (options.live()) {
           out.println("Scenario");
           timeline.log().forEach(out::println);
           out.println();
         }
         out.println("Summary (" + options.scenario() + ", speed " + speed(options.speed()) + ")");
-        out.print(timeline.summary());
+        out.print(timeline.summary(terminal.width()));
         out.println();
         if (unmet != null) {
           out.println("FAILED: " + unmet);
@@ -184,14 +211,18 @@ public final class DemoCommand {
         ex.panicThresholdPercent());
   }
 
-  private static String header(DemoOptions o, Scenarios s, DemoObserver observer) {
-    return "Vigil demo · scenario "
+  private static String header(DemoOptions o, Scenarios s, DemoObserver observer, String dot) {
+    return "Vigil demo"
+        + dot
+        + "scenario "
         + o.scenario()
-        + " · step "
+        + dot
+        + "step "
         + s.step()
-        + " · "
+        + dot
         + Timeline.seconds(observer.elapsedMs()).strip()
-        + " · speed "
+        + dot
+        + "speed "
         + speed(o.speed());
   }
 

@@ -14,46 +14,131 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Renders what the demo sees: the {@code kubectl get backendpool} row, each backend (mode, state,
- * streaks, ejections, last probe), the EndpointSlice ready set, recent Events and the step log.
+ * Renders what the demo sees: the {@code kubectl get backendpool} row, the EndpointSlice ready set,
+ * each backend (mode, state, streaks, ejections, last probe), recent Events and the step log.
+ *
+ * <p>A frame fits the terminal: no line is wider than it, and when rows are short the sections are
+ * cut in order of importance (the pool row and the ready set always show; then the backends that
+ * are not plainly healthy, then Events, then the step log). Only ASCII when the locale is not
+ * UTF-8.
  */
 public final class LiveView {
   private static final int MAX_BACKEND_ROWS = 16;
   private static final int EVENTS_SHOWN = 8;
   private static final int LOG_SHOWN = 10;
 
+  private enum Style {
+    PLAIN,
+    TITLE,
+    ROW,
+    WARNING
+  }
+
+  private record Line(String text, Style style) {}
+
   private final DemoCluster cluster;
   private final boolean color;
   private final long startWallMs;
+  private final Terminal terminal;
 
-  public LiveView(DemoCluster cluster, boolean color, long startWallMs) {
+  public LiveView(DemoCluster cluster, boolean color, long startWallMs, Terminal terminal) {
     this.cluster = cluster;
     this.color = color;
     this.startWallMs = startWallMs;
+    this.terminal = terminal;
   }
 
-  /** The whole screen. */
+  /** One frame of the live view: at most the terminal's rows, each at most its width. */
   public String render(Observation o, String header, List<String> log) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(bold(header)).append("\n\n");
-    sb.append(poolRow(o)).append('\n');
-    sb.append(backends(o)).append('\n');
-    sb.append(readySet(o)).append("\n\n");
-    sb.append(bold("Events")).append('\n');
-    List<Event> events = o.events();
-    for (Event e : events.subList(Math.max(0, events.size() - EVENTS_SHOWN), events.size())) {
-      sb.append(event(e)).append('\n');
+    return render(o, header, log, terminal.height());
+  }
+
+  /** The whole view with every section in full (the final state, printed once). */
+  public String renderAll(Observation o, String header) {
+    return render(o, header, null, Integer.MAX_VALUE);
+  }
+
+  private String render(Observation o, String header, List<String> log, int height) {
+    List<Line> top = new ArrayList<>();
+    top.add(new Line(header, Style.TITLE));
+    for (String row : poolRow(o).split("\n")) {
+      top.add(new Line(row, Style.PLAIN));
     }
-    if (events.isEmpty()) {
-      sb.append("  (none yet)\n");
+    top.add(new Line(readySet(o), Style.PLAIN));
+    List<Line> backends = backends(o);
+    List<Line> events = new ArrayList<>();
+    events.add(new Line("Events", Style.TITLE));
+    List<Event> all = o.events();
+    for (Event e : all.subList(Math.max(0, all.size() - EVENTS_SHOWN), all.size())) {
+      events.add(new Line(event(e), "Warning".equals(e.getType()) ? Style.WARNING : Style.PLAIN));
     }
+    if (all.isEmpty()) {
+      events.add(new Line("  (none yet)", Style.PLAIN));
+    }
+    List<Line> steps = new ArrayList<>();
     if (log != null) {
-      sb.append('\n').append(bold("Scenario")).append('\n');
+      steps.add(new Line("Scenario", Style.TITLE));
       for (String line : log.subList(Math.max(0, log.size() - LOG_SHOWN), log.size())) {
-        sb.append(line).append('\n');
+        steps.add(new Line(line, Style.PLAIN));
       }
     }
+    // Rows left after the top: each section gets its minimum (the table's header and first rows,
+    // the title and two Events, the title and two steps), then Events, backends and steps more.
+    long left = Math.max(0, (long) height - top.size());
+    int[] wanted = {backends.size(), events.size(), steps.size()};
+    int[] minimum = {Math.min(wanted[0], 4), Math.min(wanted[1], 3), Math.min(wanted[2], 3)};
+    int[] given = new int[3];
+    for (int i = 0; i < 3; i++) {
+      given[i] = (int) Math.min(minimum[i], left);
+      left -= given[i];
+    }
+    for (int i : new int[] {1, 0, 2}) {
+      int more = (int) Math.min(wanted[i] - given[i], left);
+      given[i] += more;
+      left -= more;
+    }
+    List<Line> frame = new ArrayList<>(top);
+    frame.addAll(head(backends, given[0]));
+    frame.addAll(newest(events, given[1]));
+    frame.addAll(newest(steps, given[2]));
+    StringBuilder sb = new StringBuilder();
+    for (Line line : frame) {
+      sb.append(paint(fit(line.text()), line.style())).append('\n');
+    }
     return sb.toString();
+  }
+
+  /** The table's header and its first rows; the last says how many were left out. */
+  private List<Line> head(List<Line> lines, int n) {
+    if (n >= lines.size()) {
+      return lines;
+    }
+    if (n <= 1) {
+      return lines.subList(0, Math.max(0, n));
+    }
+    List<Line> out = new ArrayList<>(lines.subList(0, n - 1));
+    int rows = cluster.size() - (n - 2);
+    out.add(
+        new Line(
+            "  ... and " + rows + " more backends (a taller terminal shows them)", Style.PLAIN));
+    return out;
+  }
+
+  /** The title and the newest n - 1 lines. */
+  private static List<Line> newest(List<Line> lines, int n) {
+    if (n <= 0 || lines.isEmpty()) {
+      return List.of();
+    }
+    List<Line> out = new ArrayList<>();
+    out.add(lines.get(0));
+    out.addAll(lines.subList(Math.max(1, lines.size() - (n - 1)), lines.size()));
+    return out;
+  }
+
+  /** Cut to the terminal's width, and to ASCII when the locale is not UTF-8. */
+  private String fit(String text) {
+    String t = terminal.unicode() ? text : text.replace("·", "|").replaceAll("[^\\x00-\\x7F]", "?");
+    return t.length() <= terminal.width() ? t : t.substring(0, terminal.width() - 3) + "...";
   }
 
   /** {@code kubectl get backendpool -n shop}. */
@@ -82,7 +167,7 @@ public final class LiveView {
     return Table.render(cells);
   }
 
-  private String backends(Observation o) {
+  private List<Line> backends(Observation o) {
     Map<String, BackendSnapshot> byPod = new HashMap<>();
     if (o.view() != null) {
       for (BackendSnapshot b : o.view().backends()) {
@@ -100,16 +185,7 @@ public final class LiveView {
     List<String[]> cells = new ArrayList<>();
     cells.add(
         new String[] {
-          "BACKEND",
-          "ADDRESS",
-          "MODE",
-          "STATE",
-          "SLICE",
-          "PASS",
-          "FAIL",
-          "ERRORS",
-          "EJECTIONS",
-          "LAST PROBE"
+          "BACKEND", "ADDRESS", "MODE", "STATE", "SLICE", "RUN", "ERR", "EJ", "LAST PROBE"
         });
     List<Integer> shown = interesting(o, byPod);
     for (int i : shown) {
@@ -134,11 +210,10 @@ public final class LiveView {
           new String[] {
             pod,
             ip,
-            cluster.backend(i).mode().name(),
+            cluster.backend(i).mode().name().toLowerCase(java.util.Locale.ROOT),
             state,
             ready == null ? "-" : ready ? "ready" : "not ready",
-            d == null ? "-" : String.valueOf(d.passRun()),
-            d == null ? "-" : String.valueOf(d.failRun()),
+            d == null ? "-" : d.failRun() > 0 ? "-" + d.failRun() : "+" + d.passRun(),
             d == null ? "-" : String.valueOf(d.upstreamErrors() + d.localOriginErrors()),
             d == null
                 ? (st == null ? "-" : String.valueOf(st.getEjections()))
@@ -146,51 +221,57 @@ public final class LiveView {
             probe
           });
     }
-    StringBuilder sb = new StringBuilder();
-    for (String line : Table.render(cells).split("\n")) {
-      sb.append(paint(line)).append('\n');
+    String table = Table.render(cells);
+    if (table.lines().anyMatch(l -> l.length() > terminal.width())) {
+      // Too wide: the address goes first (the pod's number gives it: 127.0.0.10 is pod 00000).
+      cells.replaceAll(row -> dropColumn(row, 1));
+      table = Table.render(cells);
+    }
+    List<Line> lines = new ArrayList<>();
+    for (String line : table.split("\n")) {
+      lines.add(new Line(line, Style.ROW));
     }
     if (shown.size() < cluster.size()) {
-      sb.append("  ... and ")
-          .append(cluster.size() - shown.size())
-          .append(" more backends, Up and ready\n");
+      lines.add(
+          new Line(
+              "  ... and " + (cluster.size() - shown.size()) + " more backends, Up and ready",
+              Style.PLAIN));
     }
-    return sb.toString();
+    return lines;
   }
 
-  /** Every backend when few; else the ones not plainly healthy, then the first few. */
+  private static String[] dropColumn(String[] row, int column) {
+    String[] out = new String[row.length - 1];
+    System.arraycopy(row, 0, out, 0, column);
+    System.arraycopy(row, column + 1, out, column, row.length - column - 1);
+    return out;
+  }
+
+  /**
+   * The backends to show, most important first: those not plainly healthy (a mode other than
+   * healthy, not Up, or not ready in the slice), then the healthy ones, each in index order, at
+   * most {@link #MAX_BACKEND_ROWS}.
+   */
   private List<Integer> interesting(Observation o, Map<String, BackendSnapshot> byPod) {
     List<Integer> out = new ArrayList<>();
-    if (cluster.size() <= MAX_BACKEND_ROWS) {
-      for (int i = 0; i < cluster.size(); i++) {
-        out.add(i);
-      }
-      return out;
-    }
-    for (int i = 0; i < cluster.size() && out.size() < MAX_BACKEND_ROWS; i++) {
+    List<Integer> healthy = new ArrayList<>();
+    for (int i = 0; i < cluster.size(); i++) {
       BackendSnapshot b = byPod.get(cluster.podName(i));
       boolean plain =
           cluster.backend(i).mode() == DemoBackend.Mode.HEALTHY
               && b != null
               && b.healthy()
               && Boolean.TRUE.equals(o.endpoints().get(DemoCluster.address(i)));
-      if (!plain) {
-        out.add(i);
-      }
+      (plain ? healthy : out).add(i);
     }
-    for (int i = 0; i < cluster.size() && out.size() < MAX_BACKEND_ROWS; i++) {
-      if (!out.contains(i)) {
-        out.add(i);
-      }
-    }
-    out.sort(Integer::compare);
-    return out;
+    out.addAll(healthy);
+    return out.subList(0, Math.min(MAX_BACKEND_ROWS, out.size()));
   }
 
   private String readySet(Observation o) {
     Set<String> ready = o.ready();
     StringBuilder sb = new StringBuilder();
-    sb.append(bold("EndpointSlice ready set"))
+    sb.append("EndpointSlice ready set")
         .append(" (Service ")
         .append(cluster.serviceName())
         .append(", ")
@@ -199,6 +280,9 @@ public final class LiveView {
         .append(o.endpoints().size())
         .append(o.panic() ? ", PANIC: every decided backend published" : "")
         .append("): ");
+    if (ready.isEmpty()) {
+      return sb.append(o.endpoints().isEmpty() ? "no endpoints yet" : "none").toString();
+    }
     int n = 0;
     for (String ip : ready) {
       if (n++ == 12) {
@@ -215,29 +299,22 @@ public final class LiveView {
     if (e.getLastTimestamp() != null) {
       at = Timeline.seconds(Instant.parse(e.getLastTimestamp()).toEpochMilli() - startWallMs);
     }
-    String line = at + "  " + e.getType() + "  " + e.getReason() + "  " + e.getMessage();
-    return "Warning".equals(e.getType()) ? yellow(line) : line;
+    return at + "  " + e.getType() + "  " + e.getReason() + "  " + e.getMessage();
   }
 
-  private String paint(String line) {
+  private String paint(String line, Style style) {
     if (!color) {
       return line;
     }
-    if (line.contains(" Down ") || line.contains(" not ready ")) {
-      return "\033[31m" + line + "\033[0m";
-    }
-    if (line.contains(" Ejected ")) {
-      return "\033[33m" + line + "\033[0m";
-    }
-    return line;
-  }
-
-  private String bold(String s) {
-    return color ? "\033[1m" + s + "\033[0m" : s;
-  }
-
-  private String yellow(String s) {
-    return color ? "\033[33m" + s + "\033[0m" : s;
+    return switch (style) {
+      case TITLE -> "\033[1m" + line + "\033[0m";
+      case WARNING -> "\033[33m" + line + "\033[0m";
+      case ROW ->
+          line.contains(" Down ") || line.contains(" not ready ")
+              ? "\033[31m" + line + "\033[0m"
+              : line.contains(" Ejected ") ? "\033[33m" + line + "\033[0m" : line;
+      case PLAIN -> line;
+    };
   }
 
   private static String title(String s) {

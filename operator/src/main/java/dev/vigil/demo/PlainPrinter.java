@@ -32,8 +32,9 @@ final class PlainPrinter {
           Timeline.seconds(o.elapsedMs())
               + "  slice ready "
               + ready
-              + ": "
-              + String.join(" ", o.ready()));
+              + (o.ready().isEmpty()
+                  ? (o.endpoints().isEmpty() ? " (no endpoints yet)" : " (none)")
+                  : ": " + String.join(" ", o.ready())));
     }
     if (o.pool() != null && o.pool().getStatus() != null) {
       var s = o.pool().getStatus();
@@ -46,6 +47,7 @@ final class PlainPrinter {
         out.println(Timeline.seconds(o.elapsedMs()) + "  " + row);
       }
     }
+    // o.events() is in time order (DemoCluster.events); new ones print in that order.
     for (Event e : o.events()) {
       String key = e.getMetadata().getName() + "/" + e.getMetadata().getResourceVersion();
       if (seenEvents.add(key)) {

@@ -79,6 +79,33 @@ public final class Timeline {
     return Table.render(cells);
   }
 
+  /**
+   * The summary for a terminal {@code width} columns wide: the table when it fits, else each row on
+   * two lines (step, result, times and what happened; then what was configured).
+   */
+  public synchronized String summary(int width) {
+    String table = summary();
+    if (table.lines().allMatch(l -> l.length() <= width)) {
+      return table;
+    }
+    StringBuilder sb = new StringBuilder();
+    for (Row r : rows) {
+      sb.append(
+              String.format(
+                  Locale.ROOT,
+                  "%-8s %-5s at %s, measured %s: %s%n",
+                  r.step(),
+                  r.held() ? "ok" : "UNMET",
+                  seconds(r.atMs()).strip(),
+                  r.measuredMs() < 0 ? "-" : millis(r.measuredMs()),
+                  r.what()))
+          .append("         configured: ")
+          .append(r.configured())
+          .append('\n');
+    }
+    return sb.toString();
+  }
+
   /** {@code 12.3s}, right-aligned to 7 characters. */
   public static String seconds(long ms) {
     return String.format(Locale.ROOT, "%6.1fs", ms / 1000.0);

@@ -102,26 +102,46 @@ public final class EventRecorder {
     budgets.remove(namespace + "/" + pool);
   }
 
+  /**
+   * One Event's message: the backends a group names, each once. A backend that flips several times
+   * within one flush is one backend with its latest reason and how many times it was recorded; the
+   * count in front is of distinct backends, never of records.
+   */
   static String message(List<Recorded> group, int suppressedBefore) {
+    Map<String, String> latest = new LinkedHashMap<>();
+    Map<String, Integer> times = new HashMap<>();
+    for (Recorded r : group) {
+      String subject = r.subject() == null ? "pool" : r.subject();
+      latest.remove(subject);
+      latest.put(subject, r.message());
+      times.merge(subject, 1, Integer::sum);
+    }
     StringBuilder sb = new StringBuilder();
-    if (group.size() == 1) {
-      Recorded r = group.get(0);
+    if (latest.size() == 1) {
+      Recorded r = group.get(group.size() - 1);
       sb.append(r.subject() == null ? r.message() : r.subject() + ": " + r.message());
+      if (group.size() > 1) {
+        sb.append(" (").append(group.size()).append(" times)");
+      }
     } else {
-      sb.append(group.size()).append(" backends: ");
-      int shown = Math.min(NAMES_PER_EVENT, group.size());
-      for (int i = 0; i < shown; i++) {
-        Recorded r = group.get(i);
-        if (i > 0) {
+      sb.append(latest.size()).append(" backends: ");
+      int shown = 0;
+      for (Map.Entry<String, String> e : latest.entrySet()) {
+        if (shown == NAMES_PER_EVENT) {
+          break;
+        }
+        if (shown++ > 0) {
           sb.append(", ");
         }
-        sb.append(r.subject() == null ? "pool" : r.subject())
+        int n = times.get(e.getKey());
+        sb.append(e.getKey())
             .append(" (")
-            .append(r.message())
+            .append(e.getValue())
+            .append(n > 1 ? ", " + n + " times" : "")
             .append(')');
       }
-      if (group.size() > shown) {
-        sb.append(" and ").append(group.size() - shown).append(" more");
+      if (latest.size() > shown) {
+        sb.append(" and ").append(latest.size() - shown).append(" more");
       }
     }
     if (suppressedBefore > 0) {

@@ -221,7 +221,7 @@ public final class ReplayCommand {
     return f;
   }
 
-  static String usage() {
+  public static String usage() {
     StringBuilder sb =
         new StringBuilder(
             """

@@ -5,17 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.vigil.VigilCommand;
 import dev.vigil.api.Conditions;
 import dev.vigil.publish.PublishingGuard;
 import dev.vigil.publish.SlicePublisher;
 import dev.vigil.reconcile.TransitionReporter;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The README and docs/metrics.md name what the code has: commands, fields, reasons, metrics. */
@@ -109,6 +114,121 @@ class DocsTest {
   void thePrometheusRuleUsesMetricsThatExist() throws IOException {
     String rule = Files.readString(ROOT.resolve("deploy/helm/vigil/templates/prometheusrule.yaml"));
     assertThat(rule).contains(PoolGauges.PANIC).contains(TransitionReporter.REFUSED);
+  }
+
+  /** Every {@code vigil} command line the README and docs show runs a command that exists. */
+  @Test
+  void everyCommandLineShownNamesACommandAndFlagsItTakes() throws Exception {
+    Pattern invocation =
+        Pattern.compile("(?:vigil-operator\\.jar|^\\.\\.\\.)\\s+([a-z-]+)([^#`]*)");
+    int checked = 0;
+    for (Path doc : docs()) {
+      for (String line : Files.readAllLines(doc)) {
+        Matcher m = invocation.matcher(line.strip());
+        if (!m.find()) {
+          continue;
+        }
+        String command = m.group(1);
+        if (command.startsWith("-")) {
+          assertThat(List.of("--help", "-h", "--version")).as(doc + ": " + line).contains(command);
+          continue;
+        }
+        assertThat(VigilCommand.COMMANDS).as(doc + ": " + line).contains(command);
+        String usage = VigilCommand.usage(command);
+        Matcher flag = FLAG.matcher(m.group(2));
+        while (flag.find()) {
+          assertThat(usage).as(doc + ": " + line).contains(flag.group() + " ");
+          checked++;
+        }
+      }
+    }
+    assertThat(checked).isGreaterThan(10);
+  }
+
+  @Test
+  void theReadmesCommandsRunAndExitZero() throws Exception {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    String block = readme.substring(readme.indexOf("## Commands"));
+    block = block.substring(block.indexOf("```") + 3);
+    block = block.substring(block.indexOf('\n') + 1, block.indexOf("```"));
+    List<String> lines = block.lines().filter(l -> !l.isBlank()).toList();
+    assertThat(lines).hasSizeGreaterThanOrEqualTo(3);
+    for (String line : lines) {
+      String args = line.replaceAll("\\s+#.*", "").replace("java -jar " + JAR, "").strip();
+      int code =
+          VigilCommand.run(
+              List.of(args.split(" ")),
+              new PrintStream(OutputStream.nullOutputStream()),
+              new PrintStream(OutputStream.nullOutputStream()),
+              NOTHING_STARTS);
+      assertThat(code).as(line).isZero();
+    }
+  }
+
+  @Test
+  void theReadmeNamesEveryDemoAndReplayFlag() throws IOException {
+    String readme = Files.readString(ROOT.resolve("README.md"));
+    for (String command : List.of("demo", "replay")) {
+      Matcher flag = FLAG.matcher(VigilCommand.usage(command));
+      while (flag.find()) {
+        if (!flag.group().equals("--help")) {
+          assertThat(readme).as(command + " " + flag.group()).contains(flag.group());
+        }
+      }
+    }
+    String replayFlags = readme.substring(readme.indexOf("Flags: `--rise`"));
+    replayFlags = replayFlags.substring(0, replayFlags.indexOf("\n\n"));
+    Matcher flag = Pattern.compile("`(--[a-z-]+)`").matcher(replayFlags);
+    while (flag.find()) {
+      assertThat(VigilCommand.usage("replay")).contains(flag.group(1) + " ");
+    }
+  }
+
+  @Test
+  void theConfigurationTableHasExactlyTheOperatorsFlags() throws IOException {
+    String doc = Files.readString(ROOT.resolve("docs/metrics.md"));
+    List<String> fromUsage = new ArrayList<>();
+    Matcher m =
+        Pattern.compile("(?m)^\\s+(--[a-z-]+) .*VIGIL_").matcher(VigilCommand.usage("operator"));
+    while (m.find()) {
+      fromUsage.add(m.group(1));
+    }
+    List<String> fromDoc = new ArrayList<>();
+    Matcher row = Pattern.compile("(?m)^\\| `(--[a-z-]+)` \\| `VIGIL_").matcher(doc);
+    while (row.find()) {
+      fromDoc.add(row.group(1));
+    }
+    assertThat(fromUsage).hasSizeGreaterThan(8);
+    assertThat(fromDoc).containsExactlyInAnyOrderElementsOf(fromUsage);
+  }
+
+  private static final String JAR = "operator/target/vigil-operator.jar";
+  private static final Pattern FLAG = Pattern.compile("--[a-z][a-z-]*");
+
+  private static final VigilCommand.Subcommands NOTHING_STARTS =
+      new VigilCommand.Subcommands() {
+        @Override
+        public int operator(List<String> args) {
+          throw new AssertionError("started the operator");
+        }
+
+        @Override
+        public int demo(List<String> args) {
+          throw new AssertionError("started the demo");
+        }
+
+        @Override
+        public int replay(List<String> args) {
+          throw new AssertionError("started replay");
+        }
+      };
+
+  private static List<Path> docs() throws IOException {
+    List<Path> docs = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+    try (var files = Files.list(ROOT.resolve("docs"))) {
+      files.filter(f -> f.toString().endsWith(".md")).sorted().forEach(docs::add);
+    }
+    return docs;
   }
 
   private static Path root() {

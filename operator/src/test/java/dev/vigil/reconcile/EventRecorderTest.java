@@ -68,6 +68,49 @@ class EventRecorderTest {
   }
 
   @Test
+  void countsDistinctBackendsNotRecords() {
+    for (int i = 0; i < 10; i++) {
+      recorder.record(
+          pool("web"), EventReason.EjectionRefused, "web-00005", "cap 10% reached, try " + i);
+    }
+    recorder.record(pool("web"), EventReason.EjectionRefused, "web-00007", "cap 10% reached");
+
+    recorder.flush(1_000);
+
+    assertThat(sent).hasSize(1);
+    assertThat(sent.get(0).getMessage())
+        .isEqualTo(
+            "2 backends: web-00005 (cap 10% reached, try 9, 10 times), web-00007 (cap 10% reached)");
+    assertThat(sent.get(0).getCount()).isEqualTo(11);
+  }
+
+  @Test
+  void oneBackendRecordedManyTimesIsOneBackend() {
+    for (int i = 0; i < 10; i++) {
+      recorder.record(pool("web"), EventReason.EjectionRefused, "web-00005", "cap reached");
+    }
+
+    recorder.flush(1_000);
+
+    assertThat(sent.get(0).getMessage()).isEqualTo("web-00005: cap reached (10 times)");
+  }
+
+  @Test
+  void theNamedListStopsAtTenDistinctBackends() {
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 12; i++) {
+        recorder.record(pool("web"), EventReason.BackendDown, "b" + i, "timeout");
+      }
+    }
+
+    recorder.flush(1_000);
+
+    String message = sent.get(0).getMessage();
+    assertThat(message).startsWith("12 backends: b0 (timeout, 3 times)").endsWith("and 2 more");
+    assertThat(message.split("b0 ", -1)).hasSize(2);
+  }
+
+  @Test
   void emitsNothingWhenNothingWasRecorded() {
     assertThat(recorder.flush(1_000)).isZero();
     assertThat(sent).isEmpty();

@@ -1,0 +1,79 @@
+package dev.vigil.passive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.health.HealthSettings;
+import dev.vigil.runtime.PoolKey;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The two reporters of docs/reporters.md, run as printed against the intake on loopback. */
+class ReporterGuideTest {
+  private static final String TOKEN = "reporter-token";
+
+  private Vertx vertx;
+  private IntakeHarness harness;
+
+  @BeforeEach
+  void setUp() {
+    vertx = Vertx.vertx();
+    harness =
+        new IntakeHarness(
+            vertx, new SimpleMeterRegistry(), IntakeLimits.defaults(), System::currentTimeMillis);
+    harness.pool(new PoolKey("shop", "web"), 3, HealthSettings.defaults());
+    harness.reviewer.user(TOKEN, "system:serviceaccount:shop:reporter", "shop");
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+    IntakeHarness.await(vertx.close());
+  }
+
+  @Test
+  void theShellReporterIsAccepted() throws Exception {
+    String out = run(List.of("sh", "-c", snippet("## A reporter in shell", "```sh")));
+    assertThat(out).contains("\"accepted\":2").contains("\"rejected\":0");
+  }
+
+  @Test
+  void thePythonReporterIsAccepted() throws Exception {
+    String out = run(List.of("python3", "-c", snippet("## A reporter in Python", "```python")));
+    assertThat(out).contains("'accepted': 2").contains("'rejected': 0");
+  }
+
+  private String run(List<String> command) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().put("VIGIL_URL", "http://127.0.0.1:" + harness.port);
+    pb.environment().put("VIGIL_TOKEN", TOKEN);
+    pb.environment().put("NAMESPACE", "shop");
+    pb.environment().put("POOL", "web");
+    pb.environment().put("BACKEND", IntakeHarness.ip(0) + ":8080");
+    Process p = pb.start();
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
+  }
+
+  /** The first code block of that fence after that heading. */
+  private static String snippet(String heading, String fence) throws Exception {
+    Path root = Path.of("").toAbsolutePath();
+    while (!Files.isRegularFile(root.resolve("operator/pom.xml"))) {
+      root = root.getParent();
+    }
+    String doc = Files.readString(root.resolve("docs/reporters.md"));
+    int at = doc.indexOf(heading);
+    assertThat(at).as(heading).isNotNegative();
+    int start = doc.indexOf(fence + "\n", at) + fence.length() + 1;
+    return doc.substring(start, doc.indexOf("```", start));
+  }
+}
