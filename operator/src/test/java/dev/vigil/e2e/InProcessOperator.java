@@ -2,6 +2,7 @@ package dev.vigil.e2e;
 
 import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
+import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -50,14 +51,15 @@ public final class InProcessOperator implements AutoCloseable {
     Vertx vertx = Vertx.vertx();
     OperatorConfig config =
         new OperatorConfig(
-            Set.of(namespace),
-            0,
-            outcomePort,
-            leaseName != null,
-            leaseName == null ? "vigil-leader" : leaseName,
-            E2eCluster.RELEASE_NAMESPACE,
-            "text",
-            200);
+                Set.of(namespace),
+                0,
+                outcomePort,
+                leaseName != null,
+                leaseName == null ? "vigil-leader" : leaseName,
+                E2eCluster.RELEASE_NAMESPACE,
+                "text",
+                200)
+            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString());
     try {
       Vigil.Running running =
           Vigil.start(
