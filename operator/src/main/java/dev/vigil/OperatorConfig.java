@@ -126,6 +126,25 @@ public record OperatorConfig(
         DEFAULT_API_BURST);
   }
 
+  /** The same settings with the metrics port secured (TLS, authorized /metrics) or not. */
+  public OperatorConfig withMetricsAuth(boolean on) {
+    return new OperatorConfig(
+        namespaces,
+        metricsPort,
+        outcomePort,
+        leaderElection,
+        leaseName,
+        leaseNamespace,
+        logFormat,
+        statusIntervalMs,
+        apiQps,
+        apiBurst,
+        outcomeTokenAudience,
+        tlsCertFile,
+        tlsKeyFile,
+        on);
+  }
+
   /** A bad flag or variable; the message names it. */
   public static final class InvalidConfigException extends IllegalArgumentException {
     public InvalidConfigException(String message) {
