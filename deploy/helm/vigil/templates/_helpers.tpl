@@ -70,3 +70,19 @@ app.kubernetes.io/component: operator
 {{- fail "metrics.port and outcomes.port must differ" }}
 {{- end }}
 {{- end }}
+
+{{/* The kubernetes.io/tls Secret the outcome port's certificate and key come from. */}}
+{{- define "vigil.tlsSecretName" -}}
+{{- if eq .Values.outcomes.tls.mode "secret" -}}
+{{- required "outcomes.tls.secretName is required with outcomes.tls.mode=secret" .Values.outcomes.tls.secretName -}}
+{{- else -}}
+{{- printf "%s-tls" (include "vigil.fullname" .) -}}
+{{- end -}}
+{{- end }}
+
+{{/* The DNS names the serving certificate covers: the Service, in every spelling. */}}
+{{- define "vigil.tlsNames" -}}
+{{- $svc := include "vigil.fullname" . -}}
+{{- $ns := .Release.Namespace -}}
+{{- list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns) | toJson -}}
+{{- end }}

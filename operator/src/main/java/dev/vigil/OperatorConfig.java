@@ -26,6 +26,14 @@ import java.util.stream.Collectors;
  * @param statusIntervalMs at most one status write per pool per this many ms
  * @param apiQps the write budget's sustained rate (writes per second to the API server)
  * @param apiBurst the write budget's bucket: writes allowed at once after a quiet spell
+ * @param outcomeTokenAudience reporters' tokens must be minted for this audience (TokenReview
+ *     {@code spec.audiences}); a token for the API server is refused
+ * @param tlsCertFile PEM certificate (chain) of the outcome port, re-read on rotation; null with
+ *     {@code tlsKeyFile}: a throwaway self-signed certificate (tests and the demo only: {@link
+ *     #parse} requires both files when the outcome port is on)
+ * @param tlsKeyFile PEM private key for {@code tlsCertFile}
+ * @param metricsAuth the metrics port serves TLS (the same certificate) and {@code /metrics} only
+ *     to callers allowed {@code get} on the non-resource URL {@code /metrics}
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -37,7 +45,62 @@ public record OperatorConfig(
     String logFormat,
     long statusIntervalMs,
     double apiQps,
-    int apiBurst) {
+    int apiBurst,
+    String outcomeTokenAudience,
+    String tlsCertFile,
+    String tlsKeyFile,
+    boolean metricsAuth) {
+
+  /** The audience reporters' tokens are reviewed for unless {@code --outcome-token-audience}. */
+  public static final String DEFAULT_AUDIENCE = "vigil.dev";
+
+  /** Settings with the default audience and a throwaway certificate (tests, the demo). */
+  public OperatorConfig(
+      Set<String> namespaces,
+      int metricsPort,
+      int outcomePort,
+      boolean leaderElection,
+      String leaseName,
+      String leaseNamespace,
+      String logFormat,
+      long statusIntervalMs,
+      double apiQps,
+      int apiBurst) {
+    this(
+        namespaces,
+        metricsPort,
+        outcomePort,
+        leaderElection,
+        leaseName,
+        leaseNamespace,
+        logFormat,
+        statusIntervalMs,
+        apiQps,
+        apiBurst,
+        DEFAULT_AUDIENCE,
+        null,
+        null,
+        false);
+  }
+
+  /** The same settings serving the outcome port with these PEM files. */
+  public OperatorConfig withTls(String certFile, String keyFile) {
+    return new OperatorConfig(
+        namespaces,
+        metricsPort,
+        outcomePort,
+        leaderElection,
+        leaseName,
+        leaseNamespace,
+        logFormat,
+        statusIntervalMs,
+        apiQps,
+        apiBurst,
+        outcomeTokenAudience,
+        certFile,
+        keyFile,
+        metricsAuth);
+  }
 
   /** The write budget's defaults: a 1,000-transition burst publishes within about 2 s. */
   public static final double DEFAULT_API_QPS = 200;
@@ -67,6 +130,25 @@ public record OperatorConfig(
         DEFAULT_API_BURST);
   }
 
+  /** The same settings with the metrics port secured (TLS, authorized /metrics) or not. */
+  public OperatorConfig withMetricsAuth(boolean on) {
+    return new OperatorConfig(
+        namespaces,
+        metricsPort,
+        outcomePort,
+        leaderElection,
+        leaseName,
+        leaseNamespace,
+        logFormat,
+        statusIntervalMs,
+        apiQps,
+        apiBurst,
+        outcomeTokenAudience,
+        tlsCertFile,
+        tlsKeyFile,
+        on);
+  }
+
   /** A bad flag or variable; the message names it. */
   public static final class InvalidConfigException extends IllegalArgumentException {
     public InvalidConfigException(String message) {
@@ -86,6 +168,10 @@ public record OperatorConfig(
           "status-interval-ms",
           "api-qps",
           "api-burst",
+          "outcome-token-audience",
+          "tls-cert-file",
+          "tls-key-file",
+          "metrics-auth",
           "debug");
 
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
@@ -164,20 +250,40 @@ public record OperatorConfig(
       throw new InvalidConfigException(
           "--metrics-port and --outcome-port must differ, both are " + metricsPort);
     }
-    return new OperatorConfig(
-        namespaces,
-        metricsPort,
-        outcomePort,
-        bool("leader-election", or(get.apply("leader-election"), "true")),
-        leaseName,
-        leaseNamespace,
-        logFormat,
-        positive("status-interval-ms", or(get.apply("status-interval-ms"), "1000")),
-        qps(or(get.apply("api-qps"), Double.toString(DEFAULT_API_QPS))),
-        (int)
-            Math.min(
-                Integer.MAX_VALUE,
-                positive("api-burst", or(get.apply("api-burst"), "" + DEFAULT_API_BURST))));
+    String audience = or(get.apply("outcome-token-audience"), DEFAULT_AUDIENCE).trim();
+    String certFile = get.apply("tls-cert-file");
+    String keyFile = get.apply("tls-key-file");
+    boolean noCert = certFile == null || certFile.isBlank();
+    boolean noKey = keyFile == null || keyFile.isBlank();
+    OperatorConfig config =
+        new OperatorConfig(
+            namespaces,
+            metricsPort,
+            outcomePort,
+            bool("leader-election", or(get.apply("leader-election"), "true")),
+            leaseName,
+            leaseNamespace,
+            logFormat,
+            positive("status-interval-ms", or(get.apply("status-interval-ms"), "1000")),
+            qps(or(get.apply("api-qps"), Double.toString(DEFAULT_API_QPS))),
+            (int)
+                Math.min(
+                    Integer.MAX_VALUE,
+                    positive("api-burst", or(get.apply("api-burst"), "" + DEFAULT_API_BURST))),
+            audience,
+            noCert ? null : certFile,
+            noKey ? null : keyFile,
+            bool("metrics-auth", or(get.apply("metrics-auth"), "false")));
+    if (config.metricsAuth() && (noCert || noKey)) {
+      throw new InvalidConfigException(
+          "--metrics-auth serves the metrics port over TLS: set --tls-cert-file and --tls-key-file");
+    }
+    if (outcomePort >= 0 && (noCert || noKey)) {
+      throw new InvalidConfigException(
+          "the outcome port serves TLS only: set --tls-cert-file and --tls-key-file (PEM, e.g."
+              + " a kubernetes.io/tls Secret's tls.crt and tls.key), or --outcome-port -1");
+    }
+    return config;
   }
 
   private static final java.util.regex.Pattern DNS_LABEL =
@@ -203,7 +309,11 @@ public record OperatorConfig(
 
           --namespaces NS[,NS...]   VIGIL_NAMESPACES          namespaces to watch (default: all)
           --metrics-port PORT       VIGIL_METRICS_PORT        /metrics, /healthz, /readyz (default 8080; 0 = any free port)
-          --outcome-port PORT       VIGIL_OUTCOME_PORT        passive outcome intake (default 8443; 0 = any free port; -1 = off)
+          --outcome-port PORT       VIGIL_OUTCOME_PORT        passive outcome intake, TLS only (default 8443; 0 = any free port; -1 = off)
+          --outcome-token-audience A VIGIL_OUTCOME_TOKEN_AUDIENCE reporters' tokens must be minted for A (default vigil.dev)
+          --tls-cert-file FILE      VIGIL_TLS_CERT_FILE       PEM certificate of the outcome port, re-read when it changes (required with the port)
+          --tls-key-file FILE       VIGIL_TLS_KEY_FILE        PEM private key of the outcome port, re-read when it changes (required with the port)
+          --metrics-auth BOOL       VIGIL_METRICS_AUTH        metrics port over TLS; /metrics only for get on /metrics (TokenReview, SubjectAccessReview) (default false; the chart turns it on)
           --leader-election BOOL    VIGIL_LEADER_ELECTION     one active replica via a Lease (default true)
           --lease-name NAME         VIGIL_LEASE_NAME          the Lease's name (default vigil-leader)
           --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else vigil-system)

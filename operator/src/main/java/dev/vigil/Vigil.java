@@ -2,14 +2,17 @@ package dev.vigil;
 
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
+import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.ops.Heartbeat;
 import dev.vigil.ops.Leadership;
 import dev.vigil.ops.LogFormat;
 import dev.vigil.ops.MeteredProber;
 import dev.vigil.ops.MeteredWriteCounter;
+import dev.vigil.ops.MetricsAccess;
 import dev.vigil.ops.OpsServer;
 import dev.vigil.ops.PoolGauges;
 import dev.vigil.ops.Readiness;
+import dev.vigil.ops.ServingCertificate;
 import dev.vigil.passive.Fabric8Reviewer;
 import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
@@ -49,6 +52,8 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -64,6 +69,7 @@ import org.slf4j.LoggerFactory;
 public final class Vigil {
   private static final Logger LOG = LoggerFactory.getLogger(Vigil.class);
   private static final long HEARTBEAT_STALE_MS = 10_000;
+  private static final long CERTIFICATE_CHECK_MS = 10_000;
   // Slice writes block a thread for one API round trip; 8 keep ~400 writes/s in flight at 20 ms.
   private static final int SLICE_WRITERS = 8;
   private static final int STATUS_WRITERS = 2;
@@ -243,7 +249,13 @@ public final class Vigil {
       LongSupplier clock,
       boolean exitOnStopLeading) {
     return start(
-        config, client, new Fabric8Reviewer(client), vertx, meters, clock, exitOnStopLeading);
+        config,
+        client,
+        new Fabric8Reviewer(client, config.outcomeTokenAudience()),
+        vertx,
+        meters,
+        clock,
+        exitOnStopLeading);
   }
 
   /**
@@ -420,6 +432,10 @@ public final class Vigil {
             c.settingNamespaces(config.namespaces());
           }
         });
+    ServingCertificate certificate =
+        config.outcomePort() >= 0 || config.metricsAuth()
+            ? servingCertificate(vertx, config)
+            : null;
     OpsServer ops =
         new OpsServer(
             vertx,
@@ -430,6 +446,9 @@ public final class Vigil {
                 () -> operator.getRuntimeInfo().isStarted(),
                 () -> operator.getRuntimeInfo().allEventSourcesAreHealthy(),
                 leadership));
+    if (config.metricsAuth()) {
+      ops.secure(certificate, MetricsAccess.of(client));
+    }
     int port;
     try {
       port = await(ops.listen(config.metricsPort()), "--metrics-port " + config.metricsPort());
@@ -440,14 +459,25 @@ public final class Vigil {
       statusWriters.shutdownNow();
       throw e;
     }
-    LOG.info("serving /metrics, /healthz and /readyz on port {}", port);
+    LOG.info(
+        "serving /metrics{}, /healthz and /readyz on port {}",
+        config.metricsAuth() ? " (TLS, authorized)" : "",
+        port);
     operator.start();
     OutcomeIntake intake = null;
     int outcomePort = -1;
     if (config.outcomePort() >= 0) {
-      intake =
-          new OutcomeIntake(vertx, runtimes, reviewer, registry, IntakeLimits.defaults(), clock);
       try {
+        intake =
+            new OutcomeIntake(
+                vertx,
+                runtimes,
+                reviewer,
+                registry,
+                IntakeLimits.defaults(),
+                clock,
+                leadership::active,
+                certificate);
         outcomePort =
             await(
                 intake.listen("0.0.0.0", config.outcomePort()),
@@ -472,6 +502,30 @@ public final class Vigil {
         intake,
         outcomePort,
         ops);
+  }
+
+  /**
+   * The outcome port's certificate: the configured PEM files, re-read every 10 s (a rotated Secret
+   * reaches the volume within the kubelet's sync period, about a minute), or, when none are
+   * configured (tests and the demo; {@link OperatorConfig#parse} requires them), a throwaway
+   * certificate for localhost from a CA that lives only in this process.
+   */
+  private static ServingCertificate servingCertificate(Vertx vertx, OperatorConfig config) {
+    if (config.tlsCertFile() != null && config.tlsKeyFile() != null) {
+      return new ServingCertificate(
+              vertx, Path.of(config.tlsCertFile()), Path.of(config.tlsKeyFile()))
+          .checkEvery(CERTIFICATE_CHECK_MS);
+    }
+    try {
+      Path dir = Files.createTempDirectory("vigil-tls");
+      new CertificateAuthority("vigil throwaway CA")
+          .issue("localhost", List.of("localhost", "127.0.0.1"), Duration.ofDays(1))
+          .writeTo(dir);
+      LOG.warn("no --tls-cert-file: the outcome port serves a throwaway self-signed certificate");
+      return new ServingCertificate(vertx, dir.resolve("tls.crt"), dir.resolve("tls.key"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static <T> T await(io.vertx.core.Future<T> future, String what) {

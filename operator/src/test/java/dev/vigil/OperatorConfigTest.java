@@ -16,10 +16,36 @@ class OperatorConfigTest {
 
   @Test
   void defaultsOutsideAClusterElectALeaderInTheInstallsNamespace() {
-    assertThat(parse(List.of(), Map.of()))
+    assertThat(
+            parse(List.of("--tls-cert-file=/tls/tls.crt", "--tls-key-file=/tls/tls.key"), Map.of()))
         .isEqualTo(
             new OperatorConfig(
-                Set.of(), 8080, 8443, true, "vigil-leader", "vigil-system", "text", 1000));
+                    Set.of(), 8080, 8443, true, "vigil-leader", "vigil-system", "text", 1000)
+                .withTls("/tls/tls.crt", "/tls/tls.key"));
+  }
+
+  @Test
+  void theOutcomePortServesTlsOnlySoItNeedsACertificateAndAKey() {
+    assertRefused(
+        List.of(),
+        Map.of(),
+        "the outcome port serves TLS only: set --tls-cert-file and --tls-key-file");
+    assertRefused(List.of("--tls-cert-file=/tls/tls.crt"), Map.of(), "--tls-key-file");
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).tlsCertFile()).isNull();
+    assertRefused(
+        List.of("--outcome-port=-1", "--metrics-auth"),
+        Map.of(),
+        "--metrics-auth serves the metrics port over TLS");
+  }
+
+  @Test
+  void reviewsReportersTokensForVigilsAudienceUnlessToldOtherwise() {
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).outcomeTokenAudience())
+        .isEqualTo("vigil.dev");
+    assertThat(
+            parse(List.of("--outcome-port=-1", "--outcome-token-audience=intake.example"), Map.of())
+                .outcomeTokenAudience())
+        .isEqualTo("intake.example");
   }
 
   @Test
@@ -27,7 +53,13 @@ class OperatorConfigTest {
     OperatorConfig c =
         parse(
             List.of(),
-            Map.of("KUBERNETES_SERVICE_HOST", "10.0.0.1", "POD_NAMESPACE", "vigil-system"));
+            Map.of(
+                "KUBERNETES_SERVICE_HOST",
+                "10.0.0.1",
+                "POD_NAMESPACE",
+                "vigil-system",
+                "VIGIL_OUTCOME_PORT",
+                "-1"));
     assertThat(c.leaderElection()).isTrue();
     assertThat(c.leaseNamespace()).isEqualTo("vigil-system");
   }
@@ -58,24 +90,43 @@ class OperatorConfigTest {
 
   @Test
   void everyFlagHasAnEnvironmentVariableAndTheFlagWins() {
-    Map<String, String> env =
-        new java.util.HashMap<>(
-            Map.of(
-                "VIGIL_NAMESPACES", "a,b",
-                "VIGIL_METRICS_PORT", "9000",
-                "VIGIL_OUTCOME_PORT", "9001",
-                "VIGIL_LEADER_ELECTION", "TRUE",
-                "VIGIL_LEASE_NAME", "env-lease",
-                "VIGIL_LEASE_NAMESPACE", "env-ns",
-                "VIGIL_LOG_FORMAT", "json",
-                "VIGIL_STATUS_INTERVAL_MS", "500",
-                "VIGIL_API_QPS", "50.5",
-                "VIGIL_API_BURST", "70"));
+    Map<String, String> env = new java.util.HashMap<>();
+    env.putAll(
+        Map.of(
+            "VIGIL_OUTCOME_TOKEN_AUDIENCE", "intake",
+            "VIGIL_TLS_CERT_FILE", "/c",
+            "VIGIL_TLS_KEY_FILE", "/k",
+            "VIGIL_METRICS_AUTH", "true"));
+    env.putAll(
+        Map.of(
+            "VIGIL_NAMESPACES", "a,b",
+            "VIGIL_METRICS_PORT", "9000",
+            "VIGIL_OUTCOME_PORT", "9001",
+            "VIGIL_LEADER_ELECTION", "TRUE",
+            "VIGIL_LEASE_NAME", "env-lease",
+            "VIGIL_LEASE_NAMESPACE", "env-ns",
+            "VIGIL_LOG_FORMAT", "json",
+            "VIGIL_STATUS_INTERVAL_MS", "500",
+            "VIGIL_API_QPS", "50.5",
+            "VIGIL_API_BURST", "70"));
     env.put("VIGIL_DEBUG", "false");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
-                Set.of("a", "b"), 9000, 9001, true, "env-lease", "env-ns", "json", 500, 50.5, 70));
+                Set.of("a", "b"),
+                9000,
+                9001,
+                true,
+                "env-lease",
+                "env-ns",
+                "json",
+                500,
+                50.5,
+                70,
+                "intake",
+                "/c",
+                "/k",
+                true));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
@@ -92,7 +143,15 @@ class OperatorConfigTest {
     OperatorConfig c =
         parse(
             List.of(),
-            Map.of("VIGIL_NAMESPACES", "", "VIGIL_METRICS_PORT", "", "VIGIL_LEASE_NAMESPACE", ""));
+            Map.of(
+                "VIGIL_NAMESPACES",
+                "",
+                "VIGIL_METRICS_PORT",
+                "",
+                "VIGIL_LEASE_NAMESPACE",
+                "",
+                "VIGIL_OUTCOME_PORT",
+                "-1"));
     assertThat(c.namespaces()).isEmpty();
     assertThat(c.metricsPort()).isEqualTo(8080);
     assertThat(c.leaseNamespace()).isEqualTo("vigil-system");
@@ -165,7 +224,15 @@ class OperatorConfigTest {
 
   @Test
   void bothPortsZeroMeanFreePortsAndDoNotClash() {
-    assertThat(parse(List.of("--metrics-port=0", "--outcome-port=0"), Map.of()).metricsPort())
+    assertThat(
+            parse(
+                    List.of(
+                        "--metrics-port=0",
+                        "--outcome-port=0",
+                        "--tls-cert-file=c",
+                        "--tls-key-file=k"),
+                    Map.of())
+                .metricsPort())
         .isZero();
   }
 

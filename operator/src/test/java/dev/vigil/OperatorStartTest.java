@@ -89,7 +89,12 @@ class OperatorStartTest {
     String url = "https://127.0.0.1:" + port;
     Path config = kubeconfig(url);
 
-    Run run = vigil(Map.of("KUBECONFIG", config.toString()), "operator", "--metrics-port=0");
+    Run run =
+        vigil(
+            Map.of("KUBECONFIG", config.toString()),
+            "operator",
+            "--metrics-port=0",
+            "--outcome-port=-1");
 
     assertThat(run.exit()).as(run.err()).isEqualTo(1);
     assertThat(run.took()).isLessThan(Duration.ofSeconds(10));
@@ -110,7 +115,8 @@ class OperatorStartTest {
     }
     Path config = kubeconfig("https://127.0.0.1:" + port);
 
-    Run run = vigil(Map.of("KUBECONFIG", config.toString()), "operator", "--debug");
+    Run run =
+        vigil(Map.of("KUBECONFIG", config.toString()), "operator", "--debug", "--outcome-port=-1");
 
     assertThat(run.exit()).isEqualTo(1);
     assertThat(run.err()).contains("cannot reach the Kubernetes API server").contains("\tat ");

@@ -13,12 +13,16 @@ import java.util.List;
 
 /**
  * Makes the embedded API server answer TokenReviews and SubjectAccessReviews as a cluster with the
- * Helm chart installed would: one ServiceAccount token (the demo reporter's) authenticates, and
- * that ServiceAccount may {@code create backendpools/outcomes} in its own namespace only (the
- * chart's {@code vigil-outcome-reporter} ClusterRole bound there). Every other token or request is
- * refused, so the intake's checks are exercised for real.
+ * Helm chart installed would: one ServiceAccount token (the demo reporter's, a projected token for
+ * the audience {@code vigil.dev}) authenticates for that audience only, and that ServiceAccount may
+ * {@code create backendpools/outcomes} in its own namespace only (the chart's {@code
+ * vigil-outcome-reporter} ClusterRole bound there). Every other token or request is refused, so the
+ * intake's checks are exercised for real.
  */
 public final class DemoAuthentication {
+  /** The audience the reporter's token was minted for (the operator's default). */
+  static final String AUDIENCE = "vigil.dev";
+
   private final String namespace;
   private final String serviceAccount;
   private final String token;
@@ -59,11 +63,17 @@ public final class DemoAuthentication {
 
   TokenReview tokenReview(String body) {
     TokenReview review = Serialization.unmarshal(body, TokenReview.class);
-    boolean ok = review.getSpec() != null && token.equals(review.getSpec().getToken());
+    // The reporter's token is a projected one, minted for Vigil's audience only (DESIGN §4).
+    boolean ok =
+        review.getSpec() != null
+            && token.equals(review.getSpec().getToken())
+            && review.getSpec().getAudiences() != null
+            && review.getSpec().getAudiences().contains(AUDIENCE);
     review.setStatus(
         ok
             ? new TokenReviewStatusBuilder()
                 .withAuthenticated(true)
+                .withAudiences(AUDIENCE)
                 .withNewUser()
                 .withUsername(user())
                 .withUid("uid-" + serviceAccount)

@@ -4,6 +4,7 @@ import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolView;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -21,6 +22,9 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -49,6 +53,7 @@ public final class DemoCluster implements AutoCloseable {
   private final int port;
   private KubernetesClient operatorClient;
   private Vigil.Running operator;
+  private String caPem;
 
   private DemoCluster(DemoExamples examples, EmbeddedApiServer api, Vertx vertx, int port) {
     this.examples = examples;
@@ -189,10 +194,22 @@ public final class DemoCluster implements AutoCloseable {
     long interval = examples.intervalMs();
     long statusMs = Math.max(100, Math.min(1000, interval / 2));
     operatorClient = api.newClient();
+    // The outcome port serves TLS only, as in a cluster: a CA of the demo's own (the chart's
+    // genCA) signs the serving certificate, and the reporter trusts that CA.
+    Path tls;
+    try {
+      tls = Files.createTempDirectory("vigil-demo-tls");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    CertificateAuthority ca = new CertificateAuthority("vigil-demo-ca");
+    ca.issue("localhost", List.of("localhost", "127.0.0.1"), Duration.ofDays(1)).writeTo(tls);
+    caPem = ca.caPem();
     operator =
         Vigil.start(
             new OperatorConfig(
-                Set.of(namespace()), 0, 0, false, "vigil-leader", namespace(), "text", statusMs),
+                    Set.of(namespace()), 0, 0, false, "vigil-leader", namespace(), "text", statusMs)
+                .withTls(tls.resolve("tls.crt").toString(), tls.resolve("tls.key").toString()),
             operatorClient,
             vertx,
             meters,
@@ -202,6 +219,11 @@ public final class DemoCluster implements AutoCloseable {
 
   public Vigil.Running operator() {
     return operator;
+  }
+
+  /** The CA bundle reporters trust for the outcome port (PEM). */
+  public String caPem() {
+    return caPem;
   }
 
   public DemoAuthentication auth() {

@@ -97,8 +97,9 @@ public final class DemoCommand {
               + " (containerPort "
               + "of the example moved there: loopback addresses share one unprivileged port)");
       java.net.URI intake =
-          java.net.URI.create("http://127.0.0.1:" + cluster.operator().outcomePort());
-      OutcomeReporter reporter = new HttpOutcomeReporter(intake, cluster.auth().token());
+          java.net.URI.create("https://127.0.0.1:" + cluster.operator().outcomePort());
+      OutcomeReporter reporter =
+          new HttpOutcomeReporter(intake, cluster.auth()::token, cluster.caPem());
       long tick = Math.max(25, examples.intervalMs() / 4);
       try (DemoTraffic traffic =
           new DemoTraffic(
@@ -134,7 +135,8 @@ public final class DemoCommand {
             new Scenarios(
                 cluster,
                 traffic,
-                new HttpOutcomeReporter(intake, "forged." + cluster.auth().token()),
+                new HttpOutcomeReporter(
+                    intake, () -> "forged." + cluster.auth().token(), cluster.caPem()),
                 timeline,
                 new Expectations(observer, limit));
         Screen screen =

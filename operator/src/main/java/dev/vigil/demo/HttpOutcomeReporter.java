@@ -2,6 +2,8 @@ package dev.vigil.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vigil.ops.CertificateAuthority;
+import dev.vigil.passive.OutcomeIntake;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,38 +14,42 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * Posts outcomes to Vigil's intake ({@code POST /v1/outcomes}) as a JSON array with a bearer token,
- * exactly as a proxy or sidecar running under the chart's reporter role would.
+ * Posts outcomes to Vigil's intake as a proxy or sidecar running under the chart's reporter role
+ * would: over TLS, trusting only the CA bundle the chart publishes, one {@code POST
+ * /v1/namespaces/{ns}/backendpools/{name}/outcomes} per pool with a JSON array, and a bearer token
+ * read anew for every batch (a projected ServiceAccount token with Vigil's audience is rotated by
+ * the kubelet, so a reporter re-reads its file rather than keeping the first one).
  */
 public final class HttpOutcomeReporter implements OutcomeReporter {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final URI uri;
-  private final String token;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final URI base;
+  private final Supplier<String> token;
+  private final HttpClient http;
 
   /**
-   * @param base the intake's base address, e.g. {@code http://127.0.0.1:8443}
-   * @param token the reporter's ServiceAccount token
+   * @param base the intake's base address, e.g. {@code https://127.0.0.1:8443}
+   * @param token reads the reporter's current token (for a file: {@code Files.readString(path)})
+   * @param caPem the CA bundle that signed the intake's certificate
    */
-  public HttpOutcomeReporter(URI base, String token) {
-    this.uri = base.resolve("/v1/outcomes");
+  public HttpOutcomeReporter(URI base, Supplier<String> token, String caPem) {
+    this.base = base;
     this.token = token;
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(2))
+            .sslContext(CertificateAuthority.trusting(caPem))
+            .build();
   }
 
   @Override
   public int report(List<Outcome> batch) throws IOException, InterruptedException {
-    if (batch.isEmpty()) {
-      return 0;
-    }
-    List<Map<String, Object>> items = new ArrayList<>(batch.size());
+    Map<String, List<Map<String, Object>>> byPool = new LinkedHashMap<>();
     for (Outcome o : batch) {
       Map<String, Object> item = new LinkedHashMap<>();
-      item.put("namespace", o.namespace());
-      item.put("pool", o.pool());
       item.put("backend", o.backend());
       item.put("ok", o.ok());
       if (o.status() > 0) {
@@ -51,12 +57,23 @@ public final class HttpOutcomeReporter implements OutcomeReporter {
       }
       item.put("origin", o.origin());
       item.put("latencyMs", o.latencyMs());
-      items.add(item);
+      byPool
+          .computeIfAbsent(OutcomeIntake.path(o.namespace(), o.pool()), k -> new ArrayList<>())
+          .add(item);
     }
+    int accepted = 0;
+    for (Map.Entry<String, List<Map<String, Object>>> pool : byPool.entrySet()) {
+      accepted += post(base.resolve(pool.getKey()), pool.getValue());
+    }
+    return accepted;
+  }
+
+  private int post(URI uri, List<Map<String, Object>> items)
+      throws IOException, InterruptedException {
     HttpRequest request =
         HttpRequest.newBuilder(uri)
             .timeout(Duration.ofSeconds(5))
-            .header("Authorization", "Bearer " + token)
+            .header("Authorization", "Bearer " + token.get().trim())
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(items)))
             .build();
@@ -66,7 +83,7 @@ public final class HttpOutcomeReporter implements OutcomeReporter {
           "intake answered " + response.statusCode() + ": " + excerpt(response.body()));
     }
     JsonNode body = JSON.readTree(response.body().isEmpty() ? "{}" : response.body());
-    return body.has("accepted") ? body.get("accepted").asInt() : batch.size();
+    return body.has("accepted") ? body.get("accepted").asInt() : items.size();
   }
 
   private static String excerpt(String s) {
@@ -75,6 +92,9 @@ public final class HttpOutcomeReporter implements OutcomeReporter {
 
   @Override
   public String describe() {
-    return "POST " + uri + " (bearer token of the reporter ServiceAccount)";
+    return "POST "
+        + base
+        + OutcomeIntake.PATH_TEMPLATE.substring(1)
+        + " over TLS (projected ServiceAccount token, audience vigil.dev)";
   }
 }

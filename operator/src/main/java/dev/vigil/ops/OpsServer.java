@@ -10,7 +10,12 @@ import io.vertx.core.http.HttpServerRequest;
 /**
  * The operator's own endpoints on the metrics port: {@code GET /metrics} (Prometheus text), {@code
  * GET /healthz} (liveness: the event loops tick) and {@code GET /readyz} (readiness: see {@link
- * Readiness}). Served by a plain Vert.x HTTP server, no router needed for three paths.
+ * Readiness}). Served by a Vert.x HTTP server, no router needed for three paths.
+ *
+ * <p>Secured ({@link #secure}): the port serves TLS only, and {@code /metrics} answers only a
+ * bearer token that {@link MetricsAccess} allows (401 without or with a bad token, 403 without the
+ * permission; verdicts cached 30 s, denials 5 s, at most 1,000 tokens). {@code /healthz} and {@code
+ * /readyz} stay unauthenticated for the kubelet, whose HTTPS probes do not verify certificates.
  */
 public final class OpsServer {
   static final String TEXT = "text/plain; charset=utf-8";
@@ -22,6 +27,15 @@ public final class OpsServer {
   private final Heartbeat heartbeat;
   private final Readiness readiness;
   private HttpServer server;
+  private MetricsAccess access;
+  private ServingCertificate certificate;
+  private final java.util.Map<String, long[]> verdicts =
+      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, long[]> eldest) {
+          return size() > 1_000;
+        }
+      };
 
   public OpsServer(
       Vertx vertx,
@@ -36,9 +50,23 @@ public final class OpsServer {
     this.readiness = readiness;
   }
 
+  /** Serves TLS with this certificate and lets only callers {@code access} allows read metrics. */
+  public OpsServer secure(ServingCertificate certificate, MetricsAccess access) {
+    this.certificate = certificate;
+    this.access = access;
+    return this;
+  }
+
   /** Listens on {@code port} (0 = a free port); completes with the bound port. */
   public Future<Integer> listen(int port) {
-    server = vertx.createHttpServer().requestHandler(this::handle);
+    io.vertx.core.http.HttpServerOptions options = new io.vertx.core.http.HttpServerOptions();
+    if (certificate != null) {
+      options.setSsl(true).setKeyCertOptions(certificate.options());
+    }
+    server = vertx.createHttpServer(options).requestHandler(this::handle);
+    if (certificate != null) {
+      certificate.serve(server);
+    }
     return server.listen(port).map(HttpServer::actualPort);
   }
 
@@ -53,10 +81,76 @@ public final class OpsServer {
       return;
     }
     switch (request.path()) {
-      case "/metrics" -> metrics(request);
+      case "/metrics" -> {
+        if (access == null) {
+          metrics(request);
+        } else {
+          authorized(request);
+        }
+      }
       case "/healthz" -> healthz(request);
       case "/readyz" -> readyz(request);
       default -> reply(request, 404, "not found: try /metrics, /healthz or /readyz\n");
+    }
+  }
+
+  private void authorized(HttpServerRequest request) {
+    String header = request.getHeader("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7) || header.length() < 8) {
+      request.response().putHeader("WWW-Authenticate", "Bearer");
+      reply(request, 401, "send Authorization: Bearer <token>\n");
+      return;
+    }
+    String token = header.substring(7).trim();
+    String key = digest(token);
+    long now = System.currentTimeMillis();
+    long[] cached;
+    synchronized (verdicts) {
+      cached = verdicts.get(key);
+    }
+    if (cached != null && cached[1] > now) {
+      answer(request, MetricsAccess.Verdict.values()[(int) cached[0]]);
+      return;
+    }
+    vertx
+        .executeBlocking(() -> access.check(token), false)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                // The API server's message stays in the log: the caller may be anyone.
+                org.slf4j.LoggerFactory.getLogger(OpsServer.class)
+                    .warn("metrics: review failed: {}", ar.cause().toString());
+                reply(request, 503, "could not review the caller; retry\n");
+                return;
+              }
+              MetricsAccess.Verdict v = ar.result();
+              long ttl = v == MetricsAccess.Verdict.ALLOWED ? 30_000 : 5_000;
+              synchronized (verdicts) {
+                verdicts.put(key, new long[] {v.ordinal(), System.currentTimeMillis() + ttl});
+              }
+              answer(request, v);
+            });
+  }
+
+  private void answer(HttpServerRequest request, MetricsAccess.Verdict verdict) {
+    switch (verdict) {
+      case ALLOWED -> metrics(request);
+      case UNAUTHENTICATED -> {
+        request.response().putHeader("WWW-Authenticate", "Bearer");
+        reply(request, 401, "the token was not accepted\n");
+      }
+      case FORBIDDEN -> reply(request, 403, "get on /metrics is not allowed for this user\n");
+    }
+  }
+
+  private static String digest(String token) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-256")
+                  .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -99,6 +193,9 @@ public final class OpsServer {
 
   public Future<Void> close() {
     heartbeat.stop();
+    if (certificate != null) {
+      certificate.close();
+    }
     return server == null ? Future.succeededFuture() : server.close();
   }
 }

@@ -9,8 +9,18 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuild
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Optional;
 
-/** TokenReview and SubjectAccessReview through the Fabric8 client. */
+/**
+ * TokenReview and SubjectAccessReview through the Fabric8 client. Tokens are reviewed for one
+ * audience (DESIGN §4): the TokenReview sends it in {@code spec.audiences} and a token counts only
+ * when {@code status.audiences} contains it, so a token minted for the API server (or captured on
+ * its way to Vigil and replayed elsewhere) is refused.
+ */
 public final class Fabric8Reviewer implements Reviewer {
+  /**
+   * The audience reporters' projected tokens must carry unless {@code --outcome-token-audience}.
+   */
+  public static final String DEFAULT_AUDIENCE = "vigil.dev";
+
   /** The API group, resource and subresource reporters need {@code create} on. */
   public static final String GROUP = "vigil.dev";
 
@@ -19,9 +29,19 @@ public final class Fabric8Reviewer implements Reviewer {
   public static final String VERB = "create";
 
   private final KubernetesClient client;
+  private final String audience;
 
+  /** Reviews tokens for {@link #DEFAULT_AUDIENCE}. */
   public Fabric8Reviewer(KubernetesClient client) {
+    this(client, DEFAULT_AUDIENCE);
+  }
+
+  public Fabric8Reviewer(KubernetesClient client, String audience) {
+    if (audience == null || audience.isBlank()) {
+      throw new IllegalArgumentException("the token audience must not be blank");
+    }
     this.client = client;
+    this.audience = audience;
   }
 
   @Override
@@ -31,10 +51,18 @@ public final class Fabric8Reviewer implements Reviewer {
             .authentication()
             .v1()
             .tokenReviews()
-            .create(new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build());
+            .create(
+                new TokenReviewBuilder()
+                    .withNewSpec()
+                    .withToken(token)
+                    .withAudiences(audience)
+                    .endSpec()
+                    .build());
     if (review.getStatus() == null
         || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())
-        || review.getStatus().getUser() == null) {
+        || review.getStatus().getUser() == null
+        || review.getStatus().getAudiences() == null
+        || !review.getStatus().getAudiences().contains(audience)) {
       return Optional.empty();
     }
     UserInfo user = review.getStatus().getUser();

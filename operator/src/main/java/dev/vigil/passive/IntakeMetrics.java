@@ -18,10 +18,13 @@ import java.util.Map;
  *   <li>{@code vigil_outcome_queue_overflow_total{namespace,pool}}: outcomes refused because the
  *       pool's queue was full (also counted as rejected, reason {@code queue_full})
  *   <li>{@code vigil_outcome_requests_total{code}}: requests by HTTP status of the reply
- *   <li>{@code vigil_outcome_ejections_total{namespace,pool,backend,decision}}: reported outcomes
- *       that ejected a backend ({@code ejected}), were refused by the cap ({@code refused}) or
- *       would have ejected in a dry run ({@code would_eject}); a series per backend that was ever
- *       named, so it stays small
+ *   <li>{@code vigil_outcome_ejections_total{namespace,pool,decision}}: reported outcomes that
+ *       ejected a backend ({@code ejected}), were refused by the cap ({@code refused}) or would
+ *       have ejected in a dry run ({@code would_eject}). No {@code backend} label: Pod names change
+ *       with every rollout and a counter series is never removed; which backend is out is the
+ *       bounded per-backend gauge's and the pool status's job
+ *   <li>{@code vigil_outcome_connections_refused_total}: connections closed at once because the
+ *       intake had {@code maxConnections} open
  * </ul>
  */
 final class IntakeMetrics {
@@ -71,7 +74,11 @@ final class IntakeMetrics {
     meters.counter("vigil_outcome_requests_total", "code", Integer.toString(status)).increment();
   }
 
-  void decided(PoolKey pool, String backend, EjectionDecision.Kind kind) {
+  void connectionRefused() {
+    meters.counter("vigil_outcome_connections_refused_total").increment();
+  }
+
+  void decided(PoolKey pool, EjectionDecision.Kind kind) {
     String decision =
         switch (kind) {
           case EJECTED -> "ejected";
@@ -85,8 +92,6 @@ final class IntakeMetrics {
             pool.namespace(),
             "pool",
             pool.name(),
-            "backend",
-            backend,
             "decision",
             decision)
         .increment();

@@ -1,5 +1,6 @@
 package dev.vigil.passive;
 
+import dev.vigil.ops.ServingCertificate;
 import dev.vigil.runtime.AppliedOutcomes;
 import dev.vigil.runtime.OutcomeReport;
 import dev.vigil.runtime.PoolKey;
@@ -8,6 +9,7 @@ import dev.vigil.runtime.PoolRuntimes;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
@@ -20,28 +22,42 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The passive outcome intake (DESIGN §4): {@code POST /v1/outcomes} on its own port takes a batch
- * of real-request outcomes from proxies and sidecars and feeds each pool's runtime, one hop per
- * pool and batch.
+ * The passive outcome intake (DESIGN §4): {@code POST /v1/namespaces/{ns}/backendpools/{name}/
+ * outcomes} on its own TLS-only port takes a batch of one pool's real-request outcomes from a proxy
+ * or sidecar and feeds the pool's runtime in one hop.
  *
- * <p>Every request: a bearer token (TokenReview), the body read under a byte limit and a deadline,
- * the batch parsed and checked as a whole, {@code create backendpools/outcomes} allowed for every
- * pool it names (SubjectAccessReview), then per pool a bounded queue and the runtime. Reviews run
- * on a worker pool and are cached; nothing here blocks an event loop. A refused request changes
- * nothing; a processed one says per rejected item why. See {@link OutcomeParser} for the format.
+ * <p>The pool is in the URL so that everything that costs the caller nothing is decided before the
+ * body is read: the bearer token (TokenReview for Vigil's audience), the identity's rate, whether
+ * this replica runs the pool (a standby answers 503 with Retry-After; the pool must exist before
+ * any SubjectAccessReview), {@code create backendpools/outcomes} on it (SubjectAccessReview) and a
+ * share of the bytes-in-flight budget. Only then is the body read, under a byte limit, and parsed
+ * as a whole. One deadline covers the whole request. Reviews run on a bounded worker pool and are
+ * cached; nothing here blocks an event loop. A refused request changes nothing; a processed one
+ * says per rejected item why; replies to callers never carry an API server's message.
  */
 public final class OutcomeIntake {
-  public static final String PATH = "/v1/outcomes";
+  public static final String PATH_TEMPLATE =
+      "/v1/namespaces/{namespace}/backendpools/{name}/outcomes";
   private static final Logger LOG = LoggerFactory.getLogger(OutcomeIntake.class);
+  private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern SUBDOMAIN =
+      Pattern.compile(
+          "(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  /** How long a connection answered before its body was read may drain before it is closed. */
+  private static final long DRAIN_MS = 1_000;
 
   private final Vertx vertx;
   private final PoolRuntimes runtimes;
@@ -51,15 +67,27 @@ public final class OutcomeIntake {
   private final PoolQueues queues;
   private final WorkerExecutor workers;
   private final Reviews reviews;
+  private final IdentityRateLimit rates;
+  private final BooleanSupplier runsPools;
+  private final ServingCertificate certificate;
+  private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicLong bytesInFlight = new AtomicLong();
   private HttpServer server;
 
+  /**
+   * @param runsPools whether this replica runs BackendPools now (leads, or is the only replica): a
+   *     standby answers 503 with Retry-After, so the reporter retries and reaches the leader
+   * @param certificate the port's certificate and key (rotations are applied as they come)
+   */
   public OutcomeIntake(
       Vertx vertx,
       PoolRuntimes runtimes,
       Reviewer reviewer,
       MeterRegistry meters,
       IntakeLimits limits,
-      LongSupplier clock) {
+      LongSupplier clock,
+      BooleanSupplier runsPools,
+      ServingCertificate certificate) {
     this.vertx = vertx;
     this.runtimes = runtimes;
     this.limits = limits;
@@ -68,40 +96,85 @@ public final class OutcomeIntake {
     this.queues = new PoolQueues(limits.queuePerPool());
     this.workers = vertx.createSharedWorkerExecutor("vigil-reviews", 4);
     this.reviews = new Reviews(reviewer, workers, limits, clock);
+    this.rates =
+        new IdentityRateLimit(
+            limits.requestsPerSecond(), limits.requestBurst(), limits.maxCachedReviews(), clock);
+    this.runsPools = runsPools;
+    this.certificate = certificate;
   }
 
-  /** Listens on the port (0 = a free one); the future holds the bound port. */
+  /** The URL path of a pool's outcomes. */
+  public static String path(String namespace, String name) {
+    return "/v1/namespaces/" + namespace + "/backendpools/" + name + "/outcomes";
+  }
+
+  /** Listens with TLS on the port (0 = a free one); the future holds the bound port. */
   public Future<Integer> listen(String host, int port) {
     HttpServer s =
         vertx.createHttpServer(
             new HttpServerOptions()
                 .setHost(host)
                 .setPort(port)
+                .setSsl(true)
+                .setKeyCertOptions(certificate.options())
+                .setSslHandshakeTimeout(Math.max(1, limits.requestTimeoutMs()))
+                .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) Math.max(1, limits.requestTimeoutMs() / 1000 * 6))
-                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS));
+                .setIdleTimeoutUnit(TimeUnit.SECONDS));
+    s.connectionHandler(
+        conn -> {
+          conn.closeHandler(v -> connections.decrementAndGet());
+          if (connections.incrementAndGet() > limits.maxConnections()) {
+            metrics.connectionRefused();
+            conn.close();
+          }
+        });
     s.requestHandler(this::handle);
+    certificate.serve(s);
     return s.listen()
         .map(
             bound -> {
               server = bound;
-              LOG.info("outcome intake listening on {}:{}", host, bound.actualPort());
+              LOG.info("outcome intake listening (TLS) on {}:{}", host, bound.actualPort());
               return bound.actualPort();
             });
   }
 
   public Future<Void> close() {
+    certificate.close();
     Future<Void> closing = server == null ? Future.succeededFuture() : server.close();
     return closing.eventually(workers::close);
   }
 
+  /** Open connections and body bytes reserved now (for tests and the load run). */
+  int connections() {
+    return connections.get();
+  }
+
+  long bytesInFlight() {
+    return bytesInFlight.get();
+  }
+
   private void handle(HttpServerRequest req) {
-    if (!PATH.equals(req.path())) {
-      refuse(req, 404, "not_found", "outcomes go to POST " + PATH);
+    req.pause();
+    PoolKey pool = route(req.path());
+    if (pool == null) {
+      refuse(
+          req,
+          404,
+          "not_found",
+          "outcomes go to POST "
+              + PATH_TEMPLATE
+              + " with Kubernetes names"
+              + (req.path().equals("/v1/outcomes")
+                  ? " (the multi-pool /v1/outcomes is gone: the pool is authorized before the body"
+                      + " is read)"
+                  : ""));
       return;
     }
     if (req.method() != HttpMethod.POST) {
       req.response().putHeader(HttpHeaders.ALLOW, "POST");
-      refuse(req, 405, "method_not_allowed", "use POST " + PATH);
+      refuse(req, 405, "method_not_allowed", "use POST " + PATH_TEMPLATE);
       return;
     }
     String token = bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
@@ -123,50 +196,118 @@ public final class OutcomeIntake {
       refuse(req, 413, "body_too_large", tooLarge());
       return;
     }
-    new Exchange(req, token, format, vertx.getOrCreateContext()).start();
+    new Exchange(req, pool, token, format, declared, vertx.getOrCreateContext()).start();
+  }
+
+  /** The pool of {@code /v1/namespaces/{ns}/backendpools/{name}/outcomes}, or null. */
+  static PoolKey route(String path) {
+    String[] p = path.split("/", -1);
+    if (p.length != 7
+        || !p[0].isEmpty()
+        || !p[1].equals("v1")
+        || !p[2].equals("namespaces")
+        || !p[4].equals("backendpools")
+        || !p[6].equals("outcomes")
+        || !LABEL.matcher(p[3]).matches()
+        || !SUBDOMAIN.matcher(p[5]).matches()) {
+      return null;
+    }
+    return new PoolKey(p[3], p[5]);
   }
 
   /** One request, from its headers to its reply. Runs on the intake's event loop. */
   private final class Exchange {
     final HttpServerRequest req;
+    final PoolKey pool;
     final String token;
     final OutcomeParser.Format format;
+    final long declared;
     final Context context;
-    Buffer body = Buffer.buffer();
+    Buffer body;
     boolean bodyDone;
+    long reserved;
     long timer;
 
-    Exchange(HttpServerRequest req, String token, OutcomeParser.Format format, Context context) {
+    Exchange(
+        HttpServerRequest req,
+        PoolKey pool,
+        String token,
+        OutcomeParser.Format format,
+        long declared,
+        Context context) {
       this.req = req;
+      this.pool = pool;
       this.token = token;
       this.format = format;
+      this.declared = declared;
       this.context = context;
     }
 
     void start() {
-      timer =
-          vertx.setTimer(
-              limits.requestTimeoutMs(),
-              id -> {
-                if (!bodyDone) {
-                  refuse(
-                      req,
-                      408,
-                      "request_timeout",
-                      "the body did not arrive within " + limits.requestTimeoutMs() + " ms");
-                }
-              });
-      Future<Optional<Identity>> caller = reviews.authenticate(token);
-      caller.onComplete(
-          r -> {
-            if (r.failed()) {
-              unavailable(r.cause());
-            } else if (r.result().isEmpty()) {
-              refuse(req, 401, "unauthenticated", "the token is not valid (TokenReview)");
-            } else if (bodyDone) {
-              authorize(r.result().get());
+      timer = vertx.setTimer(limits.requestTimeoutMs(), id -> timeUp());
+      req.response().endHandler(v -> finish());
+      req.response().closeHandler(v -> finish());
+      on(
+          reviews.authenticate(token),
+          who -> {
+            if (who.isEmpty()) {
+              refuse(
+                  req,
+                  401,
+                  "unauthenticated",
+                  "the token was not accepted: send a ServiceAccount token projected for Vigil's"
+                      + " audience");
+            } else {
+              admit(who.get());
             }
           });
+    }
+
+    /** An authenticated caller: rate, the pool's runtime, then the permission. */
+    void admit(Identity who) {
+      if (!rates.tryAcquire(who.username())) {
+        req.response()
+            .putHeader(
+                HttpHeaders.RETRY_AFTER, Long.toString(rates.retryAfterSeconds(who.username())));
+        refuse(
+            req,
+            429,
+            "rate_limited",
+            who.username()
+                + " sends more than "
+                + limits.requestsPerSecond()
+                + " requests/s; send fewer, larger batches");
+        return;
+      }
+      if (runtimes.get(pool).isEmpty()) {
+        notHere();
+        return;
+      }
+      on(
+          reviews.mayReport(who, pool),
+          allowed -> {
+            if (!allowed) {
+              refuse(
+                  req,
+                  403,
+                  "forbidden",
+                  who.username() + " may not create backendpools/outcomes for pool " + pool);
+            } else {
+              read();
+            }
+          });
+    }
+
+    /** Reserves the body's bytes, then reads it. */
+    void read() {
+      long want = declared >= 0 ? declared : limits.maxBodyBytes();
+      if (bytesInFlight.addAndGet(want) > limits.maxBytesInFlight()) {
+        bytesInFlight.addAndGet(-want);
+        busy("the intake holds its limit of request bytes");
+        return;
+      }
+      reserved = want;
+      body = Buffer.buffer((int) Math.min(want, 64 * 1024));
       req.handler(
           chunk -> {
             if (ended()) {
@@ -182,155 +323,99 @@ public final class OutcomeIntake {
       req.endHandler(
           v -> {
             bodyDone = true;
-            vertx.cancelTimer(timer);
-            if (caller.succeeded() && caller.result().isPresent() && !ended()) {
-              authorize(caller.result().get());
+            if (!ended()) {
+              apply();
             }
           });
+      req.resume();
     }
 
-    boolean ended() {
-      return req.response().ended() || req.response().closed();
-    }
-
-    void authorize(Identity who) {
-      if (body == null) {
-        return; // already under way: the token and the body each finish once, in either order
-      }
+    void apply() {
       OutcomeParser.Parsed batch;
       try {
         byte[] bytes = body.getBytes();
         body = null;
-        batch = parser.parse(bytes, bytes.length, format);
+        batch = parser.parse(bytes, bytes.length, format, pool);
       } catch (BadBatch e) {
         refuse(req, e.status(), e.code(), e.getMessage());
         return;
       }
       metrics.received(batch.items());
-      Map<PoolKey, List<Outcome>> byPool = new LinkedHashMap<>();
-      for (Outcome o : batch.outcomes()) {
-        byPool.computeIfAbsent(o.pool(), k -> new ArrayList<>()).add(o);
-      }
-      List<PoolKey> pools = List.copyOf(byPool.keySet());
-      List<Future<Boolean>> checks = new ArrayList<>(pools.size());
-      for (PoolKey pool : pools) {
-        checks.add(reviews.mayReport(who, pool));
-      }
-      Future.all(checks)
-          .onComplete(
-              r ->
-                  context.runOnContext(
-                      v -> {
-                        if (r.failed()) {
-                          unavailable(r.cause());
-                          return;
-                        }
-                        List<String> denied = new ArrayList<>();
-                        for (int i = 0; i < pools.size(); i++) {
-                          if (!checks.get(i).result()) {
-                            denied.add(pools.get(i).toString());
-                          }
-                        }
-                        if (!denied.isEmpty()) {
-                          refuse(
-                              req,
-                              403,
-                              "forbidden",
-                              who.username()
-                                  + " may not create backendpools/outcomes for pool "
-                                  + String.join(", ", denied));
-                          return;
-                        }
-                        apply(batch, byPool);
-                      }));
-    }
-
-    void apply(OutcomeParser.Parsed batch, Map<PoolKey, List<Outcome>> byPool) {
       List<Rejection> rejections = new ArrayList<>(batch.rejections());
-      List<Applying> work = new ArrayList<>(byPool.size());
-      for (Map.Entry<PoolKey, List<Outcome>> e : byPool.entrySet()) {
-        PoolKey pool = e.getKey();
-        List<Outcome> items = e.getValue();
-        Optional<PoolRuntime> runtime = runtimes.get(pool);
-        if (runtime.isEmpty()) {
-          for (Outcome o : items) {
-            rejections.add(
-                new Rejection(
-                    o.index(),
-                    RejectReason.UNKNOWN_POOL,
-                    "no BackendPool " + pool + " is running here"));
-          }
-          continue;
-        }
-        int granted = queues.reserve(pool, items.size());
-        if (granted < items.size()) {
-          metrics.overflow(pool, items.size() - granted);
-          for (Outcome o : items.subList(granted, items.size())) {
-            rejections.add(
-                new Rejection(
-                    o.index(),
-                    RejectReason.QUEUE_FULL,
-                    "pool " + pool + " has " + limits.queuePerPool() + " outcomes queued; retry"));
-          }
-        }
-        if (granted == 0) {
-          continue;
-        }
-        List<Outcome> taken = items.subList(0, granted);
-        List<OutcomeReport> reports = new ArrayList<>(granted);
-        for (Outcome o : taken) {
-          reports.add(o.report());
-        }
-        Future<AppliedOutcomes> applied = runtime.get().onOutcomes(reports);
-        applied.onComplete(r -> queues.release(pool, granted));
-        work.add(new Applying(pool, taken, applied));
+      List<Outcome> items = batch.outcomes();
+      Optional<PoolRuntime> runtime = runtimes.get(pool);
+      if (runtime.isEmpty() && !items.isEmpty()) {
+        notHere();
+        return;
       }
-      Future.join(work.stream().map(Applying::applied).toList())
-          .onComplete(
-              r ->
-                  context.runOnContext(
-                      v -> {
-                        int accepted = 0;
-                        for (Applying a : work) {
-                          accepted += account(a, rejections);
-                        }
-                        reply(batch.items(), accepted, rejections);
-                      }));
+      int granted = items.isEmpty() ? 0 : queues.reserve(pool, items.size());
+      if (granted < items.size()) {
+        metrics.overflow(pool, items.size() - granted);
+        for (Outcome o : items.subList(granted, items.size())) {
+          rejections.add(
+              new Rejection(
+                  o.index(),
+                  RejectReason.QUEUE_FULL,
+                  "pool " + pool + " has " + limits.queuePerPool() + " outcomes queued; retry"));
+        }
+      }
+      if (granted == 0) {
+        reply(batch.items(), 0, rejections);
+        return;
+      }
+      List<Outcome> taken = items.subList(0, granted);
+      List<OutcomeReport> reports = new ArrayList<>(granted);
+      for (Outcome o : taken) {
+        reports.add(o.report());
+      }
+      Future<AppliedOutcomes> applied = runtime.get().onOutcomes(reports);
+      applied.onComplete(
+          r ->
+              context.runOnContext(
+                  v -> {
+                    queues.release(pool, granted);
+                    reply(
+                        batch.items(),
+                        account(taken, r.result(), r.cause(), rejections),
+                        rejections);
+                  }));
     }
 
-    /** Counts one pool's share and notes its unknown backends; returns how many were taken. */
-    int account(Applying a, List<Rejection> rejections) {
-      if (a.applied().failed()) {
-        LOG.warn("outcomes for pool {} failed: {}", a.pool(), a.applied().cause().toString());
-        for (Outcome o : a.taken()) {
+    /** Counts the pool's share and notes its unknown backends; returns how many were taken. */
+    int account(
+        List<Outcome> taken,
+        AppliedOutcomes applied,
+        Throwable failed,
+        List<Rejection> rejections) {
+      if (failed != null) {
+        LOG.warn("outcomes for pool {} failed: {}", pool, failed.toString());
+        for (Outcome o : taken) {
           rejections.add(
-              new Rejection(o.index(), RejectReason.UNKNOWN_POOL, "pool " + a.pool() + " closed"));
+              new Rejection(o.index(), RejectReason.UNKNOWN_POOL, "pool " + pool + " closed"));
         }
         return 0;
       }
-      AppliedOutcomes applied = a.applied().result();
       applied.unknown().stream()
           .forEach(
               i ->
                   rejections.add(
                       new Rejection(
-                          a.taken().get(i).index(),
+                          taken.get(i).index(),
                           RejectReason.UNKNOWN_BACKEND,
-                          "pool " + a.pool() + " has no backend at " + a.taken().get(i).ip())));
+                          "pool " + pool + " has no backend at " + taken.get(i).ip())));
       for (AppliedOutcomes.Decided d : applied.decisions()) {
-        metrics.decided(a.pool(), d.backend(), d.decision().kind());
+        metrics.decided(pool, d.decision().kind());
       }
-      int accepted = a.taken().size() - applied.unknown().cardinality();
-      metrics.accepted(a.pool(), accepted);
+      int accepted = taken.size() - applied.unknown().cardinality();
+      metrics.accepted(pool, accepted);
       return accepted;
     }
 
     void reply(int items, int accepted, List<Rejection> rejections) {
-      List<Rejection> sorted = rejections;
-      sorted.sort(Comparator.comparingInt(Rejection::index));
+      rejections.sort(Comparator.comparingInt(Rejection::index));
       JsonArray errors = new JsonArray();
       boolean full = false;
-      for (Rejection r : sorted) {
+      for (Rejection r : rejections) {
         metrics.rejected(r.reason(), 1);
         full |= r.reason() == RejectReason.QUEUE_FULL;
         errors.add(
@@ -348,22 +433,83 @@ public final class OutcomeIntake {
           status,
           new JsonObject()
               .put("accepted", accepted)
-              .put("rejected", sorted.size())
+              .put("rejected", rejections.size())
               .put("errors", errors));
     }
 
-    void unavailable(Throwable cause) {
-      LOG.warn("outcome intake: review failed: {}", cause.toString());
-      refuse(
-          req,
-          503,
-          "review_unavailable",
-          "could not review the caller with the API server; retry (" + cause.getMessage() + ")");
+    /** This replica does not run the pool: a standby says retry, the leader says unknown. */
+    void notHere() {
+      if (!runsPools.getAsBoolean()) {
+        req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
+        refuse(
+            req,
+            503,
+            "not_leader",
+            "this replica stands by and runs no BackendPools; retry (another replica leads)");
+      } else {
+        refuse(req, 404, "unknown_pool", "no BackendPool " + pool + " is running here");
+      }
+    }
+
+    void timeUp() {
+      if (ended()) {
+        return;
+      }
+      if (body != null && !bodyDone) {
+        refuse(
+            req,
+            408,
+            "request_timeout",
+            "the body did not arrive within " + limits.requestTimeoutMs() + " ms");
+      } else {
+        busy("the request did not finish within " + limits.requestTimeoutMs() + " ms");
+      }
+    }
+
+    void busy(String why) {
+      req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+      refuse(req, 503, "busy", why + "; retry");
+    }
+
+    /** Runs the handler on the request's context once the review answered; failures answer 503. */
+    <T> void on(Future<T> review, Handler<T> then) {
+      review.onComplete(
+          r ->
+              context.runOnContext(
+                  v -> {
+                    if (ended()) {
+                      return;
+                    }
+                    if (r.succeeded()) {
+                      then.handle(r.result());
+                    } else if (r.cause() instanceof Reviews.Saturated) {
+                      busy("too many requests are waiting for a review");
+                    } else {
+                      // The API server's message stays in the log: callers may not be
+                      // authenticated.
+                      LOG.warn("outcome intake: review failed: {}", r.cause().toString());
+                      req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+                      refuse(
+                          req,
+                          503,
+                          "review_unavailable",
+                          "could not review the caller with the API server; retry");
+                    }
+                  }));
+    }
+
+    boolean ended() {
+      return req.response().ended() || req.response().closed();
+    }
+
+    void finish() {
+      vertx.cancelTimer(timer);
+      if (reserved > 0) {
+        bytesInFlight.addAndGet(-reserved);
+        reserved = 0;
+      }
     }
   }
-
-  /** One pool's share of a batch, on its way through the pool's runtime. */
-  private record Applying(PoolKey pool, List<Outcome> taken, Future<AppliedOutcomes> applied) {}
 
   private void refuse(HttpServerRequest req, int status, String code, String message) {
     if (status == 401) {
@@ -390,9 +536,39 @@ public final class OutcomeIntake {
         .onComplete(
             v -> {
               if (unread) {
-                req.connection().close();
+                drain(req);
               }
             });
+  }
+
+  /**
+   * Reads and drops what the client is still sending for a little while, then closes: closing with
+   * unread bytes makes the kernel send a reset that can destroy the reply before the client reads
+   * it (the client then sees no answer at all).
+   */
+  private void drain(HttpServerRequest req) {
+    long[] dropped = {0};
+    long closer = vertx.setTimer(DRAIN_MS, id -> req.connection().close());
+    req.handler(
+        chunk -> {
+          dropped[0] += chunk.length();
+          if (dropped[0] > limits.maxBodyBytes()) {
+            vertx.cancelTimer(closer);
+            req.connection().close();
+          }
+        });
+    req.endHandler(
+        v -> {
+          vertx.cancelTimer(closer);
+          req.connection().close();
+        });
+    req.exceptionHandler(e -> {});
+    if (req.isEnded()) {
+      vertx.cancelTimer(closer);
+      req.connection().close();
+    } else {
+      req.resume();
+    }
   }
 
   private String tooLarge() {

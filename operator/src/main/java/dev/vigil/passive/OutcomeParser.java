@@ -61,10 +61,19 @@ final class OutcomeParser {
   }
 
   Parsed parse(byte[] body, int length, Format format) throws BadBatch {
+    return parse(body, length, format, null);
+  }
+
+  /**
+   * As {@link #parse(byte[], int, Format)} for a batch posted to one pool's URL: an item may leave
+   * out {@code namespace} and {@code pool}; one that names another pool is rejected ({@code
+   * invalid_field}), because the caller was authorized for this pool only.
+   */
+  Parsed parse(byte[] body, int length, Format format, PoolKey only) throws BadBatch {
     if (length == 0) {
       throw new BadBatch(400, "empty_body", "the body is empty: send a batch of outcomes");
     }
-    Batch batch = new Batch(clock.getAsLong());
+    Batch batch = new Batch(clock.getAsLong(), only);
     try (JsonParser p = JSON.createParser(body, 0, length)) {
       JsonToken t = p.nextToken();
       if (format == Format.JSON_ARRAY) {
@@ -139,9 +148,11 @@ final class OutcomeParser {
     String lastNamespace;
     String lastPool;
     Object lastKey;
+    final PoolKey only;
 
-    Batch(long now) {
+    Batch(long now, PoolKey only) {
       this.now = now;
+      this.only = only;
     }
 
     void item(JsonParser p, JsonToken start) throws IOException, BadBatch {
@@ -272,6 +283,10 @@ final class OutcomeParser {
       if (t != JsonToken.END_OBJECT) {
         throw new BadBatch(400, "malformed_json", "malformed JSON: an item is not closed");
       }
+      if (reason == null && only != null) {
+        namespace = namespace == null ? only.namespace() : namespace;
+        pool = pool == null ? only.name() : pool;
+      }
       if (reason == null) {
         if (namespace == null || pool == null || backend == null) {
           reason = RejectReason.MISSING_FIELD;
@@ -296,6 +311,13 @@ final class OutcomeParser {
       Object key = key(namespace, pool);
       if (key instanceof String problem) {
         reject(i, RejectReason.INVALID_FIELD, problem);
+        return;
+      }
+      if (only != null && !only.equals(key)) {
+        reject(
+            i,
+            RejectReason.INVALID_FIELD,
+            "the item names pool " + key + " but was posted to pool " + only + "'s URL");
         return;
       }
       int colon = backend.lastIndexOf(':');

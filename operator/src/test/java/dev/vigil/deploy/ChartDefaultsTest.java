@@ -118,7 +118,7 @@ class ChartDefaultsTest {
   }
 
   @Test
-  void admitsIngressOnlyOnTheMetricsAndOutcomePorts() {
+  void admitsIngressOnlyOnTheMetricsAndOutcomePortsAndOnlyFromLabelledNamespaces() {
     NetworkPolicy policy = chart.one(NetworkPolicy.class);
     assertThat(policy.getSpec().getPodSelector().getMatchLabels())
         .isEqualTo(deployment.getSpec().getTemplate().getMetadata().getLabels());
@@ -129,7 +129,12 @@ class ChartDefaultsTest {
         .extracting(ports -> ports.get(0).getPort().getStrVal())
         .containsExactly("metrics", "outcomes");
     assertThat(policy.getSpec().getIngress())
-        .allSatisfy(rule -> assertThat(rule.getFrom()).isNullOrEmpty());
+        .extracting(rule -> rule.getFrom().get(0).getNamespaceSelector().getMatchLabels())
+        .containsExactly(
+            Map.of("vigil.dev/metrics-scraper", "true"),
+            Map.of("vigil.dev/outcome-reporter", "true"));
+    assertThat(policy.getSpec().getIngress())
+        .allSatisfy(rule -> assertThat(rule.getFrom()).hasSize(1));
   }
 
   @Test

@@ -117,15 +117,13 @@ class ChartValuesTest {
   void restrictsOutcomeReportersToTheGivenPeers() {
     NetworkPolicy policy = chart.one(NetworkPolicy.class);
     assertThat(policy.getSpec().getIngress()).hasSize(2);
-    assertThat(policy.getSpec().getIngress().get(0).getFrom()).isNullOrEmpty();
     assertThat(policy.getSpec().getIngress().get(1).getPorts().get(0).getPort().getStrVal())
         .isEqualTo("outcomes");
     assertThat(policy.getSpec().getIngress().get(1).getFrom())
-        .singleElement()
-        .satisfies(
-            peer ->
-                assertThat(peer.getNamespaceSelector().getMatchLabels())
-                    .containsEntry("vigil.dev/reporters", "true"));
+        .extracting(peer -> peer.getNamespaceSelector().getMatchLabels())
+        .containsExactly(
+            java.util.Map.of("vigil.dev/outcome-reporter", "true"),
+            java.util.Map.of("vigil.dev/reporters", "true"));
   }
 
   @Test

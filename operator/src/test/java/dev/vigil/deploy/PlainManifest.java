@@ -1,7 +1,8 @@
 package dev.vigil.deploy;
 
 /**
- * {@code deploy/manifests/vigil.yaml}: the chart rendered with its default values, for installs
+ * {@code deploy/manifests/vigil.yaml}: the chart rendered with its default values except the
+ * outcome port's certificate (an existing Secret, not one generated into the file), for installs
  * without Helm. The CRDs stay in {@code crds/}, applied first.
  */
 final class PlainManifest {
@@ -12,11 +13,16 @@ final class PlainManifest {
   private static final String HEADER =
       """
       # Vigil: plain install, rendered from the Helm chart deploy/helm/vigil with default values
+      # and outcomes.tls.mode=secret
       # (release "%s", namespace "%s"). Do not edit: PlainManifestTest fails when this file
       # and the chart differ.
       #
       # Install:    kubectl apply --server-side -f crds/
       #             kubectl apply -f deploy/manifests/vigil.yaml
+      #             kubectl -n %s create secret tls vigil-tls --cert=tls.crt --key=tls.key
+      # The outcome port serves TLS only: its certificate (for vigil.%s.svc) comes from the
+      # kubernetes.io/tls Secret vigil-tls, which you create (openssl, cert-manager, your CA); the
+      # operator Pod starts once it exists, and picks up a replaced one without a restart.
       # Regenerate: %s
       ---
       apiVersion: v1
@@ -28,12 +34,24 @@ final class PlainManifest {
           pod-security.kubernetes.io/enforce: restricted
       """;
 
+  static final String VALUES =
+      """
+      outcomes:
+        tls: {mode: secret, secretName: vigil-tls}
+      """;
+
   private PlainManifest() {}
 
   static String render(VigilChart chart) {
     String header =
         HEADER.formatted(
-            VigilChart.RELEASE, VigilChart.NAMESPACE, REGENERATE, VigilChart.NAMESPACE);
-    return header + chart.template("").stripTrailing() + "\n";
+            VigilChart.RELEASE,
+            VigilChart.NAMESPACE,
+            VigilChart.NAMESPACE,
+            VigilChart.NAMESPACE,
+            REGENERATE,
+            VigilChart.NAMESPACE);
+    // Not the chart's self-signed default: a rendered file would carry a private key.
+    return header + chart.template(VALUES).stripTrailing() + "\n";
   }
 }

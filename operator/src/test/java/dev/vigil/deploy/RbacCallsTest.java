@@ -61,7 +61,8 @@ class RbacCallsTest {
   void grantsNothingElseToTheOperator() {
     assertThat(chart.all(ClusterRole.class))
         .extracting(r -> r.getMetadata().getName())
-        .containsExactlyInAnyOrder("vigil", "vigil-reviews", "vigil-outcome-reporter");
+        .containsExactlyInAnyOrder(
+            "vigil", "vigil-reviews", "vigil-outcome-reporter", "vigil-metrics-reader");
     assertThat(chart.all(Role.class)).hasSize(1);
     assertThat(chart.all(ClusterRoleBinding.class))
         .extracting(b -> b.getRoleRef().getName())
@@ -94,6 +95,24 @@ class RbacCallsTest {
     ClusterRole reporter = chart.require(ClusterRole.class, "vigil-outcome-reporter");
     assertThat(grants(reporter.getRules()))
         .containsExactly(new Grant("vigil.dev", "backendpools/outcomes", "create"));
+  }
+
+  @Test
+  void offersMetricsScrapersGetOnTheMetricsUrlOnlyAndBindsItToNobody() {
+    ClusterRole reader = chart.require(ClusterRole.class, "vigil-metrics-reader");
+    assertThat(reader.getRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getNonResourceURLs()).containsExactly("/metrics");
+              assertThat(r.getVerbs()).containsExactly("get");
+              assertThat(r.getResources()).isNullOrEmpty();
+            });
+    assertThat(
+            vigil
+                .render("metrics: {secure: false}")
+                .named(ClusterRole.class, "vigil-metrics-reader"))
+        .isEmpty();
   }
 
   private void isOperator(Subject subject) {

@@ -177,18 +177,23 @@ public final class E2eCluster {
 
   /** A token for {@code namespace/serviceAccount} from the TokenRequest API. */
   public String token(String namespace, String serviceAccount) {
-    Result r =
-        run(
-            Duration.ofSeconds(30),
-            null,
-            kubectl(),
-            "create",
-            "token",
-            serviceAccount,
-            "-n",
-            namespace,
-            "--duration",
-            "2h");
+    return token(namespace, serviceAccount, null);
+  }
+
+  /**
+   * A ServiceAccount token for an audience (null: the API server's), valid an hour: what a
+   * projected token volume with that audience holds.
+   */
+  public String token(String namespace, String serviceAccount, String audience) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                kubectl(), "create", "token", serviceAccount, "-n", namespace, "--duration", "1h"));
+    if (audience != null) {
+      args.add("--audience");
+      args.add(audience);
+    }
+    Result r = run(Duration.ofSeconds(30), null, args.toArray(String[]::new));
     r.assertOk();
     return r.out().trim();
   }

@@ -2,6 +2,7 @@ package dev.vigil.e2e;
 
 import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
+import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -46,18 +47,45 @@ public final class InProcessOperator implements AutoCloseable {
       String namespace,
       String leaseName,
       int outcomePort) {
-    KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, serviceAccount);
-    Vertx vertx = Vertx.vertx();
     OperatorConfig config =
         new OperatorConfig(
-            Set.of(namespace),
-            0,
-            outcomePort,
-            leaseName != null,
-            leaseName == null ? "vigil-leader" : leaseName,
-            E2eCluster.RELEASE_NAMESPACE,
-            "text",
-            200);
+                Set.of(namespace),
+                0,
+                outcomePort,
+                leaseName != null,
+                leaseName == null ? "vigil-leader" : leaseName,
+                E2eCluster.RELEASE_NAMESPACE,
+                "text",
+                200)
+            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString());
+    return start(cluster, serviceAccount, config);
+  }
+
+  /**
+   * As the chart's ServiceAccount, with the outcome port's certificate from {@code tlsDir} ({@code
+   * tls.crt}, {@code tls.key}: re-read as a mounted Secret would be) and secure metrics.
+   */
+  public static InProcessOperator startSecure(
+      E2eCluster cluster, String namespace, java.nio.file.Path tlsDir) {
+    OperatorConfig config =
+        new OperatorConfig(
+                Set.of(namespace),
+                0,
+                0,
+                false,
+                "vigil-leader",
+                E2eCluster.RELEASE_NAMESPACE,
+                "text",
+                200)
+            .withTls(tlsDir.resolve("tls.crt").toString(), tlsDir.resolve("tls.key").toString())
+            .withMetricsAuth(true);
+    return start(cluster, E2eCluster.RELEASE, config);
+  }
+
+  private static InProcessOperator start(
+      E2eCluster cluster, String serviceAccount, OperatorConfig config) {
+    KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, serviceAccount);
+    Vertx vertx = Vertx.vertx();
     try {
       Vigil.Running running =
           Vigil.start(
@@ -68,6 +96,11 @@ public final class InProcessOperator implements AutoCloseable {
       client.close();
       throw e;
     }
+  }
+
+  /** The port of /metrics, /healthz and /readyz. */
+  public int metricsPort() {
+    return running.ops().port();
   }
 
   public KubernetesClient client() {

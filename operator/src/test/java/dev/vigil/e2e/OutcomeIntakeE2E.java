@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,21 +27,19 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The outcome intake (DESIGN §4) with a real TokenReview and SubjectAccessReview, made by the
- * operator as the chart's ServiceAccount: a reporter bound to the chart's outcome-reporter
- * ClusterRole is accepted and its failures eject the backend; a ServiceAccount without the binding
- * gets 403 and changes nothing; no token gets 401.
+ * operator as the chart's ServiceAccount, over TLS: a reporter bound to the chart's
+ * outcome-reporter ClusterRole with a token for Vigil's audience is accepted and its failures eject
+ * the backend; the same reporter's API-server token gets 401; a ServiceAccount without the binding
+ * gets 403 and changes nothing; no token gets 401; plain HTTP gets no HTTP answer.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class OutcomeIntakeE2E {
   private static final int PORT = 8080;
+  private static final String AUDIENCE = "vigil.dev";
   private static final Duration CONVERGE = Duration.ofSeconds(60);
   private static E2eCluster cluster;
 
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
+  private final HttpClient http = TestTls.client();
   private String ns;
   private TestHosts hosts;
   private OperatorLog log;
@@ -119,13 +119,37 @@ class OutcomeIntakeE2E {
     HttpResponse<String> none = post(null, failures);
     assertThat(none.statusCode()).as(none.body()).isEqualTo(401);
 
-    HttpResponse<String> stranger = post(cluster.token(ns, "stranger"), failures);
+    HttpResponse<String> apiAudience = post(cluster.token(ns, "reporter"), failures);
+    assertThat(apiAudience.statusCode())
+        .as("the reporter's own token, minted for the API server: replayable, so refused")
+        .isEqualTo(401);
+
+    try (java.net.Socket plain = new java.net.Socket("127.0.0.1", operator.outcomePort())) {
+      plain.setSoTimeout(5_000);
+      plain
+          .getOutputStream()
+          .write(
+              ("POST " + OutcomeIntake.path(ns, "web") + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String answer;
+      try {
+        answer =
+            new String(
+                plain.getInputStream().readAllBytes(),
+                java.nio.charset.StandardCharsets.ISO_8859_1);
+      } catch (java.io.IOException reset) {
+        answer = "";
+      }
+      assertThat(answer).as("plain HTTP gets no HTTP answer").doesNotContain("HTTP/1.");
+    }
+
+    HttpResponse<String> stranger = post(cluster.token(ns, "stranger", AUDIENCE), failures);
     assertThat(stranger.statusCode()).as(stranger.body()).isEqualTo(403);
     assertThat(stranger.body()).contains("system:serviceaccount:" + ns + ":stranger");
     Thread.sleep(2_000);
     assertThat(slices.readyIps()).as("a refused report changes nothing").hasSize(3);
 
-    HttpResponse<String> reporter = post(cluster.token(ns, "reporter"), failures);
+    HttpResponse<String> reporter = post(cluster.token(ns, "reporter", AUDIENCE), failures);
     assertThat(reporter.statusCode()).as(reporter.body()).isEqualTo(200);
     awaitReady(1, 3);
     await()
@@ -151,7 +175,8 @@ class OutcomeIntakeE2E {
   private HttpResponse<String> post(String token, String body) throws Exception {
     HttpRequest.Builder req =
         HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + operator.outcomePort() + "/v1/outcomes"))
+                URI.create(
+                    "https://127.0.0.1:" + operator.outcomePort() + OutcomeIntake.path(ns, "web")))
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body.replace("NS", ns)));

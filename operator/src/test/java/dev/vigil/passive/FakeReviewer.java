@@ -19,7 +19,14 @@ final class FakeReviewer implements Reviewer {
   final AtomicInteger tokenReviews = new AtomicInteger();
   final AtomicInteger accessReviews = new AtomicInteger();
   final AtomicInteger onEventLoop = new AtomicInteger();
+
+  /** Reviews begun (before any {@link #hold}). */
+  final AtomicInteger entered = new AtomicInteger();
+
   volatile boolean failing;
+
+  /** When set, every review waits for it (to hold reviews in flight). */
+  volatile java.util.concurrent.CountDownLatch hold;
 
   FakeReviewer user(String token, String username, String... grantedNamespaces) {
     users.put(token, username);
@@ -46,11 +53,20 @@ final class FakeReviewer implements Reviewer {
   }
 
   private void check() {
+    entered.incrementAndGet();
     if (Context.isOnEventLoopThread()) {
       onEventLoop.incrementAndGet();
     }
+    java.util.concurrent.CountDownLatch h = hold;
+    if (h != null) {
+      try {
+        h.await(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (failing) {
-      throw new IllegalStateException("API server unreachable");
+      throw new IllegalStateException("API server unreachable: etcdserver: request timed out");
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.vigil.passive;
 
 import dev.vigil.health.BackendView;
 import dev.vigil.health.HealthSettings;
+import dev.vigil.ops.ServingCertificate;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.runtime.Member;
@@ -10,9 +11,11 @@ import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.Probing;
 import dev.vigil.runtime.TransitionSink;
+import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +24,8 @@ import java.util.function.LongSupplier;
 
 /**
  * A real {@link PoolRuntimes} whose probes never run, an {@link OutcomeIntake} in front of it on a
- * free loopback port, and a {@link FakeReviewer}: for intake tests and the intake benchmark.
+ * free loopback port with the test CA's certificate ({@link TestTls}), and a {@link FakeReviewer}:
+ * for intake tests and the intake benchmark.
  */
 final class IntakeHarness implements AutoCloseable {
   static final Probing NO_PROBES =
@@ -43,13 +47,30 @@ final class IntakeHarness implements AutoCloseable {
   final PoolRuntimes runtimes;
   final FakeReviewer reviewer = new FakeReviewer();
   final OutcomeIntake intake;
+  final ServingCertificate certificate;
   final int port;
 
+  /** Whether this replica runs pools (leads); a test flips it to play a standby. */
+  volatile boolean leading = true;
+
   IntakeHarness(Vertx vertx, MeterRegistry meters, IntakeLimits limits, LongSupplier clock) {
+    this(vertx, meters, limits, clock, TestTls.certFile(), TestTls.keyFile());
+  }
+
+  IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      Path certFile,
+      Path keyFile) {
     this.vertx = vertx;
     this.runtimes =
         new PoolRuntimes(vertx, (context, callback) -> NO_PROBES, TransitionSink.NONE, clock);
-    this.intake = new OutcomeIntake(vertx, runtimes, reviewer, meters, limits, clock);
+    this.certificate = new ServingCertificate(vertx, certFile, keyFile);
+    this.intake =
+        new OutcomeIntake(
+            vertx, runtimes, reviewer, meters, limits, clock, () -> leading, certificate);
     this.port = await(intake.listen("127.0.0.1", 0));
   }
 

@@ -68,7 +68,10 @@ public final class OutcomeIntakeLoad {
     Vertx clientVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     IntakeHarness harness =
         new IntakeHarness(
-            server, new SimpleMeterRegistry(), IntakeLimits.defaults(), System::currentTimeMillis);
+            server,
+            new SimpleMeterRegistry(),
+            IntakeLimits.defaults().withRate(1_000_000, 1_000_000),
+            System::currentTimeMillis);
     harness.reviewer.user(TOKEN, "system:serviceaccount:load:reporter", "load");
     harness.pool(new PoolKey("load", "web"), backends, HealthSettings.defaults());
     long loopThread = loopThreadId(server);
@@ -77,7 +80,14 @@ public final class OutcomeIntakeLoad {
     HttpClient client =
         clientVertx
             .httpClientBuilder()
-            .with(new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true))
+            .with(
+                new HttpClientOptions()
+                    .setKeepAlive(true)
+                    .setTcpNoDelay(true)
+                    .setSsl(true)
+                    .setTrustOptions(
+                        new io.vertx.core.net.PemTrustOptions()
+                            .addCertValue(Buffer.buffer(dev.vigil.testing.TestTls.ca().caPem()))))
             .with(new PoolOptions().setHttp1MaxSize(inFlight))
             .build();
     RequestOptions options =
@@ -85,7 +95,7 @@ public final class OutcomeIntakeLoad {
             .setMethod(HttpMethod.POST)
             .setHost("127.0.0.1")
             .setPort(harness.port)
-            .setURI(OutcomeIntake.PATH)
+            .setURI(OutcomeIntake.path("load", "web"))
             .putHeader("Content-Type", "application/json")
             .putHeader("Authorization", "Bearer " + TOKEN);
     AtomicLong accepted = new AtomicLong();

@@ -11,6 +11,7 @@ import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
@@ -54,12 +55,25 @@ import org.junit.jupiter.api.Test;
 class PassiveIT {
   private static final String REPORTER = "system:serviceaccount:shop:envoy";
   private static final Map<String, String> TOKENS =
-      Map.of("envoy", REPORTER, "stranger", "system:serviceaccount:other:stranger");
+      Map.of(
+          "envoy",
+          REPORTER,
+          "stranger",
+          "system:serviceaccount:other:stranger",
+          "api-token",
+          REPORTER);
+
+  /** Tokens minted for the API server's audience only (not projected for Vigil). */
+  private static final Set<String> API_AUDIENCE_ONLY = Set.of("api-token");
+
+  private static final String API_AUDIENCE = "https://kubernetes.default.svc.cluster.local";
 
   private EmbeddedApiServer api;
   private KubernetesClient client;
   private KubernetesMockServer reviewServer;
   private KubernetesClient reviewClient;
+  private final List<List<String>> audiencesAsked =
+      java.util.Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger tokenReviews = new AtomicInteger();
   private final AtomicInteger accessReviews = new AtomicInteger();
   private final String ns = "shop";
@@ -69,8 +83,7 @@ class PassiveIT {
   private KubernetesClient operatorClient;
   private final List<DemoBackend> backends = new ArrayList<>();
   private int port;
-  private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient http = TestTls.client();
 
   @BeforeEach
   void setUp() throws Exception {
@@ -93,12 +106,25 @@ class PassiveIT {
               tokenReviews.incrementAndGet();
               TokenReview review =
                   Serialization.unmarshal(request.getUtf8Body(), TokenReview.class);
-              String user = TOKENS.get(review.getSpec().getToken());
+              String token = review.getSpec().getToken();
+              String user = TOKENS.get(token);
+              // As the API server does: the token's audiences that the review asked for; none
+              // in common, not authenticated.
+              List<String> audiences =
+                  API_AUDIENCE_ONLY.contains(token) ? List.of(API_AUDIENCE) : List.of("vigil.dev");
+              List<String> asked =
+                  review.getSpec().getAudiences() == null
+                          || review.getSpec().getAudiences().isEmpty()
+                      ? List.of(API_AUDIENCE)
+                      : review.getSpec().getAudiences();
+              List<String> common = audiences.stream().filter(asked::contains).toList();
+              audiencesAsked.add(asked);
               review.setStatus(
-                  user == null
+                  user == null || common.isEmpty()
                       ? new TokenReviewStatusBuilder().withAuthenticated(false).build()
                       : new TokenReviewStatusBuilder()
                           .withAuthenticated(true)
+                          .withAudiences(common)
                           .withNewUser()
                           .withUsername(user)
                           .withUid("uid-" + user)
@@ -158,7 +184,8 @@ class PassiveIT {
     operatorClient = api.newClient();
     operator =
         Vigil.start(
-            new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", 200),
+            new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", 200)
+                .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
             operatorClient,
             new Fabric8Reviewer(reviewClient),
             vertx,
@@ -220,7 +247,8 @@ class PassiveIT {
   private HttpResponse<String> report(String token, List<String> outcomes) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + operator.outcomePort() + "/v1/outcomes"))
+                URI.create(
+                    "https://127.0.0.1:" + operator.outcomePort() + OutcomeIntake.path(ns, "web")))
             .header("Content-Type", "application/x-ndjson")
             .POST(HttpRequest.BodyPublishers.ofString(String.join("\n", outcomes)));
     if (token != null) {
@@ -275,8 +303,6 @@ class PassiveIT {
                     ns,
                     "pool",
                     "web",
-                    "backend",
-                    "web-1",
                     "decision",
                     "ejected")
                 .count())
@@ -336,14 +362,21 @@ class PassiveIT {
     HttpResponse<String> none = report(null, outcomes);
     HttpResponse<String> forged = report("forged", outcomes);
     HttpResponse<String> stranger = report("stranger", outcomes);
+    HttpResponse<String> apiToken = report("api-token", outcomes);
 
     assertThat(none.statusCode()).isEqualTo(401);
     assertThat(forged.statusCode()).isEqualTo(401);
-    assertThat(forged.body()).contains("the token is not valid");
+    assertThat(forged.body()).contains("the token was not accepted");
+    assertThat(apiToken.statusCode())
+        .as("a valid token minted for the API server, not for Vigil")
+        .isEqualTo(401);
+    assertThat(audiencesAsked)
+        .isNotEmpty()
+        .allSatisfy(a -> assertThat(a).containsExactly("vigil.dev"));
     assertThat(stranger.statusCode()).isEqualTo(403);
     assertThat(stranger.body())
         .contains("system:serviceaccount:other:stranger may not create backendpools/outcomes");
-    assertThat(tokenReviews.get()).isEqualTo(2);
+    assertThat(tokenReviews.get()).isEqualTo(3);
     Thread.sleep(1_500);
     assertThat(readyIps()).isEqualTo(ipsExcept());
     assertThat(events("BackendEjected")).isEmpty();

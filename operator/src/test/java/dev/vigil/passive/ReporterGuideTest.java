@@ -52,7 +52,8 @@ class ReporterGuideTest {
 
   private String run(List<String> command) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.environment().put("VIGIL_URL", "http://127.0.0.1:" + harness.port);
+    pb.environment().put("VIGIL_URL", "https://localhost:" + harness.port);
+    pb.environment().put("VIGIL_CA", dev.vigil.testing.TestTls.caFile().toString());
     pb.environment().put("VIGIL_TOKEN", TOKEN);
     pb.environment().put("NAMESPACE", "shop");
     pb.environment().put("POOL", "web");

@@ -1,0 +1,105 @@
+package dev.vigil.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.testing.TestTls;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Secure metrics: TLS on the metrics port, /metrics only for a token {@link MetricsAccess} allows
+ * (401 / 403 otherwise, answers cached), /healthz and /readyz without a token.
+ */
+class SecureMetricsTest {
+  private final Vertx vertx = Vertx.vertx();
+  private final HttpClient https = TestTls.client();
+  private final AtomicInteger reviews = new AtomicInteger();
+  private OpsServer server;
+  private int port;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.counter("vigil_outcomes_received_total").increment();
+    MetricsAccess access =
+        token -> {
+          reviews.incrementAndGet();
+          return switch (token) {
+            case "prometheus" -> MetricsAccess.Verdict.ALLOWED;
+            case "some-pod" -> MetricsAccess.Verdict.FORBIDDEN;
+            default -> MetricsAccess.Verdict.UNAUTHENTICATED;
+          };
+        };
+    server =
+        new OpsServer(
+                vertx,
+                registry,
+                new PoolGauges(List::of, registry),
+                new Heartbeat(vertx, System::nanoTime, 10_000),
+                new Readiness(() -> true, () -> true, Leadership.sole()))
+            .secure(new ServingCertificate(vertx, TestTls.certFile(), TestTls.keyFile()), access);
+    port = server.listen(0).toCompletionStage().toCompletableFuture().get();
+  }
+
+  @AfterEach
+  void tearDown() {
+    server.close().toCompletionStage().toCompletableFuture().join();
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+  }
+
+  private HttpResponse<String> get(String path, String token) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return https.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void metricsNeedAnAllowedTokenAndHealthDoesNot() throws Exception {
+    assertThat(get("/metrics", null).statusCode()).isEqualTo(401);
+    assertThat(get("/metrics", "forged").statusCode()).isEqualTo(401);
+    HttpResponse<String> forbidden = get("/metrics", "some-pod");
+    assertThat(forbidden.statusCode()).isEqualTo(403);
+    assertThat(forbidden.body()).doesNotContain("vigil_");
+
+    HttpResponse<String> allowed = get("/metrics", "prometheus");
+    assertThat(allowed.statusCode()).isEqualTo(200);
+    assertThat(allowed.body()).contains("vigil_outcomes_received_total");
+    assertThat(get("/metrics", "prometheus").statusCode()).isEqualTo(200);
+    assertThat(reviews).as("the allowed token's verdict is cached").hasValue(3);
+
+    assertThat(get("/healthz", null).statusCode()).isEqualTo(200);
+    assertThat(get("/readyz", null).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void plainHttpToTheSecuredPortGetsNoMetrics() throws Exception {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      s.setSoTimeout(5_000);
+      s.getOutputStream()
+          .write(
+              "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String answer;
+      try {
+        answer =
+            new String(
+                s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+      } catch (java.io.IOException reset) {
+        answer = "";
+      }
+      assertThat(answer).doesNotContain("vigil_").doesNotContain("HTTP/1.1 200");
+    }
+  }
+}
