@@ -32,13 +32,18 @@ mkdir -p "$OUT"
 [ -f "$BENCH/farm.py" ] || { echo "farm.py not found; set BENCH=/path/to/shared/bench" >&2; exit 1; }
 
 echo "building (test classes + classpath)" >&2
-(cd "$ROOT" && mvn -B -q -o -pl operator test-compile dependency:build-classpath \
+(cd "$ROOT" && mvn -B -q -pl operator test-compile dependency:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt") || exit 1
 CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
 NATIVE=${NATIVE:-0}
 if [ "$NATIVE" = 1 ]; then
+  # The epoll transport is not a dependency of the operator: fetch the jars of the Netty version
+  # the build resolved (so this works from a clean clone on a fresh machine).
   M2=${M2:-$HOME/.m2/repository}/io/netty
-  NV=$(basename "$(ls -d "$M2"/netty-transport-native-epoll/4.2.9.Final 2>/dev/null || ls -d "$M2"/netty-transport-native-epoll/* | tail -1)")
+  NV=$(tr ':' '\n' <"$OUT/cp.txt" | sed -n 's|.*/netty-transport-\(4[^/]*\)\.jar$|\1|p' | head -1)
+  [ -n "$NV" ] || { echo "no netty-transport jar on the classpath" >&2; exit 1; }
+  (cd "$ROOT" && mvn -B -q dependency:get -Dtransitive=false -Dartifact="io.netty:netty-transport-native-epoll:$NV:jar:linux-x86_64" \
+      && mvn -B -q dependency:get -Dtransitive=false -Dartifact="io.netty:netty-transport-classes-epoll:$NV") || exit 1
   CP="$CP:$M2/netty-transport-native-epoll/$NV/netty-transport-native-epoll-$NV-linux-x86_64.jar"
   CP="$CP:$M2/netty-transport-classes-epoll/$NV/netty-transport-classes-epoll-$NV.jar"
   echo "native transport: netty epoll $NV" >&2
