@@ -321,8 +321,10 @@ public final class Vigil {
     EventRecorder events = new EventRecorder(new EventWriter(client, budget), "vigil", 10, 60_000);
     eventThread.scheduleWithFixedDelay(
         () -> events.flush(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
-    ExecutorService sliceWriters =
-        Executors.newFixedThreadPool(SLICE_WRITERS, named("vigil-slices"));
+    // Slice writes and their timers (batch period, retries) share their own threads: a status or
+    // Event backlog blocks other threads, never these.
+    ScheduledExecutorService sliceWriters =
+        Executors.newScheduledThreadPool(SLICE_WRITERS, named("vigil-slices"));
     ScheduledExecutorService statusWriters =
         Executors.newScheduledThreadPool(STATUS_WRITERS, named("vigil-status"));
     WriteCounter writes = new MeteredWriteCounter(registry);
@@ -346,7 +348,7 @@ public final class Vigil {
             sources::sliceCache,
             new EndpointSliceWriter(client, budget, writes),
             sliceWriters,
-            statusWriters,
+            sliceWriters,
             key -> status[0].changed(key),
             clock,
             SLICE_BATCH_MS,
