@@ -79,13 +79,22 @@ public final class EndpointSliceWriter {
     client.resource(slice).delete();
   }
 
-  /** Creates a slice; when it already exists, makes the live one equal instead. */
-  private int create(ManagedInformerEventSource<EndpointSlice, ?, ?> cache, EndpointSlice want)
+  /** One create or update: a token, a count, and the write through JOSDK's cache. */
+  private void write(
+      ManagedInformerEventSource<EndpointSlice, ?, ?> cache,
+      EndpointSlice want,
+      java.util.function.UnaryOperator<EndpointSlice> call)
       throws InterruptedException {
     budget.acquire(WriteBudget.Priority.SLICE);
     counter.slices(1);
+    cache.eventFilteringUpdateAndCacheResource(want, call);
+  }
+
+  /** Creates a slice; when it already exists, makes the live one equal instead. */
+  private int create(ManagedInformerEventSource<EndpointSlice, ?, ?> cache, EndpointSlice want)
+      throws InterruptedException {
     try {
-      cache.eventFilteringUpdateAndCacheResource(want, w -> client.resource(w).create());
+      write(cache, want, w -> client.resource(w).create());
       return 1;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
@@ -104,10 +113,8 @@ public final class EndpointSliceWriter {
       ManagedInformerEventSource<EndpointSlice, ?, ?> cache, EndpointSlice want, EndpointSlice have)
       throws InterruptedException {
     want.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
-    budget.acquire(WriteBudget.Priority.SLICE);
-    counter.slices(1);
     try {
-      cache.eventFilteringUpdateAndCacheResource(want, w -> client.resource(w).update());
+      write(cache, want, w -> client.resource(w).update());
       return 1;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
@@ -118,9 +125,7 @@ public final class EndpointSliceWriter {
         return 0;
       }
       want.getMetadata().setResourceVersion(live.getMetadata().getResourceVersion());
-      budget.acquire(WriteBudget.Priority.SLICE);
-      counter.slices(1);
-      cache.eventFilteringUpdateAndCacheResource(want, w -> client.resource(w).update());
+      write(cache, want, w -> client.resource(w).update());
       return 1;
     }
   }
