@@ -34,6 +34,8 @@ import java.util.stream.Collectors;
  * @param tlsKeyFile PEM private key for {@code tlsCertFile}
  * @param metricsAuth the metrics port serves TLS (the same certificate) and {@code /metrics} only
  *     to callers allowed {@code get} on the non-resource URL {@code /metrics}
+ * @param healthPort serves /healthz and /readyz in plain HTTP for the kubelet; 0 = a free port, -1
+ *     = off (they stay on the metrics port as well)
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -49,7 +51,8 @@ public record OperatorConfig(
     String outcomeTokenAudience,
     String tlsCertFile,
     String tlsKeyFile,
-    boolean metricsAuth) {
+    boolean metricsAuth,
+    int healthPort) {
 
   /** The audience reporters' tokens are reviewed for unless {@code --outcome-token-audience}. */
   public static final String DEFAULT_AUDIENCE = "vigil.dev";
@@ -80,7 +83,8 @@ public record OperatorConfig(
         DEFAULT_AUDIENCE,
         null,
         null,
-        false);
+        false,
+        -1);
   }
 
   /** The same settings serving the outcome port with these PEM files. */
@@ -99,7 +103,8 @@ public record OperatorConfig(
         outcomeTokenAudience,
         certFile,
         keyFile,
-        metricsAuth);
+        metricsAuth,
+        healthPort);
   }
 
   /** The write budget's defaults: a 1,000-transition burst publishes within about 2 s. */
@@ -146,7 +151,28 @@ public record OperatorConfig(
         outcomeTokenAudience,
         tlsCertFile,
         tlsKeyFile,
-        on);
+        on,
+        healthPort);
+  }
+
+  /** The same settings with /healthz and /readyz on their own plain port (0: a free one). */
+  public OperatorConfig withHealthPort(int port) {
+    return new OperatorConfig(
+        namespaces,
+        metricsPort,
+        outcomePort,
+        leaderElection,
+        leaseName,
+        leaseNamespace,
+        logFormat,
+        statusIntervalMs,
+        apiQps,
+        apiBurst,
+        outcomeTokenAudience,
+        tlsCertFile,
+        tlsKeyFile,
+        metricsAuth,
+        port);
   }
 
   /** A bad flag or variable; the message names it. */
@@ -160,6 +186,7 @@ public record OperatorConfig(
       List.of(
           "namespaces",
           "metrics-port",
+          "health-port",
           "outcome-port",
           "leader-election",
           "lease-name",
@@ -246,9 +273,14 @@ public record OperatorConfig(
     }
     int metricsPort = port("metrics-port", or(get.apply("metrics-port"), "8080"), false);
     int outcomePort = port("outcome-port", or(get.apply("outcome-port"), "8443"), true);
+    int healthPort = port("health-port", or(get.apply("health-port"), "8081"), true);
     if (metricsPort > 0 && metricsPort == outcomePort) {
       throw new InvalidConfigException(
           "--metrics-port and --outcome-port must differ, both are " + metricsPort);
+    }
+    if (healthPort > 0 && (healthPort == metricsPort || healthPort == outcomePort)) {
+      throw new InvalidConfigException(
+          "--health-port must differ from --metrics-port and --outcome-port, got " + healthPort);
     }
     String audience = or(get.apply("outcome-token-audience"), DEFAULT_AUDIENCE).trim();
     String certFile = get.apply("tls-cert-file");
@@ -273,7 +305,8 @@ public record OperatorConfig(
             audience,
             noCert ? null : certFile,
             noKey ? null : keyFile,
-            bool("metrics-auth", or(get.apply("metrics-auth"), "false")));
+            bool("metrics-auth", or(get.apply("metrics-auth"), "false")),
+            healthPort);
     if (config.metricsAuth() && (noCert || noKey)) {
       throw new InvalidConfigException(
           "--metrics-auth serves the metrics port over TLS: set --tls-cert-file and --tls-key-file");
@@ -309,6 +342,7 @@ public record OperatorConfig(
 
           --namespaces NS[,NS...]   VIGIL_NAMESPACES          namespaces to watch (default: all)
           --metrics-port PORT       VIGIL_METRICS_PORT        /metrics, /healthz, /readyz (default 8080; 0 = any free port)
+          --health-port PORT        VIGIL_HEALTH_PORT         /healthz and /readyz in plain HTTP for the kubelet (default 8081; 0 = any free port; -1 = off)
           --outcome-port PORT       VIGIL_OUTCOME_PORT        passive outcome intake, TLS only (default 8443; 0 = any free port; -1 = off)
           --outcome-token-audience A VIGIL_OUTCOME_TOKEN_AUDIENCE reporters' tokens must be minted for A (default vigil.dev)
           --tls-cert-file FILE      VIGIL_TLS_CERT_FILE       PEM certificate of the outcome port, re-read when it changes (required with the port)

@@ -452,8 +452,13 @@ public final class Vigil {
       ops.secure(certificate, MetricsAccess.of(client));
     }
     int port;
+    int healthPort = -1;
     try {
       port = await(ops.listen(config.metricsPort()), "--metrics-port " + config.metricsPort());
+      if (config.healthPort() >= 0) {
+        healthPort =
+            await(ops.listenHealth(config.healthPort()), "--health-port " + config.healthPort());
+      }
     } catch (RuntimeException e) {
       ops.close();
       eventThread.shutdownNow();
@@ -462,9 +467,10 @@ public final class Vigil {
       throw e;
     }
     LOG.info(
-        "serving /metrics{}, /healthz and /readyz on port {}",
+        "serving /metrics{}, /healthz and /readyz on port {}{}",
         config.metricsAuth() ? " (TLS, authorized)" : "",
-        port);
+        port,
+        healthPort < 0 ? "" : "; /healthz and /readyz (plain HTTP) on port " + healthPort);
     operator.start();
     OutcomeIntake intake = null;
     int outcomePort = -1;

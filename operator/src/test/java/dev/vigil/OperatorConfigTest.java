@@ -21,7 +21,8 @@ class OperatorConfigTest {
         .isEqualTo(
             new OperatorConfig(
                     Set.of(), 8080, 8443, true, "vigil-leader", "vigil-system", "text", 1000)
-                .withTls("/tls/tls.crt", "/tls/tls.key"));
+                .withTls("/tls/tls.crt", "/tls/tls.key")
+                .withHealthPort(8081));
   }
 
   @Test
@@ -72,6 +73,8 @@ class OperatorConfigTest {
                 "--namespaces",
                 "shop, payments",
                 "--metrics-port=9090",
+                "--health-port",
+                "9091",
                 "--outcome-port",
                 "-1",
                 "--leader-election",
@@ -85,7 +88,8 @@ class OperatorConfigTest {
     assertThat(c)
         .isEqualTo(
             new OperatorConfig(
-                Set.of("shop", "payments"), 9090, -1, true, "vigil.lease", "ops", "json", 250));
+                    Set.of("shop", "payments"), 9090, -1, true, "vigil.lease", "ops", "json", 250)
+                .withHealthPort(9091));
   }
 
   @Test
@@ -96,7 +100,8 @@ class OperatorConfigTest {
             "VIGIL_OUTCOME_TOKEN_AUDIENCE", "intake",
             "VIGIL_TLS_CERT_FILE", "/c",
             "VIGIL_TLS_KEY_FILE", "/k",
-            "VIGIL_METRICS_AUTH", "true"));
+            "VIGIL_METRICS_AUTH", "true",
+            "VIGIL_HEALTH_PORT", "9002"));
     env.putAll(
         Map.of(
             "VIGIL_NAMESPACES", "a,b",
@@ -126,7 +131,8 @@ class OperatorConfigTest {
                 "intake",
                 "/c",
                 "/k",
-                true));
+                true,
+                9002));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
@@ -190,6 +196,11 @@ class OperatorConfigTest {
         List.of("--metrics-port=9000", "--outcome-port=9000"),
         Map.of(),
         "--metrics-port and --outcome-port must differ");
+    assertRefused(
+        List.of("--metrics-port=9000", "--health-port=9000"),
+        Map.of(),
+        "--health-port must differ from --metrics-port and --outcome-port, got 9000");
+    assertRefused(List.of("--health-port=-2"), Map.of(), "--health-port must be a port");
     assertRefused(
         List.of(),
         Map.of("VIGIL_LOG_FORMAT", "yaml"),

@@ -14,8 +14,12 @@ import io.vertx.core.http.HttpServerRequest;
  *
  * <p>Secured ({@link #secure}): the port serves TLS only, and {@code /metrics} answers only a
  * bearer token that {@link MetricsAccess} allows (401 without or with a bad token, 403 without the
- * permission; verdicts cached 30 s, denials 5 s, at most 1,000 tokens). {@code /healthz} and {@code
- * /readyz} stay unauthenticated for the kubelet, whose HTTPS probes do not verify certificates.
+ * permission; verdicts cached 30 s, denials 5 s, at most 1,000 tokens). A token that is not cached
+ * costs a TokenReview: each source address may cause {@code 1/s} of them (burst 10) for tokens that
+ * turn out not to be valid, then gets 429 without a review.
+ *
+ * <p>The health port ({@link #listenHealth}) serves only {@code /healthz} and {@code /readyz}, in
+ * plain HTTP and without a token, for the kubelet's probes; they stay on the metrics port too.
  */
 public final class OpsServer {
   static final String TEXT = "text/plain; charset=utf-8";
@@ -27,7 +31,9 @@ public final class OpsServer {
   private final Heartbeat heartbeat;
   private final Readiness readiness;
   private HttpServer server;
+  private HttpServer healthServer;
   private MetricsAccess access;
+  private TokenBuckets failedAuthentications;
   private ServingCertificate certificate;
   private final java.util.Map<String, long[]> verdicts =
       new java.util.LinkedHashMap<>(16, 0.75f, true) {
@@ -52,8 +58,18 @@ public final class OpsServer {
 
   /** Serves TLS with this certificate and lets only callers {@code access} allows read metrics. */
   public OpsServer secure(ServingCertificate certificate, MetricsAccess access) {
+    return secure(certificate, access, new TokenBuckets(1, 10, 1_000, System::currentTimeMillis));
+  }
+
+  /**
+   * As {@link #secure(ServingCertificate, MetricsAccess)}, with the bucket per source address that
+   * TokenReviews of tokens that are not accepted are paid from.
+   */
+  public OpsServer secure(
+      ServingCertificate certificate, MetricsAccess access, TokenBuckets failedAuthentications) {
     this.certificate = certificate;
     this.access = access;
+    this.failedAuthentications = failedAuthentications;
     return this;
   }
 
@@ -70,14 +86,50 @@ public final class OpsServer {
     return server.listen(port).map(HttpServer::actualPort);
   }
 
+  /**
+   * Listens in plain HTTP on {@code port} (0 = a free port) for {@code /healthz} and {@code
+   * /readyz} only; completes with the bound port.
+   */
+  public Future<Integer> listenHealth(int port) {
+    healthServer = vertx.createHttpServer().requestHandler(this::handleHealth);
+    return healthServer.listen(port).map(HttpServer::actualPort);
+  }
+
   /** The bound port, or -1 before {@link #listen}. */
   public int port() {
     return server == null ? -1 : server.actualPort();
   }
 
-  private void handle(HttpServerRequest request) {
+  /** The health port, or -1 when {@link #listenHealth} was not called. */
+  public int healthPort() {
+    return healthServer == null ? -1 : healthServer.actualPort();
+  }
+
+  private void handleHealth(HttpServerRequest request) {
+    if (!allowedMethod(request)) {
+      return;
+    }
+    switch (request.path()) {
+      case "/healthz" -> healthz(request);
+      case "/readyz" -> readyz(request);
+      default ->
+          reply(
+              request,
+              404,
+              "not found: this port serves /healthz and /readyz (metrics: the metrics port)\n");
+    }
+  }
+
+  private static boolean allowedMethod(HttpServerRequest request) {
     if (request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD) {
       request.response().setStatusCode(405).putHeader("Allow", "GET, HEAD").end();
+      return false;
+    }
+    return true;
+  }
+
+  private void handle(HttpServerRequest request) {
+    if (!allowedMethod(request)) {
       return;
     }
     switch (request.path()) {
@@ -112,10 +164,26 @@ public final class OpsServer {
       answer(request, MetricsAccess.Verdict.values()[(int) cached[0]]);
       return;
     }
+    // A token that is not cached costs a TokenReview: paid from the source's bucket, given back
+    // when the token is valid, so made-up tokens cost a bounded number of reviews.
+    String source =
+        request.remoteAddress() == null
+            ? ""
+            : String.valueOf(request.remoteAddress().hostAddress());
+    if (!failedAuthentications.tryAcquire(source)) {
+      request
+          .response()
+          .putHeader("Retry-After", Long.toString(failedAuthentications.retryAfterSeconds(source)));
+      reply(request, 429, "too many tokens from this address were not accepted; retry later\n");
+      return;
+    }
     vertx
         .executeBlocking(() -> access.check(token), false)
         .onComplete(
             ar -> {
+              if (ar.failed() || ar.result() != MetricsAccess.Verdict.UNAUTHENTICATED) {
+                failedAuthentications.refund(source);
+              }
               if (ar.failed()) {
                 // The API server's message stays in the log: the caller may be anyone.
                 org.slf4j.LoggerFactory.getLogger(OpsServer.class)
@@ -196,6 +264,7 @@ public final class OpsServer {
     if (certificate != null) {
       certificate.close();
     }
-    return server == null ? Future.succeededFuture() : server.close();
+    Future<Void> health = healthServer == null ? Future.succeededFuture() : healthServer.close();
+    return server == null ? health : Future.join(health, server.close()).mapEmpty();
   }
 }

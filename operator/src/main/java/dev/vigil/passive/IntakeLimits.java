@@ -27,6 +27,9 @@ package dev.vigil.passive;
  * @param maxPendingReviews review calls queued or running at once; past it: 503 with Retry-After
  * @param requestsPerSecond requests one identity may make per second, sustained; past it: 429
  * @param requestBurst requests one identity may make at once after a quiet spell
+ * @param failedAuthPerSecond TokenReviews of unknown tokens one source address may cause per
+ *     second, sustained (a review that accepts the token costs nothing); past it: 429
+ * @param failedAuthBurst such reviews one source address may cause at once after a quiet spell
  */
 public record IntakeLimits(
     int maxBodyBytes,
@@ -43,7 +46,9 @@ public record IntakeLimits(
     long maxBytesInFlight,
     int maxPendingReviews,
     double requestsPerSecond,
-    int requestBurst) {
+    int requestBurst,
+    double failedAuthPerSecond,
+    int failedAuthBurst) {
 
   public IntakeLimits {
     if (maxBodyBytes < 1
@@ -56,7 +61,9 @@ public record IntakeLimits(
         || maxBytesInFlight < maxBodyBytes
         || maxPendingReviews < 1
         || !(requestsPerSecond > 0)
-        || requestBurst < 1) {
+        || requestBurst < 1
+        || !(failedAuthPerSecond > 0)
+        || failedAuthBurst < 1) {
       throw new IllegalArgumentException(
           "intake limits must be positive, and bytes in flight at least one body");
     }
@@ -65,12 +72,12 @@ public record IntakeLimits(
   /**
    * 4 MiB, 10,000 outcomes, 32 pools, 10 s, 20,000 queued per pool, 5 min old, 30 s / 5 s, 10,000
    * cached reviews, 256 connections, 32 MiB in flight, 64 pending reviews, 20 requests/s (burst 40)
-   * per identity.
+   * per identity, 1 failed authentication/s (burst 10) per source address.
    */
   public static IntakeLimits defaults() {
     return new IntakeLimits(
         4 << 20, 10_000, 32, 10_000, 20_000, 300_000, 10_000, 30_000, 5_000, 10_000, 256, 32 << 20,
-        64, 20, 40);
+        64, 20, 40, 1, 10);
   }
 
   public IntakeLimits withMaxBodyBytes(int v) {
@@ -114,6 +121,15 @@ public record IntakeLimits(
             });
   }
 
+  public IntakeLimits withFailedAuthentications(double perSecond, int burst) {
+    return new Builder(this)
+        .set(
+            b -> {
+              b.failedAuthPerSecond = perSecond;
+              b.failedAuthBurst = burst;
+            });
+  }
+
   /** A mutable copy, so each {@code with} names one field. */
   private static final class Builder {
     int maxBodyBytes;
@@ -131,6 +147,8 @@ public record IntakeLimits(
     int maxPendingReviews;
     double requestsPerSecond;
     int requestBurst;
+    double failedAuthPerSecond;
+    int failedAuthBurst;
 
     Builder(IntakeLimits l) {
       maxBodyBytes = l.maxBodyBytes;
@@ -148,6 +166,8 @@ public record IntakeLimits(
       maxPendingReviews = l.maxPendingReviews;
       requestsPerSecond = l.requestsPerSecond;
       requestBurst = l.requestBurst;
+      failedAuthPerSecond = l.failedAuthPerSecond;
+      failedAuthBurst = l.failedAuthBurst;
     }
 
     IntakeLimits set(java.util.function.Consumer<Builder> change) {
@@ -167,7 +187,9 @@ public record IntakeLimits(
           Math.max(maxBytesInFlight, maxBodyBytes),
           maxPendingReviews,
           requestsPerSecond,
-          requestBurst);
+          requestBurst,
+          failedAuthPerSecond,
+          failedAuthBurst);
     }
   }
 }

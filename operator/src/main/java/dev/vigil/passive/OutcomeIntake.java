@@ -1,6 +1,7 @@
 package dev.vigil.passive;
 
 import dev.vigil.ops.ServingCertificate;
+import dev.vigil.ops.TokenBuckets;
 import dev.vigil.runtime.AppliedOutcomes;
 import dev.vigil.runtime.OutcomeReport;
 import dev.vigil.runtime.PoolKey;
@@ -67,7 +68,8 @@ public final class OutcomeIntake {
   private final PoolQueues queues;
   private final WorkerExecutor workers;
   private final Reviews reviews;
-  private final IdentityRateLimit rates;
+  private final TokenBuckets rates;
+  private final TokenBuckets failedAuthentications;
   private final BooleanSupplier runsPools;
   private final ServingCertificate certificate;
   private final AtomicInteger connections = new AtomicInteger();
@@ -97,8 +99,14 @@ public final class OutcomeIntake {
     this.workers = vertx.createSharedWorkerExecutor("vigil-reviews", 4);
     this.reviews = new Reviews(reviewer, workers, limits, clock);
     this.rates =
-        new IdentityRateLimit(
+        new TokenBuckets(
             limits.requestsPerSecond(), limits.requestBurst(), limits.maxCachedReviews(), clock);
+    this.failedAuthentications =
+        new TokenBuckets(
+            limits.failedAuthPerSecond(),
+            limits.failedAuthBurst(),
+            limits.maxCachedReviews(),
+            clock);
     this.runsPools = runsPools;
     this.certificate = certificate;
   }
@@ -247,9 +255,24 @@ public final class OutcomeIntake {
       timer = vertx.setTimer(limits.requestTimeoutMs(), id -> timeUp());
       req.response().endHandler(v -> finish());
       req.response().closeHandler(v -> finish());
+      // A token not in the cache costs a TokenReview: the source pays one from its bucket of
+      // failed authentications, and gets it back when the token is accepted.
+      String source = source(req);
+      boolean[] charged = {false};
+      Future<Optional<Identity>> review =
+          reviews.authenticate(token, () -> charged[0] = failedAuthentications.tryAcquire(source));
+      review.onFailure(
+          e -> {
+            if (charged[0]) {
+              failedAuthentications.refund(source); // the API server failed, not the token
+            }
+          });
       on(
-          reviews.authenticate(token),
+          review,
           who -> {
+            if (who.isPresent() && charged[0]) {
+              failedAuthentications.refund(source);
+            }
             if (who.isEmpty()) {
               refuse(
                   req,
@@ -484,6 +507,19 @@ public final class OutcomeIntake {
                       then.handle(r.result());
                     } else if (r.cause() instanceof Reviews.Saturated) {
                       busy("too many requests are waiting for a review");
+                    } else if (r.cause() instanceof Reviews.Throttled) {
+                      String source = source(req);
+                      req.response()
+                          .putHeader(
+                              HttpHeaders.RETRY_AFTER,
+                              Long.toString(failedAuthentications.retryAfterSeconds(source)));
+                      refuse(
+                          req,
+                          429,
+                          "too_many_failed_authentications",
+                          "too many tokens from "
+                              + source
+                              + " were not accepted; retry later with a valid token");
                     } else {
                       // The API server's message stays in the log: callers may not be
                       // authenticated.
@@ -573,6 +609,12 @@ public final class OutcomeIntake {
 
   private String tooLarge() {
     return "the body is larger than " + limits.maxBodyBytes() + " bytes; send smaller batches";
+  }
+
+  /** The caller's IP address: what failed authentications are counted by. */
+  static String source(HttpServerRequest req) {
+    var address = req.remoteAddress();
+    return address == null || address.hostAddress() == null ? "" : address.hostAddress();
   }
 
   static String bearer(String header) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -31,6 +32,13 @@ final class Reviews {
   static final class Saturated extends RuntimeException {
     Saturated() {
       super("too many reviews in flight", null, false, false);
+    }
+  }
+
+  /** The caller's source may not cause another TokenReview now: nothing was asked. */
+  static final class Throttled extends RuntimeException {
+    Throttled() {
+      super("too many failed authentications from this source", null, false, false);
     }
   }
 
@@ -62,9 +70,13 @@ final class Reviews {
     };
   }
 
-  /** The token's owner, or empty for a token that is not valid; fails when the review failed. */
-  Future<Optional<Identity>> authenticate(String token) {
-    return cached(tokens, digest(token), () -> reviewer.authenticate(token), Optional::isPresent);
+  /**
+   * The token's owner, or empty for a token that is not valid; fails when the review failed, and
+   * with {@link Throttled} when the token is not cached and {@code mayAsk} refuses a TokenReview.
+   */
+  Future<Optional<Identity>> authenticate(String token, BooleanSupplier mayAsk) {
+    return cached(
+        tokens, digest(token), () -> reviewer.authenticate(token), Optional::isPresent, mayAsk);
   }
 
   /** Whether the caller may report for the pool; fails when the review failed. */
@@ -73,7 +85,8 @@ final class Reviews {
         grants,
         caller.authorizationKey() + '\u0000' + pool,
         () -> reviewer.mayReport(caller, pool),
-        Boolean::booleanValue);
+        Boolean::booleanValue,
+        () -> true);
   }
 
   /** Review calls waiting or running now. */
@@ -88,7 +101,11 @@ final class Reviews {
   }
 
   private <T> Future<T> cached(
-      Map<String, Entry<T>> cache, String key, Supplier<T> ask, Predicate<T> allows) {
+      Map<String, Entry<T>> cache,
+      String key,
+      Supplier<T> ask,
+      Predicate<T> allows,
+      BooleanSupplier mayAsk) {
     long now = clock.getAsLong();
     Entry<T> entry;
     synchronized (this) {
@@ -99,6 +116,10 @@ final class Reviews {
       if (pending.incrementAndGet() > limits.maxPendingReviews()) {
         pending.decrementAndGet();
         return Future.failedFuture(new Saturated());
+      }
+      if (!mayAsk.getAsBoolean()) {
+        pending.decrementAndGet();
+        return Future.failedFuture(new Throttled());
       }
       AtomicLong expiresAt = new AtomicLong(Long.MAX_VALUE);
       Future<T> answer = workers.executeBlocking(ask::get, false);

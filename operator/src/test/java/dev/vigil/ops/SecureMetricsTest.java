@@ -18,14 +18,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Secure metrics: TLS on the metrics port, /metrics only for a token {@link MetricsAccess} allows
- * (401 / 403 otherwise, answers cached), /healthz and /readyz without a token.
+ * (401 / 403 otherwise, answers cached), /healthz and /readyz without a token, and in plain HTTP on
+ * the health port; made-up tokens cost a bounded number of reviews per source address.
  */
 class SecureMetricsTest {
   private final Vertx vertx = Vertx.vertx();
   private final HttpClient https = TestTls.client();
   private final AtomicInteger reviews = new AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicLong clock =
+      new java.util.concurrent.atomic.AtomicLong(1_000_000);
   private OpsServer server;
   private int port;
+  private int healthPort;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -47,8 +51,12 @@ class SecureMetricsTest {
                 new PoolGauges(List::of, registry),
                 new Heartbeat(vertx, System::nanoTime, 10_000),
                 new Readiness(() -> true, () -> true, Leadership.sole()))
-            .secure(new ServingCertificate(vertx, TestTls.certFile(), TestTls.keyFile()), access);
+            .secure(
+                new ServingCertificate(vertx, TestTls.certFile(), TestTls.keyFile()),
+                access,
+                new TokenBuckets(1, 5, 100, clock::get));
     port = server.listen(0).toCompletionStage().toCompletableFuture().get();
+    healthPort = server.listenHealth(0).toCompletionStage().toCompletableFuture().get();
   }
 
   @AfterEach
@@ -81,6 +89,49 @@ class SecureMetricsTest {
 
     assertThat(get("/healthz", null).statusCode()).isEqualTo(200);
     assertThat(get("/readyz", null).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void theHealthPortServesHealthInPlainHttpAndNoMetrics() throws Exception {
+    HttpClient plain = HttpClient.newHttpClient();
+    java.util.function.Function<String, HttpResponse<String>> get =
+        path -> {
+          try {
+            return plain.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        };
+    assertThat(healthPort).isPositive().isNotEqualTo(port);
+    assertThat(get.apply("/healthz").statusCode()).isEqualTo(200);
+    assertThat(get.apply("/readyz").statusCode()).isEqualTo(200);
+    HttpResponse<String> metrics = get.apply("/metrics");
+    assertThat(metrics.statusCode()).isEqualTo(404);
+    assertThat(metrics.body()).doesNotContain("vigil_outcomes");
+    assertThat(reviews).as("health needs no review").hasValue(0);
+  }
+
+  @Test
+  void aFloodOfMadeUpTokensCostsABoundedNumberOfTokenReviews() throws Exception {
+    for (int i = 0; i < 40; i++) {
+      int status = get("/metrics", "made-up-" + i).statusCode();
+      assertThat(status).as("token %d", i).isEqualTo(i < 5 ? 401 : 429);
+    }
+    assertThat(reviews).as("TokenReviews for 40 made-up tokens: the burst of 5").hasValue(5);
+    HttpResponse<String> limited = get("/metrics", "prometheus");
+    assertThat(limited.statusCode()).isEqualTo(429);
+    assertThat(limited.headers().firstValue("Retry-After")).hasValue("1");
+
+    clock.addAndGet(1_000); // one more review per second
+    assertThat(get("/metrics", "prometheus").statusCode()).isEqualTo(200);
+    assertThat(get("/metrics", "made-up-x").statusCode())
+        .as("the valid token's review was given back, so one more is allowed")
+        .isEqualTo(401);
+    assertThat(get("/metrics", "made-up-y").statusCode()).isEqualTo(429);
+    assertThat(reviews).hasValue(7);
+    assertThat(get("/metrics", "prometheus").statusCode()).as("cached: no review").isEqualTo(200);
   }
 
   @Test

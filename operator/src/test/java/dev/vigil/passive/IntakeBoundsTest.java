@@ -248,6 +248,34 @@ class IntakeBoundsTest {
   }
 
   @Test
+  void aFloodOfMadeUpTokensCostsABoundedNumberOfTokenReviews() throws Exception {
+    start(LIMITS.withFailedAuthentications(1, 5).withRate(1_000, 1_000));
+    for (int i = 0; i < 40; i++) {
+      HttpResponse<String> r = post(WEB_PATH, "made-up-" + i, ONE);
+      assertThat(r.statusCode()).as("token %d", i).isEqualTo(i < 5 ? 401 : 429);
+      if (i >= 5) {
+        assertThat(r.body()).contains("too_many_failed_authentications");
+        assertThat(r.headers().firstValue("retry-after")).hasValue("1");
+      }
+    }
+    assertThat(harness.reviewer.tokenReviews)
+        .as("TokenReviews for 40 made-up tokens from one address: the burst of 5")
+        .hasValue(5);
+    assertThat(post(WEB_PATH, TOKEN, ONE).statusCode())
+        .as("a token that is not cached waits for the address's next review too")
+        .isEqualTo(429);
+
+    clock.addAndGet(1_000); // one more review per second
+    assertThat(post(WEB_PATH, TOKEN, ONE).statusCode()).isEqualTo(200);
+    assertThat(post(WEB_PATH, "made-up-x", ONE).statusCode())
+        .as("the valid token's review was given back")
+        .isEqualTo(401);
+    assertThat(post(WEB_PATH, "made-up-y", ONE).statusCode()).isEqualTo(429);
+    assertThat(post(WEB_PATH, TOKEN, ONE).statusCode()).as("cached: no review").isEqualTo(200);
+    assertThat(harness.reviewer.tokenReviews).hasValue(7);
+  }
+
+  @Test
   void theReviewCacheDropsTheLeastRecentlyUsedTokenNotAll() throws Exception {
     start(LIMITS.withMaxCachedReviews(2).withRate(1_000, 1_000));
     harness.reviewer.user("b", "system:serviceaccount:shop:b", "shop");
