@@ -69,6 +69,9 @@ app.kubernetes.io/component: operator
 {{- if eq (int .Values.metrics.port) (int .Values.outcomes.port) }}
 {{- fail "metrics.port and outcomes.port must differ" }}
 {{- end }}
+{{- if or (eq (int .Values.probes.port) (int .Values.metrics.port)) (eq (int .Values.probes.port) (int .Values.outcomes.port)) }}
+{{- fail "probes.port must differ from metrics.port and outcomes.port" }}
+{{- end }}
 {{- end }}
 
 {{/* The kubernetes.io/tls Secret the outcome port's certificate and key come from. */}}

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,16 +95,23 @@ class ChartDefaultsTest {
   }
 
   @Test
-  void probesHealthzForLivenessAndReadyzForReadiness() {
+  void probesHealthzForLivenessAndReadyzForReadinessOnThePlainHealthPort() {
     assertThat(operator.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
-    assertThat(operator.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
     assertThat(operator.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-    assertThat(operator.getReadinessProbe().getHttpGet().getPort().getStrVal())
-        .isEqualTo("metrics");
     assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(
+            List.of(
+                operator.getLivenessProbe().getHttpGet(),
+                operator.getReadinessProbe().getHttpGet(),
+                operator.getStartupProbe().getHttpGet()))
+        .allSatisfy(
+            get -> {
+              assertThat(get.getPort().getStrVal()).isEqualTo("health");
+              assertThat(get.getScheme()).as("plain HTTP for the kubelet").isNull();
+            });
     assertThat(operator.getPorts())
         .extracting(p -> p.getName() + "=" + p.getContainerPort())
-        .containsExactly("metrics=8080", "outcomes=8443");
+        .containsExactly("metrics=8080", "outcomes=8443", "health=8081");
   }
 
   @Test

@@ -34,6 +34,7 @@ class ChartOperatorConfigTest {
     assertThat(config.apiBurst()).isEqualTo(OperatorConfig.DEFAULT_API_BURST);
     assertThat(config.metricsPort()).isEqualTo(containerPort(c, "metrics"));
     assertThat(config.outcomePort()).isEqualTo(containerPort(c, "outcomes"));
+    assertThat(config.healthPort()).isEqualTo(containerPort(c, "health"));
   }
 
   @Test
@@ -48,6 +49,8 @@ class ChartOperatorConfigTest {
               port: 9090
             outcomes:
               port: 9443
+            probes:
+              port: 9081
             """);
     OperatorConfig config = parse(c);
 
@@ -57,6 +60,7 @@ class ChartOperatorConfigTest {
     assertThat(config.apiBurst()).isEqualTo(120);
     assertThat(config.metricsPort()).isEqualTo(9090).isEqualTo(containerPort(c, "metrics"));
     assertThat(config.outcomePort()).isEqualTo(9443).isEqualTo(containerPort(c, "outcomes"));
+    assertThat(config.healthPort()).isEqualTo(9081).isEqualTo(containerPort(c, "health"));
   }
 
   @Test

@@ -109,8 +109,11 @@ class ChartTlsTest {
     RenderedChart chart = CHART.render("serviceMonitor: {enabled: true}");
     Container c = operator(chart);
     assertThat(env(c)).containsEntry("VIGIL_METRICS_AUTH", "true");
-    assertThat(c.getLivenessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
-    assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+    assertThat(c.getLivenessProbe().getHttpGet().getPort().getStrVal())
+        .as("the kubelet probes the plain health port, not the TLS metrics port")
+        .isEqualTo("health");
+    assertThat(c.getLivenessProbe().getHttpGet().getScheme()).isNull();
+    assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isNull();
     String monitor = CHART.template("serviceMonitor: {enabled: true}");
     assertThat(monitor)
         .contains("scheme: https")
@@ -118,7 +121,7 @@ class ChartTlsTest {
 
     Container open = operator(CHART.render("metrics: {secure: false}"));
     assertThat(env(open)).containsEntry("VIGIL_METRICS_AUTH", "false");
-    assertThat(open.getLivenessProbe().getHttpGet().getScheme()).isNull();
+    assertThat(open.getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("health");
   }
 
   @Test

@@ -160,6 +160,8 @@ class ChartValuesTest {
         .hasMessageContaining("/metrics/port");
     assertThatThrownBy(() -> vigil.template("metrics: {port: 8443}"))
         .hasMessageContaining("metrics.port and outcomes.port must differ");
+    assertThatThrownBy(() -> vigil.template("probes: {port: 8080}"))
+        .hasMessageContaining("probes.port must differ from metrics.port and outcomes.port");
   }
 
   @Test
