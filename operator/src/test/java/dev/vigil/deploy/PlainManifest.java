@@ -2,7 +2,8 @@ package dev.vigil.deploy;
 
 /**
  * {@code deploy/manifests/vigil.yaml}: the chart rendered with its default values except the
- * outcome port's certificate (an existing Secret, not one generated into the file), for installs
+ * outcome port's certificate (an existing Secret, not one generated into the file) and the
+ * admission policy (always, since rendering offline cannot see the cluster's APIs), for installs
  * without Helm. The CRDs stay in {@code crds/}, applied first.
  */
 final class PlainManifest {
@@ -12,8 +13,8 @@ final class PlainManifest {
 
   private static final String HEADER =
       """
-      # Vigil: plain install, rendered from the Helm chart deploy/helm/vigil with default values
-      # and outcomes.tls.mode=secret
+      # Vigil: plain install, rendered from the Helm chart deploy/helm/vigil with default values,
+      # outcomes.tls.mode=secret and admissionPolicy.enabled=true
       # (release "%s", namespace "%s"). Do not edit: PlainManifestTest fails when this file
       # and the chart differ.
       #
@@ -23,6 +24,8 @@ final class PlainManifest {
       # The outcome port serves TLS only: its certificate (for vigil.%s.svc) comes from the
       # kubernetes.io/tls Secret vigil-tls, which you create (openssl, cert-manager, your CA); the
       # operator Pod starts once it exists, and picks up a replaced one without a restart.
+      # The ValidatingAdmissionPolicy at the end needs Kubernetes 1.30+ (on older clusters, drop
+      # its two objects).
       # Regenerate: %s
       ---
       apiVersion: v1
@@ -38,6 +41,8 @@ final class PlainManifest {
       """
       outcomes:
         tls: {mode: secret, secretName: vigil-tls}
+      admissionPolicy:
+        enabled: true
       """;
 
   private PlainManifest() {}

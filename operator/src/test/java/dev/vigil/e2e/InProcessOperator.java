@@ -78,7 +78,8 @@ public final class InProcessOperator implements AutoCloseable {
                 "text",
                 200)
             .withTls(tlsDir.resolve("tls.crt").toString(), tlsDir.resolve("tls.key").toString())
-            .withMetricsAuth(true);
+            .withMetricsAuth(true)
+            .withHealthPort(0);
     return start(cluster, E2eCluster.RELEASE, config);
   }
 
@@ -101,6 +102,11 @@ public final class InProcessOperator implements AutoCloseable {
   /** The port of /metrics, /healthz and /readyz. */
   public int metricsPort() {
     return running.ops().port();
+  }
+
+  /** The plain-HTTP port of /healthz and /readyz, or -1 when off. */
+  public int healthPort() {
+    return running.ops().healthPort();
   }
 
   public KubernetesClient client() {

@@ -122,6 +122,16 @@ class SecureEndpointsE2E {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(health.statusCode()).as("no token needed").isEqualTo(200);
+      HttpResponse<String> probe =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + operator.healthPort() + "/readyz"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(probe.statusCode())
+          .as("the kubelet's probe: plain HTTP on the health port, no token: %s", probe.body())
+          .isEqualTo(200);
 
       int port = operator.outcomePort();
       assertThat(servedSerial(port)).isEqualTo(first.serial());
