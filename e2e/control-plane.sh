@@ -255,12 +255,16 @@ gen_pki() {
 
 write_audit_policy() {
   # Writes only (no get/list/watch), at Metadata level, so tests can count the
-  # writes made to a resource (e.g. EndpointSlices after an operator restart).
+  # writes made to a resource (e.g. EndpointSlices after an operator restart);
+  # every call (reads too) of the ServiceAccounts in vigil-system, the chart's
+  # namespace, so LeastPrivilegeE2E can derive the calls Vigil makes.
   printf '%s\n' \
     'apiVersion: audit.k8s.io/v1' \
     'kind: Policy' \
     'omitStages: ["RequestReceived"]' \
     'rules:' \
+    '- level: Metadata' \
+    '  userGroups: ["system:serviceaccounts:vigil-system"]' \
     '- level: None' \
     '  verbs: ["get", "list", "watch"]' \
     '- level: Metadata' >"$STATE/audit-policy.yaml"

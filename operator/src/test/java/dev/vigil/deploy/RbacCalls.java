@@ -15,12 +15,13 @@ import java.util.TreeSet;
 
 /**
  * {@code deploy/rbac-calls.yaml}: every API call the operator makes, the single list the chart's
- * RBAC is checked against.
+ * RBAC is checked against ({@code RbacCallsTest}), and the calls a real run does not make with a
+ * reason each ({@code auditException}, checked by {@code LeastPrivilegeE2E}).
  */
-record RbacCalls(List<Call> calls) {
+public record RbacCalls(List<Call> calls) {
 
   /** Where a permission is granted. */
-  enum Scope {
+  public enum Scope {
     /** In the namespaces Vigil watches. */
     WATCHED,
     /** Cluster-scoped APIs. */
@@ -29,11 +30,20 @@ record RbacCalls(List<Call> calls) {
     RELEASE
   }
 
-  record Call(
-      String apiGroup, List<String> resources, List<String> verbs, Scope scope, String why) {}
+  /**
+   * @param auditException null when {@code LeastPrivilegeE2E}'s run makes these calls; else why it
+   *     does not (e.g. only after a conflict, only on failover) and the grant stays anyway
+   */
+  public record Call(
+      String apiGroup,
+      List<String> resources,
+      List<String> verbs,
+      Scope scope,
+      String why,
+      String auditException) {}
 
   /** One verb on one resource of one API group: the unit RBAC rules are compared in. */
-  record Grant(String apiGroup, String resource, String verb) implements Comparable<Grant> {
+  public record Grant(String apiGroup, String resource, String verb) implements Comparable<Grant> {
     @Override
     public int compareTo(Grant o) {
       return toString().compareTo(o.toString());
@@ -45,7 +55,7 @@ record RbacCalls(List<Call> calls) {
     }
   }
 
-  static RbacCalls load(Path file) {
+  public static RbacCalls load(Path file) {
     ObjectMapper yaml =
         YAMLMapper.builder()
             .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
@@ -73,7 +83,22 @@ record RbacCalls(List<Call> calls) {
   }
 
   /** Expands RBAC rules into grants; wildcards stay literal, so they never match a call. */
-  static Set<Grant> grantsOf(Collection<PolicyRule> rules) {
+  /** The grants a real run need not use, each with its reason. */
+  public java.util.Map<Grant, String> auditExceptions() {
+    java.util.Map<Grant, String> out = new java.util.TreeMap<>();
+    for (Call call : calls) {
+      if (call.auditException() != null) {
+        for (String resource : call.resources()) {
+          for (String verb : call.verbs()) {
+            out.put(new Grant(call.apiGroup(), resource, verb), call.auditException());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  public static Set<Grant> grantsOf(Collection<PolicyRule> rules) {
     Set<Grant> grants = new TreeSet<>();
     for (PolicyRule rule : rules) {
       for (String group : rule.getApiGroups()) {

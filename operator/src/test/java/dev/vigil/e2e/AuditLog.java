@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The API server's audit log ({@code e2e/control-plane.sh} records every write at Metadata level):
- * which writes reached the server after a mark, as the server saw them.
+ * The API server's audit log ({@code e2e/control-plane.sh} records every write at Metadata level,
+ * and every call of the ServiceAccounts in {@code vigil-system}): which calls reached the server
+ * after a mark, as the server saw them.
  */
 public final class AuditLog {
   private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete");
@@ -60,6 +61,58 @@ public final class AuditLog {
                 + " -> "
                 + e.path("responseStatus").path("code").asText());
       }
+    }
+    return out;
+  }
+
+  /**
+   * One call as the API server audited it: the verb, the API group ("" for core), the resource with
+   * its subresource ("backendpools/status"), or for a non-resource request its path in {@code uri}
+   * and an empty resource.
+   */
+  public record Call(
+      String verb,
+      String apiGroup,
+      String resource,
+      String namespace,
+      String name,
+      int code,
+      String uri,
+      String stage) {
+    @Override
+    public String toString() {
+      return verb
+          + " "
+          + (resource.isEmpty() ? uri : (apiGroup.isEmpty() ? "core" : apiGroup) + "/" + resource)
+          + (namespace.isEmpty() ? "" : " in " + namespace)
+          + (name.isEmpty() ? "" : " " + name)
+          + " -> "
+          + code;
+    }
+  }
+
+  /** Every call {@code username} made after the mark (all stages the log holds). */
+  public List<Call> callsSince(long mark, String username) {
+    List<Call> out = new ArrayList<>();
+    for (JsonNode e : entriesSince(mark)) {
+      if (!username.equals(e.path("user").path("username").asText())) {
+        continue;
+      }
+      JsonNode ref = e.path("objectRef");
+      String res = ref.path("resource").asText("");
+      if (ref.hasNonNull("subresource")) {
+        res += "/" + ref.path("subresource").asText();
+      }
+      out.add(
+          new Call(
+              e.path("verb").asText(),
+              ref.path("apiGroup").asText(""),
+              res,
+              ref.path("namespace").asText(""),
+              ref.path("name").asText(""),
+              e.path("responseStatus").path("code").asInt(0),
+              e.path("requestURI").asText(""),
+              e.path("stage").asText()));
     }
     return out;
   }

@@ -83,6 +83,22 @@ public final class InProcessOperator implements AutoCloseable {
     return start(cluster, E2eCluster.RELEASE, config);
   }
 
+  /**
+   * Everything on, as the chart runs it: leader election with {@code leaseName}, the outcome intake
+   * and secure metrics with the test CA's certificate, the plain health port (all on free ports),
+   * as the chart's ServiceAccount.
+   */
+  public static InProcessOperator startEverything(
+      E2eCluster cluster, String namespace, String leaseName) {
+    OperatorConfig config =
+        new OperatorConfig(
+                Set.of(namespace), 0, 0, true, leaseName, E2eCluster.RELEASE_NAMESPACE, "text", 200)
+            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString())
+            .withMetricsAuth(true)
+            .withHealthPort(0);
+    return start(cluster, E2eCluster.RELEASE, config);
+  }
+
   private static InProcessOperator start(
       E2eCluster cluster, String serviceAccount, OperatorConfig config) {
     KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, serviceAccount);
