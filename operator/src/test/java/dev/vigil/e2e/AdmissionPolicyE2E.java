@@ -54,19 +54,8 @@ class AdmissionPolicyE2E {
                   () ->
                       catchThrowableOfType(
                           KubernetesClientException.class,
-                          () ->
-                              vigil
-                                  .discovery()
-                                  .v1()
-                                  .endpointSlices()
-                                  .inNamespace(ns)
-                                  .withName("other-abc")
-                                  .edit(
-                                      s -> {
-                                        s.getEndpoints().get(0).getConditions().setReady(false);
-                                        return s;
-                                      })),
-                  e -> e != null);
+                          () -> vigil.resource(notReady(admin.resource(foreign).get())).update()),
+                  e -> e != null && e.getCode() != 409);
       assertThat(denied.getCode()).isEqualTo(403);
       assertThat(denied.getMessage())
           .contains("vigil-owned-writes")
@@ -90,35 +79,15 @@ class AdmissionPolicyE2E {
           "changing a Service Vigil does not own");
 
       EndpointSlice own = vigil.resource(slice(ns, "web-vigil-0", "web", "vigil.dev")).create();
-      EndpointSlice updated =
-          vigil
-              .discovery()
-              .v1()
-              .endpointSlices()
-              .inNamespace(ns)
-              .withName(own.getMetadata().getName())
-              .edit(
-                  s -> {
-                    s.getEndpoints().get(0).getConditions().setReady(false);
-                    return s;
-                  });
+      EndpointSlice updated = vigil.resource(notReady(own)).update();
       assertThat(updated.getEndpoints().get(0).getConditions().getReady()).isFalse();
-      assertDenied(
-          () ->
-              vigil
-                  .discovery()
-                  .v1()
-                  .endpointSlices()
-                  .inNamespace(ns)
-                  .withName("web-vigil-0")
-                  .edit(
-                      s -> {
-                        s.getMetadata()
-                            .getLabels()
-                            .put(MANAGED_BY, "endpointslice-controller.k8s.io");
-                        return s;
-                      }),
-          "giving its own slice away");
+      EndpointSlice givenAway =
+          new EndpointSliceBuilder(updated)
+              .editMetadata()
+              .addToLabels(MANAGED_BY, "endpointslice-controller.k8s.io")
+              .endMetadata()
+              .build();
+      assertDenied(() -> vigil.resource(givenAway).update(), "giving its own slice away");
       assertThat(vigil.resource(own).delete()).isNotEmpty();
 
       Service mine = vigil.resource(service(ns, "web", Map.of("vigil.dev/pool", "web"))).create();
@@ -153,6 +122,13 @@ class AdmissionPolicyE2E {
                   return s;
                 });
     assertThat(byAdmin.getEndpoints().get(0).getConditions().getReady()).isFalse();
+  }
+
+  /** A copy of the slice with its first endpoint not ready (an update Vigil would make). */
+  private static EndpointSlice notReady(EndpointSlice slice) {
+    EndpointSlice copy = new EndpointSliceBuilder(slice).build();
+    copy.getEndpoints().get(0).getConditions().setReady(false);
+    return copy;
   }
 
   private static void assertDenied(Runnable call, String what) {

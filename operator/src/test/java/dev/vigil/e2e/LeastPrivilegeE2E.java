@@ -143,7 +143,12 @@ class LeastPrivilegeE2E {
                         == 81);
 
         // One backend fewer: two slices become one, the other is deleted.
-        admin.pods().inNamespace(ns).withName("web-3").delete();
+        admin
+            .pods()
+            .inNamespace(ns)
+            .withName("web-3")
+            .withGracePeriod(0)
+            .delete(); // no kubelet to wait for
         await().atMost(CONVERGE).until(() -> slices.list().size() == 1);
         slices.awaitReady(CONVERGE, 1);
       }
