@@ -9,7 +9,7 @@ import java.util.function.ToLongFunction;
  * connections} slow senders, with attackers allowed to report (their bodies are read) and then not
  * allowed (refused before the body); prints every round and the median of the rounds. Run it with
  * the chart's heap ({@code -Xmx384m}: 75 % of the 512 Mi limit) through {@code
- * bench/intake-slow-load.sh}.
+ * bench/intake-load.sh}.
  *
  * <p>Arguments: connections (200), the legitimate reporter's requests per round (50, one every 200
  * ms), rounds (3).

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
  * TLS connections promising 4 MiB bodies and sending them slowly never make the intake hold more
  * body bytes than its limit or more connections than its cap, and a legitimate reporter is answered
  * every time meanwhile (by the pool: 200; or, while allowed attackers hold the byte budget, 503
- * with Retry-After, at once). {@code bench/intake-slow-load.sh} measures the heap and the latency.
+ * with Retry-After, at once). {@code bench/intake-load.sh} measures the heap and the latency.
  */
 class SlowReportersTest {
   private static final IntakeLimits LIMITS = IntakeLimits.defaults();
