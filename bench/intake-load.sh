@@ -12,7 +12,7 @@
 #
 #   bench/intake-load.sh                      # both; 200 connections, 50 requests, 3 rounds
 #   RUNS=slow CONNECTIONS=200 REQUESTS=50 ROUNDS=3 HEAP=384m bench/intake-load.sh
-#   RUNS=throughput SIZES=10,100,1000 SECONDS=10 bench/intake-load.sh
+#   RUNS=throughput SIZES=10,100,1000 ROUND_S=10 bench/intake-load.sh
 #
 # HEAP defaults to the chart's: 75 % (javaOptions) of the 512 Mi memory limit. Takes
 # /tmp/vigil-bench.lock while it measures (other engineers' builds pause), released on exit.
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-"throughput slow"}
 SIZES=${SIZES:-10,100,1000}
-SECONDS_PER_ROUND=${SECONDS:-10}
+ROUND_S=${ROUND_S:-10}
 CONNECTIONS=${CONNECTIONS:-200}
 REQUESTS=${REQUESTS:-50}
 ROUNDS=${ROUNDS:-3}
@@ -38,7 +38,7 @@ for run in $RUNS; do
   case "$run" in
     throughput)
       timeout 1800 java "-Xmx$HEAP" -XX:+ExitOnOutOfMemoryError -cp "$CP" \
-        dev.vigil.passive.OutcomeIntakeLoad "$SIZES" "$SECONDS_PER_ROUND" "$ROUNDS" \
+        dev.vigil.passive.OutcomeIntakeLoad "$SIZES" "$ROUND_S" "$ROUNDS" \
         | grep -v ' INFO ' | tee "$OUT/throughput.txt" ;;
     slow)
       timeout 1800 java "-Xmx$HEAP" -XX:+ExitOnOutOfMemoryError -cp "$CP" \
