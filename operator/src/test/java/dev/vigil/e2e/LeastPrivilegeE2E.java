@@ -258,6 +258,8 @@ class LeastPrivilegeE2E {
         .inNamespace(ns)
         .resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
         .create();
+    Subject subject = new Subject(null, "ServiceAccount", sa, ns);
+    RoleRef role = new RoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole);
     if (clusterWide) {
       admin
           .resource(
@@ -265,12 +267,8 @@ class LeastPrivilegeE2E {
                   .withNewMetadata()
                   .withName(ns + "-" + sa)
                   .endMetadata()
-                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
-                  .addNewSubject()
-                  .withKind("ServiceAccount")
-                  .withName(sa)
-                  .withNamespace(ns)
-                  .endSubject()
+                  .withRoleRef(role)
+                  .withSubjects(subject)
                   .build())
           .create();
     } else {
@@ -281,12 +279,8 @@ class LeastPrivilegeE2E {
                   .withName(sa)
                   .withNamespace(ns)
                   .endMetadata()
-                  .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
-                  .addNewSubject()
-                  .withKind("ServiceAccount")
-                  .withName(sa)
-                  .withNamespace(ns)
-                  .endSubject()
+                  .withRoleRef(role)
+                  .withSubjects(subject)
                   .build())
           .create();
     }
