@@ -34,6 +34,11 @@ import org.junit.jupiter.api.Timeout;
  * PreferClose} gets {@code hints.forZones} only while every ready endpoint has a zone (kube-proxy's
  * rule); a Node's zone change re-plans the pool's slices. There is no kubelet: the test creates the
  * Node objects itself and sets each Pod's {@code spec.nodeName}.
+ *
+ * <p>Kubernetes 1.37's {@code PodTopologyLabels} admission copies the Node's zone label onto a Pod
+ * when it is bound (here: created with a nodeName), but never again: a Pod made while its Node had
+ * no zone, or whose Node's zone changed, keeps the old label. The last two steps fail when zones
+ * are read from Pod labels (seen: {@code 198.18.0.13="-/-"} where {@code zone-c/zone-c} was due).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ZonesE2E {
