@@ -30,10 +30,10 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Topology-aware routing on the real API server: zones come from the Nodes' {@code
  * topology.kubernetes.io/zone} label (a Pod carries at most a copy made when it was bound, see
- * below), read through the chart's RBAC ({@code nodes} get/list/watch); a Service with {@code trafficDistribution:
- * PreferClose} gets {@code hints.forZones} only while every ready endpoint has a zone (kube-proxy's
- * rule); a Node's zone change re-plans the pool's slices. There is no kubelet: the test creates the
- * Node objects itself and sets each Pod's {@code spec.nodeName}.
+ * below), read through the chart's RBAC ({@code nodes} get/list/watch); a Service with {@code
+ * trafficDistribution: PreferClose} gets {@code hints.forZones} only while every ready endpoint has
+ * a zone (kube-proxy's rule); a Node's zone change re-plans the pool's slices. There is no kubelet:
+ * the test creates the Node objects itself and sets each Pod's {@code spec.nodeName}.
  *
  * <p>Kubernetes 1.37's {@code PodTopologyLabels} admission copies the Node's zone label onto a Pod
  * when it is bound (here: created with a nodeName), but never again: a Pod made while its Node had
