@@ -385,7 +385,8 @@ public final class SlicePublisher implements PoolListener {
               b.member().zone(),
               b.published(),
               b.healthy(),
-              b.member().terminating()));
+              b.member().terminating(),
+              b.member().ports()));
     }
     return out;
   }
