@@ -274,7 +274,7 @@ public final class SlicePublisher implements PoolListener {
       List<EndpointSlice> current = current(slices, lane);
       List<EndpointSlice> desired =
           EndpointSliceDesired.build(target, endpoints(view.get()), current);
-      writer.apply(slices, desired, current);
+      writer.apply(slices::eventFilteringUpdateAndCacheResource, desired, current);
       for (EndpointSlice d : desired) {
         lane.written.add(d.getMetadata().getName());
       }
