@@ -164,12 +164,14 @@ public final class PoolSources {
 
   /**
    * The zone of every Node, as the EndpointSlice controller reads it: the Node's {@code
-   * topology.kubernetes.io/zone} label (set by the cloud provider or the kubelet; Pods almost never
-   * carry it). Nodes are cluster-scoped, so this informer watches all of them whatever namespaces
-   * Vigil watches. The watch carries whole Nodes, but the cache keeps only each Node's name, labels
-   * and resourceVersion (Fabric8's ReducedStateItemStore; a field path cannot name one label, the
-   * key has dots), about 1 KB per Node. Only a change of the zone label reconciles: the pools with
-   * a Pod on that Node.
+   * topology.kubernetes.io/zone} label (set by the cloud provider or the kubelet; a Pod carries at
+   * most a copy made when it was bound, stale once the Node's zone changes). Nodes are
+   * cluster-scoped, so this informer watches all of them whatever namespaces Vigil watches. The
+   * watch carries whole Nodes, but the cache keeps only each Node's name, labels and
+   * resourceVersion (Fabric8's ReducedStateItemStore; a field path cannot name one label, the key
+   * has dots): about 2 KB of heap per Node with 16 labels, as a cloud Node has
+   * (docs/publishing.md). Only a change of the zone label reconciles: the pools with a Pod on that
+   * Node.
    */
   private InformerEventSource<Node, BackendPool> nodeZoneSource(
       EventSourceContext<BackendPool> context) {
