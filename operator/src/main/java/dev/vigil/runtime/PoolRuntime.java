@@ -29,12 +29,13 @@ import java.util.function.LongSupplier;
 
 /**
  * Binds one pool's decision core to its probes and members (DESIGN §6). Everything that touches the
- * core runs on one Vert.x context, so the core needs no locks; other threads see only the immutable
- * {@link PoolView} it publishes.
+ * core runs on one context (a Vert.x event loop through {@link Timers}; a manual clock in tests),
+ * so the core needs no locks; other threads see only the immutable {@link PoolView} it publishes.
  *
- * <p>A change of what the pool's status or slices show (a state change, an ejection, panic, a
- * member change) rebuilds the view and tells the listener, which makes JOSDK reconcile the pool.
- * Probe results that change nothing rebuild nothing.
+ * <p>A change of what the pool's status or slices show (a state change, an ejection, a dry-run
+ * reason set or cleared, a multiplier's decay, panic, a member change) rebuilds the view and tells
+ * the listener (the slice and status publishers; no reconcile). Probe results that change nothing
+ * rebuild nothing, nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
  * <p>Timers: one periodic sweep, one timer for the next ejection end and one for the next release
  * of a damped backend (DESIGN §2.1), each re-armed only when the core's next deadline moved. After
