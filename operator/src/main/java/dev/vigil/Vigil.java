@@ -192,15 +192,11 @@ public final class Vigil {
     public void stop() {
       try {
         operator.stop();
+      } catch (RuntimeException e) {
+        LOG.warn("stopping the operator (informers, reconcilers) failed: {}", e.toString());
       } finally {
         if (intake != null) {
-          intake
-              .close()
-              .toCompletionStage()
-              .toCompletableFuture()
-              .orTimeout(10, TimeUnit.SECONDS)
-              .exceptionally(e -> null)
-              .join();
+          awaitStopped(intake.close(), "the outcome intake");
         }
         // The transitions of the last second still become Events, within 2 s; what the write
         // budget still holds back then is dropped (an Event is a report, not state).
@@ -218,14 +214,8 @@ public final class Vigil {
         events.shutdownNow();
         sliceWriters.shutdownNow();
         statusWriters.shutdownNow();
-        ops.close();
-        runtimes
-            .closeAll()
-            .toCompletionStage()
-            .toCompletableFuture()
-            .orTimeout(10, TimeUnit.SECONDS)
-            .exceptionally(e -> null)
-            .join();
+        awaitStopped(ops.close(), "the ops server (/metrics, /healthz, /readyz)");
+        awaitStopped(runtimes.closeAll(), "the pools' probes and timers");
       }
     }
   }
@@ -451,6 +441,17 @@ public final class Vigil {
     if (config.metricsAuth()) {
       ops.secure(certificate, MetricsAccess.of(client));
     }
+    // What a failed start must release: nothing it opened outlives the exception.
+    Runnable release =
+        () -> {
+          awaitStopped(ops.close(), "the ops server after a failed start");
+          eventThread.shutdownNow();
+          sliceWriters.shutdownNow();
+          statusWriters.shutdownNow();
+          if (certificate != null) {
+            certificate.close();
+          }
+        };
     int port;
     int healthPort = -1;
     try {
@@ -460,10 +461,7 @@ public final class Vigil {
             await(ops.listenHealth(config.healthPort()), "--health-port " + config.healthPort());
       }
     } catch (RuntimeException e) {
-      ops.close();
-      eventThread.shutdownNow();
-      sliceWriters.shutdownNow();
-      statusWriters.shutdownNow();
+      release.run();
       throw e;
     }
     LOG.info(
@@ -471,7 +469,17 @@ public final class Vigil {
         config.metricsAuth() ? " (TLS, authorized)" : "",
         port,
         healthPort < 0 ? "" : "; /healthz and /readyz (plain HTTP) on port " + healthPort);
-    operator.start();
+    try {
+      operator.start();
+    } catch (RuntimeException e) {
+      try {
+        operator.stop();
+      } catch (RuntimeException stopping) {
+        e.addSuppressed(stopping);
+      }
+      release.run();
+      throw e;
+    }
     OutcomeIntake intake = null;
     int outcomePort = -1;
     if (config.outcomePort() >= 0) {
@@ -492,10 +500,10 @@ public final class Vigil {
                 "--outcome-port " + config.outcomePort());
       } catch (RuntimeException e) {
         operator.stop();
-        ops.close();
-        eventThread.shutdownNow();
-        sliceWriters.shutdownNow();
-        statusWriters.shutdownNow();
+        if (intake != null) {
+          awaitStopped(intake.close(), "the outcome intake after a failed start");
+        }
+        release.run();
         throw e;
       }
     }
@@ -534,6 +542,24 @@ public final class Vigil {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** Waits up to 10 s for a part to stop; a failure or timeout is logged, never thrown. */
+  static void awaitStopped(io.vertx.core.Future<?> stopping, String what) {
+    stopping
+        .toCompletionStage()
+        .toCompletableFuture()
+        .orTimeout(10, TimeUnit.SECONDS)
+        .exceptionally(
+            e -> {
+              Throwable cause =
+                  e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                      ? e.getCause()
+                      : e;
+              LOG.warn("stopping {} failed: {}", what, cause.toString());
+              return null;
+            })
+        .join();
   }
 
   private static <T> T await(io.vertx.core.Future<T> future, String what) {

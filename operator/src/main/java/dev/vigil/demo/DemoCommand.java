@@ -14,6 +14,18 @@ import org.slf4j.LoggerFactory;
  * and a scripted scenario with a live view and a summary; exit 0 when every expectation held.
  */
 public final class DemoCommand {
+  /** How long the final print waits for status, slices and runtime to agree. */
+  private static final long FINAL_SETTLE_MS = 5_000;
+
+  private static Observation settled(DemoObserver observer) {
+    try {
+      return observer.settle(FINAL_SETTLE_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return observer.latest();
+    }
+  }
+
   private DemoCommand() {}
 
   /** Runs the demo; returns the exit code (0 all held, 1 an expectation unmet, 2 bad flags). */
@@ -164,7 +176,8 @@ public final class DemoCommand {
           }
         }
         out.println();
-        out.println(view.renderAll(observer.latest(), "Final state"));
+        // status is coalesced (about a second), the slices are not: let them agree first
+        out.println(view.renderAll(settled(observer), "Final state"));
         if (options.live()) {
           out.println("Scenario");
           timeline.log().forEach(out::println);

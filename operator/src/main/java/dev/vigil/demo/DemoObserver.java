@@ -39,6 +39,24 @@ public final class DemoObserver implements AutoCloseable {
     return latest;
   }
 
+  /**
+   * Observes until status, slices and runtime agree ({@link Observation#settled()}), at most {@code
+   * maxMs}; the last observation either way. For the final print: status is coalesced, the slices
+   * are not, so without this the last screen could show a backend Down in status and ready in the
+   * slice.
+   */
+  public Observation settle(long maxMs) throws InterruptedException {
+    long deadline = System.nanoTime() + maxMs * 1_000_000;
+    while (true) {
+      Observation o = observe(true);
+      latest = o;
+      if (o.settled() || System.nanoTime() >= deadline) {
+        return o;
+      }
+      Thread.sleep(SLICE_POLL_MS);
+    }
+  }
+
   public long elapsedMs() {
     return (System.nanoTime() - startNanos) / 1_000_000;
   }

@@ -63,4 +63,34 @@ public record Observation(
   public boolean hasEvent(String reason) {
     return events.stream().anyMatch(e -> reason.equals(e.getReason()));
   }
+
+  /**
+   * Status, slices and the runtime agree: the slices' ready set is what the runtime publishes, and
+   * every backend status lists shows the runtime's state. Status is coalesced and the slices are
+   * not, so right after a change they may differ for up to the status interval.
+   */
+  public boolean settled() {
+    if (view == null || pool == null || pool.getStatus() == null) {
+      return false;
+    }
+    Set<String> published = new TreeSet<>();
+    Map<String, dev.vigil.api.v1alpha1.BackendState> states = new java.util.HashMap<>();
+    for (var b : view.backends()) {
+      if (b.published()) {
+        published.add(b.member().ip());
+      }
+      states.put(b.member().id(), dev.vigil.reconcile.PoolStatusAggregator.stateOf(b.decision()));
+    }
+    if (!published.equals(ready())) {
+      return false;
+    }
+    List<dev.vigil.api.v1alpha1.BackendStatus> listed =
+        pool.getStatus().getBackends() == null ? List.of() : pool.getStatus().getBackends();
+    for (var b : listed) {
+      if (b.getState() != states.get(b.getPod())) {
+        return false;
+      }
+    }
+    return true;
+  }
 }

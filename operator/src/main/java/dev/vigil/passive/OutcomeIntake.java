@@ -414,7 +414,10 @@ public final class OutcomeIntake {
         LOG.warn("outcomes for pool {} failed: {}", pool, failed.toString());
         for (Outcome o : taken) {
           rejections.add(
-              new Rejection(o.index(), RejectReason.UNKNOWN_POOL, "pool " + pool + " closed"));
+              new Rejection(
+                  o.index(),
+                  RejectReason.UNKNOWN_POOL,
+                  "pool " + pool + " closed or could not apply the batch; retry"));
         }
         return 0;
       }

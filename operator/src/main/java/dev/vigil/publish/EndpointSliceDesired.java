@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPortBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.ForZoneBuilder;
@@ -18,9 +20,11 @@ import java.util.TreeMap;
 /**
  * Builds the EndpointSlices a pool should have (DESIGN §3), pure: no API calls.
  *
- * <p>Placement is sticky: an endpoint stays in the slice that already holds it, new endpoints fill
- * the lowest-numbered slices with room, and a slice is added only when all are full. So a Pod
- * joining or leaving touches one slice, not every slice after it.
+ * <p>Endpoints are grouped by their port set (a rollout that renames or renumbers a container port
+ * has two), one set of slices per group. Placement is sticky: an endpoint stays in the slice that
+ * already holds it, new endpoints fill the lowest-numbered slices of their port set with room, and
+ * a slice is added only when all of them are full. So a Pod joining or leaving touches one slice,
+ * not every slice after it.
  */
 public final class EndpointSliceDesired {
   public static final String LABEL_SERVICE_NAME = "kubernetes.io/service-name";
@@ -66,11 +70,11 @@ public final class EndpointSliceDesired {
       List<PublishedEndpoint> endpoints,
       List<EndpointSlice> current,
       boolean hints) {
-    Map<Integer, List<PublishedEndpoint>> placed = place(target, addressType, endpoints, current);
+    Map<Integer, Placed> placed = place(target, addressType, endpoints, current);
     List<EndpointSlice> out = new ArrayList<>(placed.size());
-    for (Map.Entry<Integer, List<PublishedEndpoint>> slice : placed.entrySet()) {
-      List<Endpoint> items = new ArrayList<>(slice.getValue().size());
-      for (PublishedEndpoint e : slice.getValue()) {
+    for (Map.Entry<Integer, Placed> slice : placed.entrySet()) {
+      List<Endpoint> items = new ArrayList<>(slice.getValue().endpoints().size());
+      for (PublishedEndpoint e : slice.getValue().endpoints()) {
         items.add(endpoint(target, e, hints));
       }
       out.add(
@@ -84,79 +88,119 @@ public final class EndpointSliceDesired {
                       .build())
               .withAddressType(addressType)
               .withEndpoints(items)
-              .withPorts(target.ports())
+              .withPorts(slice.getValue().ports())
               .build());
     }
     return out;
   }
 
-  /** Slice index to its endpoints, sorted by address inside each slice. */
-  private static Map<Integer, List<PublishedEndpoint>> place(
+  /** One slice's port set and endpoints. */
+  private record Placed(List<EndpointPort> ports, List<PublishedEndpoint> endpoints) {}
+
+  /**
+   * The slice ports of one endpoint: the target's ports with this Pod's numbers, leaving out a
+   * named port the Pod lacks. Endpoints with equal ports share slices; every port set gets its own
+   * (as the EndpointSlice controller's {@code reconcileByPortMapping}), so during a rollout that
+   * renames or renumbers a container port each Pod is published with its own port.
+   */
+  static List<EndpointPort> portsOf(SliceTarget target, PublishedEndpoint e) {
+    List<EndpointPort> template = target.ports();
+    if (e.ports().size() != template.size()) {
+      return template;
+    }
+    List<EndpointPort> out = new ArrayList<>(template.size());
+    for (int i = 0; i < template.size(); i++) {
+      int port = e.ports().get(i);
+      if (port == template.get(i).getPort()) {
+        out.add(template.get(i));
+      } else if (port > 0) {
+        out.add(new EndpointPortBuilder(template.get(i)).withPort(port).build());
+      }
+    }
+    return out.size() == template.size() && out.equals(template) ? template : out;
+  }
+
+  /**
+   * Slice index to its port set and endpoints, sorted by address inside each slice. Sticky: an
+   * endpoint stays in the slice holding it while that slice has its port set; new ones fill the
+   * lowest-numbered slice of their port set with room, else the lowest free index.
+   */
+  private static Map<Integer, Placed> place(
       SliceTarget target,
       String addressType,
       List<PublishedEndpoint> endpoints,
       List<EndpointSlice> current) {
     int max = target.maxEndpointsPerSlice();
-    Map<String, Integer> previousSlice = previousPlacement(target, addressType, current);
-    TreeMap<Integer, List<PublishedEndpoint>> placed = new TreeMap<>();
+    Map<String, Integer> previousSlice = new HashMap<>();
+    TreeMap<Integer, Placed> placed = new TreeMap<>();
+    for (EndpointSlice slice : current) {
+      int index = previousSlice(target, addressType, slice, previousSlice);
+      if (index >= 0) {
+        List<EndpointPort> ports = slice.getPorts() == null ? List.of() : slice.getPorts();
+        placed.putIfAbsent(index, new Placed(ports, new ArrayList<>()));
+      }
+    }
     List<PublishedEndpoint> unplaced = new ArrayList<>();
+    Map<PublishedEndpoint, List<EndpointPort>> portsOf = new HashMap<>();
     List<PublishedEndpoint> sorted = new ArrayList<>(endpoints);
     sorted.sort(Comparator.comparing(PublishedEndpoint::ip));
     for (PublishedEndpoint e : sorted) {
+      List<EndpointPort> ports = portsOf(target, e);
+      portsOf.put(e, ports);
       Integer index = previousSlice.get(e.ip());
-      List<PublishedEndpoint> slice =
-          index == null ? null : placed.computeIfAbsent(index, i -> new ArrayList<>());
-      if (slice != null && slice.size() < max) {
-        slice.add(e);
+      Placed slice = index == null ? null : placed.get(index);
+      if (slice != null && slice.ports().equals(ports) && slice.endpoints().size() < max) {
+        slice.endpoints().add(e);
       } else {
         unplaced.add(e);
       }
     }
-    int index = 0;
     for (PublishedEndpoint e : unplaced) {
-      while (placed.containsKey(index) && placed.get(index).size() >= max) {
-        index++;
+      List<EndpointPort> ports = portsOf.get(e);
+      Integer index = null;
+      for (Map.Entry<Integer, Placed> slice : placed.entrySet()) {
+        if (slice.getValue().ports().equals(ports) && slice.getValue().endpoints().size() < max) {
+          index = slice.getKey();
+          break;
+        }
       }
-      placed.computeIfAbsent(index, i -> new ArrayList<>()).add(e);
+      if (index == null) {
+        index = 0;
+        while (placed.containsKey(index)) {
+          index++;
+        }
+        placed.put(index, new Placed(ports, new ArrayList<>()));
+      }
+      placed.get(index).endpoints().add(e);
     }
-    placed.values().forEach(list -> list.sort(Comparator.comparing(PublishedEndpoint::ip)));
-    return nonEmpty(placed);
-  }
-
-  /**
-   * Drops slices that emptied. The slices after an emptied one keep their names (and so cause no
-   * writes); the hole is filled first by the next new endpoint.
-   */
-  private static Map<Integer, List<PublishedEndpoint>> nonEmpty(
-      TreeMap<Integer, List<PublishedEndpoint>> placed) {
-    Map<Integer, List<PublishedEndpoint>> out = new LinkedHashMap<>();
+    Map<Integer, Placed> out = new LinkedHashMap<>();
     placed.forEach(
-        (i, list) -> {
-          if (!list.isEmpty()) {
-            out.put(i, list);
+        (i, slice) -> {
+          // a slice that emptied goes; the slices after it keep their names (no writes)
+          if (!slice.endpoints().isEmpty()) {
+            slice.endpoints().sort(Comparator.comparing(PublishedEndpoint::ip));
+            out.put(i, slice);
           }
         });
     return out;
   }
 
-  private static Map<String, Integer> previousPlacement(
-      SliceTarget target, String addressType, List<EndpointSlice> current) {
-    Map<String, Integer> where = new HashMap<>();
-    for (EndpointSlice slice : current) {
-      if (!addressType.equals(slice.getAddressType())) {
-        continue;
-      }
-      int index = indexOf(target.serviceName(), addressType, slice.getMetadata().getName());
-      if (index < 0 || slice.getEndpoints() == null) {
-        continue;
-      }
-      for (Endpoint e : slice.getEndpoints()) {
-        if (e.getAddresses() != null && !e.getAddresses().isEmpty()) {
-          where.putIfAbsent(e.getAddresses().get(0), index);
-        }
+  /** Notes where a current slice of this family holds each address; returns its index or -1. */
+  private static int previousSlice(
+      SliceTarget target, String addressType, EndpointSlice slice, Map<String, Integer> where) {
+    if (!addressType.equals(slice.getAddressType())) {
+      return -1;
+    }
+    int index = indexOf(target.serviceName(), addressType, slice.getMetadata().getName());
+    if (index < 0 || slice.getEndpoints() == null) {
+      return index;
+    }
+    for (Endpoint e : slice.getEndpoints()) {
+      if (e.getAddresses() != null && !e.getAddresses().isEmpty()) {
+        where.putIfAbsent(e.getAddresses().get(0), index);
       }
     }
-    return where;
+    return index;
   }
 
   /** The index encoded in a slice name of this family, or -1 when the name is not ours. */

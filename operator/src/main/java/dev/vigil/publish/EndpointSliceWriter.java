@@ -3,7 +3,6 @@ package dev.vigil.publish;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +19,15 @@ import java.util.Objects;
  * else wrote the slice, or a cache that lost a race): one GET, then one retry.
  */
 public final class EndpointSliceWriter {
+  /**
+   * A create or update through the slice informer's cache: JOSDK's {@code
+   * eventFilteringUpdateAndCacheResource} in the operator, the plain call in tests.
+   */
+  @FunctionalInterface
+  public interface WriteThrough {
+    EndpointSlice write(EndpointSlice slice, java.util.function.UnaryOperator<EndpointSlice> call);
+  }
+
   /** What one call wrote. */
   public record Writes(int created, int updated, int deleted) {
     public int total() {
@@ -38,14 +46,11 @@ public final class EndpointSliceWriter {
   }
 
   /**
-   * @param cache the informer of Vigil's slices
+   * @param cache writes through the informer of Vigil's slices
    * @param desired from {@link EndpointSliceDesired}
    * @param current the slices Vigil wrote for this Service, as fresh as the cache has them
    */
-  public Writes apply(
-      ManagedInformerEventSource<EndpointSlice, ?, ?> cache,
-      List<EndpointSlice> desired,
-      List<EndpointSlice> current)
+  public Writes apply(WriteThrough cache, List<EndpointSlice> desired, List<EndpointSlice> current)
       throws InterruptedException {
     Map<String, EndpointSlice> existing = new HashMap<>();
     for (EndpointSlice slice : current) {
@@ -81,18 +86,15 @@ public final class EndpointSliceWriter {
 
   /** One create or update: a token, a count, and the write through JOSDK's cache. */
   private void write(
-      ManagedInformerEventSource<EndpointSlice, ?, ?> cache,
-      EndpointSlice want,
-      java.util.function.UnaryOperator<EndpointSlice> call)
+      WriteThrough cache, EndpointSlice want, java.util.function.UnaryOperator<EndpointSlice> call)
       throws InterruptedException {
     budget.acquire(WriteBudget.Priority.SLICE);
     counter.slices(1);
-    cache.eventFilteringUpdateAndCacheResource(want, call);
+    cache.write(want, call);
   }
 
   /** Creates a slice; when it already exists, makes the live one equal instead. */
-  private int create(ManagedInformerEventSource<EndpointSlice, ?, ?> cache, EndpointSlice want)
-      throws InterruptedException {
+  private int create(WriteThrough cache, EndpointSlice want) throws InterruptedException {
     try {
       write(cache, want, w -> client.resource(w).create());
       return 1;
@@ -109,8 +111,7 @@ public final class EndpointSliceWriter {
    * Updates on the given resourceVersion; on a conflict reads the live slice once and retries, so a
    * transition is published now, not after a backoff.
    */
-  private int update(
-      ManagedInformerEventSource<EndpointSlice, ?, ?> cache, EndpointSlice want, EndpointSlice have)
+  private int update(WriteThrough cache, EndpointSlice want, EndpointSlice have)
       throws InterruptedException {
     want.getMetadata().setResourceVersion(have.getMetadata().getResourceVersion());
     try {

@@ -274,7 +274,7 @@ public final class SlicePublisher implements PoolListener {
       List<EndpointSlice> current = current(slices, lane);
       List<EndpointSlice> desired =
           EndpointSliceDesired.build(target, endpoints(view.get()), current);
-      writer.apply(slices, desired, current);
+      writer.apply(slices::eventFilteringUpdateAndCacheResource, desired, current);
       for (EndpointSlice d : desired) {
         lane.written.add(d.getMetadata().getName());
       }
@@ -385,7 +385,8 @@ public final class SlicePublisher implements PoolListener {
               b.member().zone(),
               b.published(),
               b.healthy(),
-              b.member().terminating()));
+              b.member().terminating(),
+              b.member().ports()));
     }
     return out;
   }

@@ -26,8 +26,24 @@ import java.util.function.Consumer;
 public final class EventRecorder {
   static final int NAMES_PER_EVENT = 10;
 
+  /** What was recorded, {@code times} times (a repeat counted at flush carries its count). */
   private record Recorded(
-      ObjectReference pool, EventReason reason, String subject, String message) {}
+      ObjectReference pool, EventReason reason, String subject, String message, int times) {}
+
+  private record RepeatKey(String namespace, String pool, EventReason reason, String subject) {}
+
+  /** Repeats of one record since the last flush: a counter, never a queue entry per repeat. */
+  private static final class Repeats {
+    final ObjectReference pool;
+    final String message;
+    final java.util.concurrent.atomic.AtomicInteger count =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    Repeats(ObjectReference pool, String message) {
+      this.pool = pool;
+      this.message = message;
+    }
+  }
 
   private record Key(String namespace, String pool, EventReason reason) {}
 
@@ -38,6 +54,8 @@ public final class EventRecorder {
   }
 
   private final Queue<Recorded> queue = new ConcurrentLinkedQueue<>();
+  private final Map<RepeatKey, Repeats> repeats = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Queue<String> forgotten = new ConcurrentLinkedQueue<>();
   private final Map<String, Budget> budgets = new HashMap<>();
   private final Consumer<Event> sink;
   private final String component;
@@ -61,7 +79,31 @@ public final class EventRecorder {
    * @param message the reason in words, e.g. {@code 3 failed probes: timeout}
    */
   public void record(ObjectReference pool, EventReason reason, String subject, String message) {
-    queue.add(new Recorded(pool, reason, subject, message));
+    queue.add(new Recorded(pool, reason, subject, message, 1));
+  }
+
+  /**
+   * Counts one more of a record that repeats at a high rate (an ejection the cap refuses again on
+   * every error): cheap and bounded, one counter per subject until the next flush, which reports
+   * the count in that pool's Event of this reason.
+   */
+  public void repeat(ObjectReference pool, EventReason reason, String subject, String message) {
+    repeats
+        .computeIfAbsent(
+            new RepeatKey(pool.getNamespace(), pool.getName(), reason, subject),
+            k -> new Repeats(pool, message))
+        .count
+        .incrementAndGet();
+  }
+
+  /** Records queued and not flushed yet (tests). */
+  int queued() {
+    return queue.size();
+  }
+
+  /** Pools with a rate budget (tests). */
+  int pools() {
+    return budgets.size();
   }
 
   /** Emits what was recorded since the last flush; returns how many Events went out. */
@@ -74,6 +116,15 @@ public final class EventRecorder {
               k -> new ArrayList<>())
           .add(r);
     }
+    for (RepeatKey k : List.copyOf(repeats.keySet())) {
+      Repeats r = repeats.remove(k);
+      int n = r == null ? 0 : r.count.get();
+      if (n > 0) {
+        groups
+            .computeIfAbsent(new Key(k.namespace(), k.pool(), k.reason()), x -> new ArrayList<>())
+            .add(new Recorded(r.pool, k.reason(), k.subject(), r.message, n));
+      }
+    }
     int emitted = 0;
     for (List<Recorded> group : groups.values()) {
       Recorded first = group.get(0);
@@ -84,22 +135,29 @@ public final class EventRecorder {
         budget.windowStart = nowMs;
         budget.used = 0;
       }
+      int times = group.stream().mapToInt(Recorded::times).sum();
       if (budget.used >= burst) {
-        budget.suppressed += group.size();
+        budget.suppressed += times;
         continue;
       }
       budget.used++;
       String message = message(group, budget.suppressed);
       budget.suppressed = 0;
-      sink.accept(event(first, group.size(), message, nowMs));
+      sink.accept(event(first, times, message, nowMs));
       emitted++;
+    }
+    for (String pool; (pool = forgotten.poll()) != null; ) {
+      budgets.remove(pool);
     }
     return emitted;
   }
 
-  /** Forgets the rate budget of a deleted pool. */
+  /**
+   * Forgets the rate budget of a deleted pool, at the next flush (after its last Events went out);
+   * safe from any thread.
+   */
   public void forget(String namespace, String pool) {
-    budgets.remove(namespace + "/" + pool);
+    forgotten.add(namespace + "/" + pool);
   }
 
   /**
@@ -114,14 +172,15 @@ public final class EventRecorder {
       String subject = r.subject() == null ? "pool" : r.subject();
       latest.remove(subject);
       latest.put(subject, r.message());
-      times.merge(subject, 1, Integer::sum);
+      times.merge(subject, r.times(), Integer::sum);
     }
+    int total = group.stream().mapToInt(Recorded::times).sum();
     StringBuilder sb = new StringBuilder();
     if (latest.size() == 1) {
       Recorded r = group.get(group.size() - 1);
       sb.append(r.subject() == null ? r.message() : r.subject() + ": " + r.message());
-      if (group.size() > 1) {
-        sb.append(" (").append(group.size()).append(" times)");
+      if (total > 1) {
+        sb.append(" (").append(total).append(" times)");
       }
     } else {
       sb.append(latest.size()).append(" backends: ");

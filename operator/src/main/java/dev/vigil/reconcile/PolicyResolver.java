@@ -21,9 +21,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Resolves a HealthPolicy into the immutable values the runtime uses, once per policy change. Every
- * error names the field (the API server enforces most rules too; this is the same check for a mock
- * API server, for objects written before a CRD upgrade, and for the demo).
+ * Resolves a HealthPolicy into the immutable values the runtime uses. It runs on every reconcile of
+ * a pool and of the policy (no I/O, so cheap), not once per policy change: the results are values,
+ * equal for an unchanged policy, and the runtime applies only what differs (settings by value,
+ * probe loops when the generation moved). Every error names the field (the API server enforces most
+ * rules too; this is the same check for a mock API server, for objects written before a CRD
+ * upgrade, and for the demo).
  */
 public final class PolicyResolver {
   private PolicyResolver() {}

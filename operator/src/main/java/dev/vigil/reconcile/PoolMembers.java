@@ -53,7 +53,19 @@ public final class PoolMembers {
               node,
               node == null ? null : nodeZones.get(node),
               pod.getMetadata().getDeletionTimestamp() != null,
-              respectPodReadiness && !ready(pod)));
+              respectPodReadiness && !ready(pod),
+              targetPorts(pod, ports)));
+    }
+    return out;
+  }
+
+  /**
+   * The Pod port each pool port targets on this Pod, in order; -1 where a named port is missing.
+   */
+  public static List<Integer> targetPorts(Pod pod, List<PoolPort> ports) {
+    List<Integer> out = new ArrayList<>(ports.size());
+    for (PoolPort p : ports) {
+      out.add(targetPort(pod, p));
     }
     return out;
   }
@@ -97,8 +109,9 @@ public final class PoolMembers {
   }
 
   /**
-   * The pool's ports resolved against its Pods: a named target port takes the number the first Pod
-   * that declares it gives (a Service that Vigil manages needs a numeric targetPort).
+   * The pool's ports resolved against its Pods, for the Service Vigil manages (it needs a numeric
+   * targetPort) and as the slices' port template: a named target port takes the number the first
+   * Pod that declares it gives. The slices carry each Pod's own numbers ({@link #targetPorts}).
    *
    * @return empty when a named port is declared by no Pod
    */

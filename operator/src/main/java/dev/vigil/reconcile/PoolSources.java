@@ -5,11 +5,13 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.publish.EndpointSliceDesired;
 import dev.vigil.publish.SlicePublisher;
 import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -26,9 +28,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * What a pool reconcile observes, from informer caches: its policy, Pods, Service and its own
- * slices. Each secondary maps back to the pools it affects, so a Pod, policy or Service change
- * reconciles exactly those pools.
+ * What a pool reconcile observes, from informer caches: its policy, Pods, the zones of their Nodes,
+ * its Service and its own slices. Each secondary maps back to the pools it affects, so a Pod,
+ * policy, Node zone or Service change reconciles exactly those pools.
  */
 @SuppressWarnings("unchecked")
 public final class PoolSources {
@@ -38,6 +40,7 @@ public final class PoolSources {
   private InformerEventSource<EndpointSlice, BackendPool> slices;
   private InformerEventSource<EndpointSlice, BackendPool> foreignSlices;
   private InformerEventSource<Endpoints, BackendPool> endpoints;
+  private InformerEventSource<Node, BackendPool> nodes;
   private IndexerResourceCache<BackendPool> pools;
   private ManagedInformerEventSource<BackendPool, ?, ?> primaries;
 
@@ -151,10 +154,62 @@ public final class PoolSources {
                             e.getMetadata().getNamespace(), e.getMetadata().getName()))
                 .build(),
             context);
+    nodes = nodeZoneSource(context);
     // A pool's Pods and slices come from indexes, not from a scan of the namespace per reconcile.
-    pods.addIndexers(Map.of(POD_LABELS, PoolSources::labelKeys));
+    pods.addIndexers(
+        Map.of(POD_LABELS, PoolSources::labelKeys, POD_NODE, PoolSources::nodeNameKey));
     slices.addIndexers(Map.of(SlicePublisher.OWNER_INDEX, SlicePublisher::ownerUids));
-    return List.of(policies, pods, services, slices, foreignSlices, endpoints);
+    return List.of(policies, pods, services, slices, foreignSlices, endpoints, nodes);
+  }
+
+  /**
+   * The zone of every Node, as the EndpointSlice controller reads it: the Node's {@code
+   * topology.kubernetes.io/zone} label (set by the cloud provider or the kubelet; a Pod carries at
+   * most a copy made when it was bound, stale once the Node's zone changes). Nodes are
+   * cluster-scoped, so this informer watches all of them whatever namespaces Vigil watches. The
+   * watch carries whole Nodes, but the cache keeps only each Node's name, labels and
+   * resourceVersion (Fabric8's ReducedStateItemStore; a field path cannot name one label, the key
+   * has dots): about 2 KB of heap per Node with 16 labels, as a cloud Node has
+   * (docs/publishing.md). Only a change of the zone label reconciles: the pools with a Pod on that
+   * Node.
+   */
+  private InformerEventSource<Node, BackendPool> nodeZoneSource(
+      EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Node.class, BackendPool.class)
+            .withName("nodes")
+            .withNamespaces(Constants.WATCH_ALL_NAMESPACE_SET)
+            .withFollowControllerNamespacesChanges(false)
+            .withItemStore(
+                new ReducedStateItemStore<>(
+                    ReducedStateItemStore.NAME_KEY_STATE,
+                    Node.class,
+                    context.getClient().getKubernetesSerialization(),
+                    "metadata.labels"))
+            .withOnUpdateFilter(
+                (now, before) -> !java.util.Objects.equals(zoneOf(now), zoneOf(before)))
+            .withSecondaryToPrimaryMapper(this::poolsOnNode)
+            .build(),
+        context);
+  }
+
+  private static String zoneOf(Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    return labels == null ? null : labels.get(PoolMembers.ZONE_LABEL);
+  }
+
+  /** The pools selecting a Pod on this Node (from the Pods' node index). */
+  private Set<ResourceID> poolsOnNode(Node node) {
+    Set<ResourceID> out = new java.util.HashSet<>();
+    for (Pod pod : pods.byIndex(POD_NODE, node.getMetadata().getName())) {
+      out.addAll(
+          poolsWhere(
+              pod.getMetadata().getNamespace(),
+              pool ->
+                  LabelSelectors.matches(
+                      pool.getSpec().getSelector(), pod.getMetadata().getLabels())));
+    }
+    return out;
   }
 
   private Set<ResourceID> poolsWhere(
@@ -207,6 +262,12 @@ public final class PoolSources {
   }
 
   private static final String POD_LABELS = "vigil.dev/pod-labels";
+  private static final String POD_NODE = "vigil.dev/pod-node";
+
+  private static List<String> nodeNameKey(Pod pod) {
+    String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    return node == null ? List.of() : List.of(node);
+  }
 
   private static List<String> labelKeys(Pod pod) {
     Map<String, String> labels = pod.getMetadata().getLabels();
@@ -275,18 +336,18 @@ public final class PoolSources {
         .toList();
   }
 
-  /** Zones of the Pods' nodes, from the Pods' own zone label where present. */
+  /** Zones of the Pods' Nodes, from the Nodes' zone label (the Node informer's cache). */
   Map<String, String> nodeZones(Context<BackendPool> context, List<Pod> pods) {
     Map<String, String> zones = new HashMap<>();
     for (Pod p : pods) {
       String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
-      String zone =
-          p.getMetadata().getLabels() == null
-              ? null
-              : p.getMetadata().getLabels().get(PoolMembers.ZONE_LABEL);
-      if (node != null && zone != null) {
-        zones.putIfAbsent(node, zone);
+      if (node == null || zones.containsKey(node)) {
+        continue;
       }
+      nodes
+          .get(new ResourceID(node))
+          .map(PoolSources::zoneOf)
+          .ifPresent(zone -> zones.put(node, zone));
     }
     return zones;
   }

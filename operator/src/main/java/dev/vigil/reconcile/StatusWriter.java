@@ -44,6 +44,18 @@ public final class StatusWriter<S, R extends CustomResource<?, S>> {
    */
   public Optional<Duration> write(Context<R> context, R resource, S status)
       throws InterruptedException {
+    // Through JOSDK, so the next reconcile reads this write from the cache. Optimistic locking on
+    // the cached resourceVersion: a conflict fails the reconcile, which JOSDK retries with backoff.
+    return write(c -> context.resourceOperations().updatePrimaryStatus(c), resource, status);
+  }
+
+  /**
+   * As {@link #write(Context, CustomResource, Object)}, with the status PUT given.
+   *
+   * @param updateStatus replaces the status subresource of the copy it is given
+   */
+  public Optional<Duration> write(java.util.function.Consumer<R> updateStatus, R resource, S status)
+      throws InterruptedException {
     if (materiallyEqual(resource.getStatus(), status)) {
       return Optional.empty();
     }
@@ -55,10 +67,8 @@ public final class StatusWriter<S, R extends CustomResource<?, S>> {
     }
     R copy = Serialization.clone(resource);
     copy.setStatus(status);
-    // Through JOSDK, so the next reconcile reads this write from the cache. Optimistic locking on
-    // the cached resourceVersion: a conflict fails the reconcile, which JOSDK retries with backoff.
     budget.acquire(WriteBudget.Priority.STATUS);
-    context.resourceOperations().updatePrimaryStatus(copy);
+    updateStatus.accept(copy);
     lastWrite.put(key, now);
     onWrite.run();
     return Optional.empty();

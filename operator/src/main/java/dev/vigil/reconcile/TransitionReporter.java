@@ -143,6 +143,25 @@ public final class TransitionReporter implements TransitionSink {
         why + ", but ejecting would exceed passive.maxEjectionPercent");
   }
 
+  /** Counted, and into the pool's next EjectionRefused Event; no log line, no queued record. */
+  @Override
+  public void ejectionRefusedAgain(PoolKey pool, String backend) {
+    counter(REFUSED, pool).increment();
+    events.repeat(
+        reference(pool),
+        EventReason.EjectionRefused,
+        backend,
+        "ejection refused again: it would still exceed passive.maxEjectionPercent");
+  }
+
+  /**
+   * A pool's runtime closed (deleted, or this replica stopped leading): forget its Event budget.
+   */
+  @Override
+  public void poolClosed(PoolKey pool) {
+    events.forget(pool.namespace(), pool.name());
+  }
+
   @Override
   public void wouldEject(PoolKey pool, String backend, String why) {
     log(pool, backend, "NOT_EJECTED", "NOT_EJECTED", why)

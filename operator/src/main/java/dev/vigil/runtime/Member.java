@@ -1,5 +1,7 @@
 package dev.vigil.runtime;
 
+import java.util.List;
+
 /**
  * A Pod of a pool as the runtime sees it: where to probe it and how to publish it.
  *
@@ -8,6 +10,8 @@ package dev.vigil.runtime;
  * @param probePort the Pod port the active check targets
  * @param terminating the Pod has a deletion timestamp: draining, published as terminating
  * @param notReady the kubelet reports the Pod not Ready and the pool respects readiness: draining
+ * @param ports the Pod port each pool port ({@code spec.ports}, in order) targets on this Pod,
+ *     {@code -1} where the Pod lacks a named port; empty when not resolved
  */
 public record Member(
     String id,
@@ -17,7 +21,25 @@ public record Member(
     String nodeName,
     String zone,
     boolean terminating,
-    boolean notReady) {
+    boolean notReady,
+    List<Integer> ports) {
+
+  public Member {
+    ports = List.copyOf(ports);
+  }
+
+  /** A member whose ports are the pool's own numbers. */
+  public Member(
+      String id,
+      String podUid,
+      String ip,
+      int probePort,
+      String nodeName,
+      String zone,
+      boolean terminating,
+      boolean notReady) {
+    this(id, podUid, ip, probePort, nodeName, zone, terminating, notReady, List.of());
+  }
 
   public boolean draining() {
     return terminating || notReady;

@@ -15,10 +15,9 @@ import dev.vigil.health.Transition;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import io.vertx.core.Context;
+import dev.vigil.probe.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,12 +29,13 @@ import java.util.function.LongSupplier;
 
 /**
  * Binds one pool's decision core to its probes and members (DESIGN §6). Everything that touches the
- * core runs on one Vert.x context, so the core needs no locks; other threads see only the immutable
- * {@link PoolView} it publishes.
+ * core runs on one context (a Vert.x event loop through {@link Timers}; a manual clock in tests),
+ * so the core needs no locks; other threads see only the immutable {@link PoolView} it publishes.
  *
- * <p>A change of what the pool's status or slices show (a state change, an ejection, panic, a
- * member change) rebuilds the view and tells the listener, which makes JOSDK reconcile the pool.
- * Probe results that change nothing rebuild nothing.
+ * <p>A change of what the pool's status or slices show (a state change, an ejection, a dry-run
+ * reason set or cleared, a multiplier's decay, panic, a member change) rebuilds the view and tells
+ * the listener (the slice and status publishers; no reconcile). Probe results that change nothing
+ * rebuild nothing, nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
  * <p>Timers: one periodic sweep, one timer for the next ejection end and one for the next release
  * of a damped backend (DESIGN §2.1), each re-armed only when the core's next deadline moved. After
@@ -49,12 +49,18 @@ public final class PoolRuntime {
     LastProbe lastProbe;
     long since;
     String wouldEject;
+
+    /** When the dry-run ejection behind {@link #wouldEject} would have ended (epoch ms). */
+    long wouldEjectUntil;
+
+    /** In a run of refusals by the cap: further refusals are counted, not reported again. */
+    boolean refused;
+
     ProbePhase phase = ProbePhase.NORMAL;
   }
 
   private final PoolKey key;
-  private final Vertx vertx;
-  private final Context context;
+  private final Timers timers;
   private final Probing probing;
   private final PoolListener listener;
   private final TransitionSink sink;
@@ -64,31 +70,35 @@ public final class PoolRuntime {
   private long policyVersion = -1;
   private final Map<String, Tracked> byId = new TreeMap<>();
   private final Map<String, Tracked> byIp = new HashMap<>();
+
+  /** The backends showing a dry-run reason, cleared at the sweep after it stops being true. */
+  private final java.util.Set<Tracked> dryRuns = new java.util.HashSet<>();
+
   private long sweepTimer = -1;
+  private long sweepIntervalMs;
   private long ejectionTimer = -1;
   private long ejectionTimerAt = Long.MAX_VALUE;
   private long releaseTimer = -1;
   private long releaseTimerAt = Long.MAX_VALUE;
-  private long materialVersion;
   private boolean lastPanic;
   private boolean closed;
   private volatile PoolView view;
 
   /**
+   * @param timers the pool's context: every task and timer of this runtime runs there ({@link
+   *     dev.vigil.probe.VertxTimers} in the operator, a manual clock in tests)
    * @param probing makes the pool's probe loops, given the callback for their results
    */
   public PoolRuntime(
       PoolKey key,
-      Vertx vertx,
-      Context context,
+      Timers timers,
       HealthSettings settings,
       Function<ProbeCallback, Probing> probing,
       PoolListener listener,
       TransitionSink sink,
       LongSupplier clock) {
     this.key = key;
-    this.vertx = vertx;
-    this.context = context;
+    this.timers = timers;
     this.listener = listener;
     this.sink = sink;
     this.clock = clock;
@@ -116,7 +126,14 @@ public final class PoolRuntime {
   /** A view built now on the pool's context, with the newest probe details. */
   public Future<PoolView> freshView() {
     Promise<PoolView> p = Promise.promise();
-    context.runOnContext(v -> p.complete(closed ? view : (view = buildView())));
+    timers.execute(
+        () -> {
+          try {
+            p.complete(closed ? view : (view = buildView()));
+          } catch (RuntimeException e) {
+            p.fail(e);
+          }
+        });
     return p.future();
   }
 
@@ -134,8 +151,8 @@ public final class PoolRuntime {
       List<Member> members,
       Map<String, RestoredBackend> restored) {
     Promise<Void> p = Promise.promise();
-    context.runOnContext(
-        v -> {
+    timers.execute(
+        () -> {
           try {
             if (!closed) {
               applyUpdate(settings, check, policyVersion, members, restored);
@@ -198,8 +215,8 @@ public final class PoolRuntime {
    * panic across a restart. Call before the first update.
    */
   public void restorePanic(boolean panic) {
-    context.runOnContext(
-        v -> {
+    timers.execute(
+        () -> {
           health.restorePanic(panic);
           lastPanic = panic;
         });
@@ -274,6 +291,7 @@ public final class PoolRuntime {
   }
 
   private void removeTracked(Tracked t) {
+    dryRuns.remove(t);
     probing.remove(t.member.id());
     health.remove(t.backend);
     byId.remove(t.member.id());
@@ -320,64 +338,138 @@ public final class PoolRuntime {
    */
   public Future<EjectionDecision> onOutcome(String ip, boolean ok, Origin origin) {
     Promise<EjectionDecision> p = Promise.promise();
-    context.runOnContext(
-        v -> {
-          Tracked t = byIp.get(ip);
-          if (closed || t == null) {
-            p.complete(null);
-            return;
+    timers.execute(
+        () -> {
+          try {
+            Tracked t = byIp.get(ip);
+            if (closed || t == null) {
+              p.complete(null);
+              return;
+            }
+            EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, -1, now());
+            afterEvent(reportOutcome(t, d, ok, origin));
+            p.complete(d);
+          } catch (RuntimeException e) {
+            p.fail(e);
           }
-          p.complete(outcome(t, ok, origin, -1));
         });
     return p.future();
   }
 
   /**
    * Feeds a batch of real-request outcomes in one hop to the pool's context (the intake's path: one
-   * task per batch instead of one per outcome). Outcomes for addresses that are no backend of this
-   * pool are reported back by index; a closed runtime reports every outcome so.
+   * task per batch instead of one per outcome), and rebuilds the view at most once for the batch.
+   * Outcomes for addresses that are no backend of this pool are reported back by index; a closed
+   * runtime reports every outcome so. An exception fails the future (the intake then releases the
+   * batch's queue slots).
    */
   public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> outcomes) {
     Promise<AppliedOutcomes> p = Promise.promise();
-    context.runOnContext(
-        v -> {
-          java.util.BitSet unknown = new java.util.BitSet();
-          List<AppliedOutcomes.Decided> decided = new ArrayList<>(0);
-          for (int i = 0; i < outcomes.size(); i++) {
-            OutcomeReport o = outcomes.get(i);
-            Tracked t = closed ? null : byIp.get(o.ip());
-            if (t == null) {
-              unknown.set(i);
-              continue;
-            }
-            EjectionDecision d = outcome(t, o.ok(), o.origin(), o.latencyMs());
-            if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
-              decided.add(new AppliedOutcomes.Decided(t.member.id(), d));
-            }
+    timers.execute(
+        () -> {
+          try {
+            p.complete(applyOutcomes(outcomes));
+          } catch (RuntimeException e) {
+            p.fail(e);
           }
-          p.complete(new AppliedOutcomes(unknown, decided));
         });
     return p.future();
   }
 
-  private EjectionDecision outcome(Tracked t, boolean ok, Origin origin, long latencyMs) {
-    long now = clock.getAsLong();
-    EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, latencyMs, now);
+  private AppliedOutcomes applyOutcomes(List<OutcomeReport> outcomes) {
+    java.util.BitSet unknown = new java.util.BitSet();
+    List<AppliedOutcomes.Decided> decided = new ArrayList<>(0);
     boolean material = false;
-    if (d.isEjected()) {
-      t.since = now;
-      material = true;
-      sink.ejected(key, t.member.id(), d.ejectedUntil(), consecutiveWhy(origin));
-    } else if (d.kind() == EjectionDecision.Kind.REFUSED_BY_CAP) {
-      material = true;
-      sink.ejectionRefused(key, t.member.id(), consecutiveWhy(origin));
-    } else if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
-      material = true;
-      t.wouldEject = consecutiveWhy(origin) + " (dry run: passive.enforce is false)";
-      sink.wouldEject(key, t.member.id(), consecutiveWhy(origin));
+    try {
+      for (int i = 0; i < outcomes.size(); i++) {
+        OutcomeReport o = outcomes.get(i);
+        Tracked t = closed ? null : byIp.get(o.ip());
+        if (t == null) {
+          unknown.set(i);
+          continue;
+        }
+        EjectionDecision d =
+            health.onRequestOutcome(t.backend, o.ok(), o.origin(), o.latencyMs(), now());
+        material |= reportOutcome(t, d, o.ok(), o.origin());
+        if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
+          decided.add(new AppliedOutcomes.Decided(t.member.id(), d));
+        }
+      }
+    } finally {
+      // what was applied before an exception is shown too
+      afterEvent(material);
     }
-    afterEvent(material);
-    return d;
+    return new AppliedOutcomes(unknown, decided);
+  }
+
+  private long now() {
+    return clock.getAsLong();
+  }
+
+  /**
+   * Reports one outcome's decision; true when it changed something status or slices show. A refusal
+   * by the cap shows nothing new: the first of a run is reported, the rest only counted.
+   */
+  private boolean reportOutcome(Tracked t, EjectionDecision d, boolean ok, Origin origin) {
+    if (ok) {
+      t.refused = false;
+    }
+    switch (d.kind()) {
+      case EJECTED -> {
+        t.since = now();
+        t.refused = false;
+        clearDryRun(t);
+        sink.ejected(key, t.member.id(), d.ejectedUntil(), consecutiveWhy(origin));
+        return true;
+      }
+      case REFUSED_BY_CAP -> {
+        refused(t, consecutiveWhy(origin));
+        return false;
+      }
+      case WOULD_EJECT -> {
+        dryRun(
+            t, consecutiveWhy(origin) + " (dry run: passive.enforce is false)", d.ejectedUntil());
+        sink.wouldEject(key, t.member.id(), consecutiveWhy(origin));
+        return true;
+      }
+      default -> {
+        return false;
+      }
+    }
+  }
+
+  private void refused(Tracked t, String why) {
+    if (t.refused) {
+      sink.ejectionRefusedAgain(key, t.member.id());
+    } else {
+      t.refused = true;
+      sink.ejectionRefused(key, t.member.id(), why);
+    }
+  }
+
+  private void dryRun(Tracked t, String reason, long until) {
+    t.wouldEject = reason;
+    t.wouldEjectUntil = until;
+    dryRuns.add(t);
+  }
+
+  private void clearDryRun(Tracked t) {
+    t.wouldEject = null;
+    dryRuns.remove(t);
+  }
+
+  /** Clears the dry-run reasons whose would-be ejection has ended; true when any was cleared. */
+  private boolean expireDryRuns(long now) {
+    boolean cleared = false;
+    for (java.util.Iterator<Tracked> it = dryRuns.iterator(); it.hasNext(); ) {
+      Tracked t = it.next();
+      if (t.wouldEjectUntil <= now) {
+        t.wouldEject = null;
+        it.remove();
+        cleared = true;
+      }
+    }
+    return cleared;
   }
 
   private String consecutiveWhy(Origin origin) {
@@ -389,23 +481,30 @@ public final class PoolRuntime {
 
   private void restartSweep(long intervalMs) {
     if (sweepTimer >= 0) {
-      vertx.cancelTimer(sweepTimer);
+      timers.cancel(sweepTimer);
     }
-    sweepTimer =
-        vertx.setPeriodic(
-            intervalMs,
-            id ->
-                context.runOnContext(
-                    v -> {
-                      if (!closed) {
-                        afterEvent(report(health.sweepReport(clock.getAsLong())));
-                      }
-                    }));
+    sweepIntervalMs = intervalMs;
+    sweepTimer = timers.schedule(intervalMs, this::onSweep);
   }
 
-  /** Reports the statistical rules' ejections of one sweep; true when any was made or refused. */
+  /** The periodic sweep: re-arms itself first, so a failing sweep never stops the next one. */
+  private void onSweep() {
+    sweepTimer = closed ? -1 : timers.schedule(sweepIntervalMs, this::onSweep);
+    if (!closed) {
+      long now = clock.getAsLong();
+      boolean changed = expireDryRuns(now);
+      changed |= report(health.sweepReport(now));
+      afterEvent(changed);
+    }
+  }
+
+  /**
+   * Reports what one sweep did; true when status or slices show it: an ejection, a dry-run reason,
+   * or a multiplier that decayed ({@code backends[].ejections}). A refusal shows nothing new.
+   */
   private boolean report(SweepReport sweep) {
     long now = clock.getAsLong();
+    boolean shown = false;
     for (Ejection e : sweep.ejections()) {
       Tracked t = byId.get(e.backendId());
       if (t == null) {
@@ -414,17 +513,21 @@ public final class PoolRuntime {
       switch (e.kind()) {
         case EJECTED -> {
           t.since = now;
+          t.refused = false;
+          clearDryRun(t);
           sink.ejected(key, e.backendId(), e.ejectedUntil(), e.reason());
+          shown = true;
         }
-        case REFUSED_BY_CAP -> sink.ejectionRefused(key, e.backendId(), e.reason());
+        case REFUSED_BY_CAP -> refused(t, e.reason());
         case WOULD_EJECT -> {
-          t.wouldEject = e.reason() + " (dry run)";
+          dryRun(t, e.reason() + " (dry run)", e.ejectedUntil());
           sink.wouldEject(key, e.backendId(), e.reason());
+          shown = true;
         }
         default -> {}
       }
     }
-    return !sweep.ejections().isEmpty();
+    return shown || sweep.decayed() > 0;
   }
 
   /** Re-arms the ejection timer, and publishes a new view when something shown changed. */
@@ -438,7 +541,6 @@ public final class PoolRuntime {
     armEjectionTimer();
     armReleaseTimer();
     if (material || published || !snap.counts().equals(view.snapshot().counts())) {
-      materialVersion++;
       view = buildView();
       listener.changed(key);
     }
@@ -450,7 +552,7 @@ public final class PoolRuntime {
       return;
     }
     if (ejectionTimer >= 0) {
-      vertx.cancelTimer(ejectionTimer);
+      timers.cancel(ejectionTimer);
       ejectionTimer = -1;
     }
     ejectionTimerAt = next;
@@ -458,26 +560,24 @@ public final class PoolRuntime {
       return;
     }
     long delay = Math.max(1, next - clock.getAsLong());
-    ejectionTimer =
-        vertx.setTimer(
-            delay,
-            id ->
-                context.runOnContext(
-                    v -> {
-                      ejectionTimer = -1;
-                      ejectionTimerAt = Long.MAX_VALUE;
-                      if (!closed) {
-                        long now = clock.getAsLong();
-                        for (Tracked t : byId.values()) {
-                          if (t.backend.ejected() && t.backend.ejectedUntil() <= now) {
-                            t.since = now;
-                            sink.unejected(key, t.member.id(), "ejection time ended");
-                          }
-                        }
-                        health.expireEjections(now);
-                        afterEvent(true);
-                      }
-                    }));
+    ejectionTimer = timers.schedule(delay, this::onEjectionTimer);
+  }
+
+  private void onEjectionTimer() {
+    ejectionTimer = -1;
+    ejectionTimerAt = Long.MAX_VALUE;
+    if (closed) {
+      return;
+    }
+    long now = clock.getAsLong();
+    for (Tracked t : byId.values()) {
+      if (t.backend.ejected() && t.backend.ejectedUntil() <= now) {
+        t.since = now;
+        sink.unejected(key, t.member.id(), "ejection time ended");
+      }
+    }
+    health.expireEjections(now);
+    afterEvent(true);
   }
 
   /** One timer for the next release of a damped backend (DESIGN §2.1). */
@@ -487,7 +587,7 @@ public final class PoolRuntime {
       return;
     }
     if (releaseTimer >= 0) {
-      vertx.cancelTimer(releaseTimer);
+      timers.cancel(releaseTimer);
       releaseTimer = -1;
     }
     releaseTimerAt = next;
@@ -496,18 +596,16 @@ public final class PoolRuntime {
     }
     long delay = Math.max(1, next - clock.getAsLong());
     releaseTimer =
-        vertx.setTimer(
+        timers.schedule(
             delay,
-            id ->
-                context.runOnContext(
-                    v -> {
-                      releaseTimer = -1;
-                      releaseTimerAt = Long.MAX_VALUE;
-                      if (!closed) {
-                        health.releaseDamped(clock.getAsLong());
-                        afterEvent(true);
-                      }
-                    }));
+            () -> {
+              releaseTimer = -1;
+              releaseTimerAt = Long.MAX_VALUE;
+              if (!closed) {
+                health.releaseDamped(clock.getAsLong());
+                afterEvent(true);
+              }
+            });
   }
 
   private PoolView buildView() {
@@ -526,31 +624,23 @@ public final class PoolRuntime {
               t.lastProbe,
               t.wouldEject));
     }
-    return new PoolView(
-        snap,
-        List.copyOf(backends),
-        health.ejections(),
-        health.refusedEjections(),
-        materialVersion);
+    return new PoolView(snap, List.copyOf(backends));
   }
 
   /** Stops probing and timers; the view stays readable. */
   public Future<Void> close() {
     Promise<Void> p = Promise.promise();
-    context.runOnContext(
-        v -> {
+    timers.execute(
+        () -> {
           if (!closed) {
             closed = true;
             probing.close();
-            if (sweepTimer >= 0) {
-              vertx.cancelTimer(sweepTimer);
+            for (long timer : new long[] {sweepTimer, ejectionTimer, releaseTimer}) {
+              if (timer >= 0) {
+                timers.cancel(timer);
+              }
             }
-            if (ejectionTimer >= 0) {
-              vertx.cancelTimer(ejectionTimer);
-            }
-            if (releaseTimer >= 0) {
-              vertx.cancelTimer(releaseTimer);
-            }
+            sweepTimer = ejectionTimer = releaseTimer = -1;
           }
           p.complete();
         });

@@ -1,6 +1,7 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.HealthSettings;
+import dev.vigil.probe.VertxTimers;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -46,7 +47,7 @@ public final class PoolRuntimes {
     return Optional.ofNullable(runtimes.get(key));
   }
 
-  /** True when the runtime was made by this call (so it may be restored from status). */
+  /** True when the pool already has a runtime (false: the next {@link #ensure} makes one). */
   public boolean contains(PoolKey key) {
     return runtimes.containsKey(key);
   }
@@ -59,8 +60,7 @@ public final class PoolRuntimes {
           Context context = vertx.getOrCreateContext();
           return new PoolRuntime(
               k,
-              vertx,
-              context,
+              new VertxTimers(context),
               settings,
               callback -> probing.apply(context, callback),
               this::changed,
@@ -78,7 +78,11 @@ public final class PoolRuntimes {
   /** Stops the pool's probes and forgets it. */
   public Future<Void> close(PoolKey key) {
     PoolRuntime r = runtimes.remove(key);
-    return r == null ? Future.succeededFuture() : r.close();
+    if (r == null) {
+      return Future.succeededFuture();
+    }
+    sink.poolClosed(key);
+    return r.close();
   }
 
   public Future<Void> closeAll() {

@@ -5,17 +5,9 @@ import java.util.List;
 
 /**
  * An immutable picture of one pool's runtime, handed from the pool's Vert.x context to reconcilers
- * on any thread.
+ * on any thread. A new one is built only when something status or slices show changed.
  *
  * @param snapshot the decision core's published set and counts
  * @param backends every member, in id order
- * @param ejections ejections so far
- * @param refusedEjections ejections the cap refused so far
- * @param materialVersion changes whenever something a status or slice writer shows changed
  */
-public record PoolView(
-    AvailabilitySnapshot snapshot,
-    List<BackendSnapshot> backends,
-    long ejections,
-    long refusedEjections,
-    long materialVersion) {}
+public record PoolView(AvailabilitySnapshot snapshot, List<BackendSnapshot> backends) {}

@@ -11,7 +11,15 @@ public interface TransitionSink {
 
   void ejected(PoolKey pool, String backend, long untilMs, String why);
 
+  /** The cap refused to eject the backend: the first refusal of a run of them. */
   void ejectionRefused(PoolKey pool, String backend, String why);
+
+  /**
+   * The cap refused the backend again, within the same run of refusals (its errors went on, nothing
+   * shown changed): counted, never logged or rebuilt again. The run ends with a success, an
+   * ejection, or the backend leaving.
+   */
+  default void ejectionRefusedAgain(PoolKey pool, String backend) {}
 
   void wouldEject(PoolKey pool, String backend, String why);
 
@@ -25,6 +33,9 @@ public interface TransitionSink {
 
   /** Flap damping released a backend. */
   default void released(PoolKey pool, String backend, String why) {}
+
+  /** The pool's runtime closed: forget what is kept per pool. */
+  default void poolClosed(PoolKey pool) {}
 
   /** A sink that drops everything. */
   TransitionSink NONE =

@@ -159,7 +159,16 @@ public final class E2eCluster {
    * through the status subresource, as a kubelet would. No kubelet runs here.
    */
   public void createRunningPod(String namespace, String name, String app, String ip) {
+    createRunningPod(namespace, name, app, ip, null);
+  }
+
+  /** As {@link #createRunningPod(String, String, String, String)}, on Node {@code nodeName}. */
+  public void createRunningPod(
+      String namespace, String name, String app, String ip, String nodeName) {
     Pod want = Fixtures.pod(namespace, name, app, ip);
+    if (nodeName != null) {
+      want.getSpec().setNodeName(nodeName);
+    }
     want.getMetadata().setUid(null);
     want.getStatus().setPodIPs(List.of(new PodIP(ip)));
     PodStatus status = want.getStatus();

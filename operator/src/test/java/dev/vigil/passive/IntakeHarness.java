@@ -64,9 +64,29 @@ final class IntakeHarness implements AutoCloseable {
       LongSupplier clock,
       Path certFile,
       Path keyFile) {
+    this(vertx, meters, limits, clock, certFile, keyFile, TransitionSink.NONE);
+  }
+
+  /** With the pools' transitions going to {@code sink}. */
+  IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      TransitionSink sink) {
+    this(vertx, meters, limits, clock, TestTls.certFile(), TestTls.keyFile(), sink);
+  }
+
+  private IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      Path certFile,
+      Path keyFile,
+      TransitionSink sink) {
     this.vertx = vertx;
-    this.runtimes =
-        new PoolRuntimes(vertx, (context, callback) -> NO_PROBES, TransitionSink.NONE, clock);
+    this.runtimes = new PoolRuntimes(vertx, (context, callback) -> NO_PROBES, sink, clock);
     this.certificate = new ServingCertificate(vertx, certFile, keyFile);
     this.intake =
         new OutcomeIntake(

@@ -551,4 +551,59 @@ class OutcomeIntakeTest {
   private static String read(InputStream in) throws Exception {
     return new String(in.readAllBytes(), StandardCharsets.UTF_8);
   }
+
+  /**
+   * A batch whose application throws (here: the transition sink) still answers and releases the
+   * pool's queue slots: its promise fails instead of never completing, so the pool does not end up
+   * answering 429 forever.
+   */
+  @Test
+  void aBatchThatThrowsReleasesItsQueueSlots() throws Exception {
+    IntakeHarness broken =
+        new IntakeHarness(
+            vertx,
+            meters,
+            LIMITS.withQueuePerPool(2),
+            clock::get,
+            new dev.vigil.runtime.TransitionSink() {
+              @Override
+              public void stateChanged(PoolKey p, String b, String f, String t, String r) {}
+
+              @Override
+              public void ejected(PoolKey p, String b, long u, String w) {
+                throw new IllegalStateException("sink broke");
+              }
+
+              @Override
+              public void ejectionRefused(PoolKey p, String b, String w) {}
+
+              @Override
+              public void wouldEject(PoolKey p, String b, String w) {}
+
+              @Override
+              public void panicChanged(
+                  PoolKey p, boolean panic, dev.vigil.health.AvailabilitySnapshot.Counts c) {}
+            });
+    try {
+      broken.reviewer.user(TOKEN, "system:serviceaccount:shop:envoy", "shop");
+      broken.pool(
+          WEB, 4, HealthSettings.builder().consecutiveErrors(1).maxEjectionPercent(100).build());
+      String body =
+          "[{\"backend\":\"10.0.0.1:8080\",\"status\":503},"
+              + "{\"backend\":\"10.0.0.2:8080\",\"status\":503}]";
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + broken.port + WEB_PATH))
+                    .header("Authorization", "Bearer " + TOKEN)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("request %d: %s", i, r.body()).isNotIn(429, 503);
+      }
+    } finally {
+      broken.close();
+    }
+  }
 }

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 
 /** {@link Timers} on a manual clock: nothing happens until the test advances time. */
-final class ManualTimers implements Timers {
+public final class ManualTimers implements Timers {
 
   private record Task(long due, long id, Runnable run) {}
 
@@ -48,7 +48,7 @@ final class ManualTimers implements Timers {
   }
 
   /** Runs every timer due up to {@code now + millis}, in order, with the clock at each due time. */
-  void advance(long millis) {
+  public void advance(long millis) {
     long until = now + millis;
     while (!queue.isEmpty() && queue.peek().due() <= until) {
       Task t = queue.poll();

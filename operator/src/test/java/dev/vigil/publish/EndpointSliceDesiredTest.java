@@ -180,4 +180,96 @@ class EndpointSliceDesiredTest {
         .mapToObj(i -> up(String.format("10.0.%d.%d", i / 200, 10 + i % 200)))
         .toList();
   }
+
+  private static PublishedEndpoint on(String ip, int port) {
+    return PublishedEndpoint.of(
+        ip, "pod-" + ip, "uid-" + ip, "node-1", "zone-a", true, true, false, List.of(port));
+  }
+
+  private static Map<String, String> layout(List<EndpointSlice> slices) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (EndpointSlice s : slices) {
+      out.put(
+          s.getMetadata().getName(),
+          s.getPorts().stream().map(p -> p.getName() + ":" + p.getPort()).toList()
+              + " "
+              + s.getEndpoints().stream().map(e -> e.getAddresses().get(0)).toList());
+    }
+    return out;
+  }
+
+  @Test
+  void aRolloutThatRenumbersTheContainerPortGetsOneSliceSetPerPortSet() {
+    List<EndpointSlice> before =
+        EndpointSliceDesired.build(
+            target(100), List.of(on("10.0.0.1", 8080), on("10.0.0.2", 8080)), List.of());
+
+    List<EndpointSlice> during =
+        EndpointSliceDesired.build(
+            target(100),
+            List.of(
+                on("10.0.0.1", 8080),
+                on("10.0.0.2", 8080),
+                on("10.0.0.3", 9090),
+                on("10.0.0.4", 9090)),
+            before);
+    assertThat(layout(during))
+        .containsExactlyEntriesOf(
+            new java.util.TreeMap<>(
+                Map.of(
+                    "web-vigil-0", "[http:8080] [10.0.0.1, 10.0.0.2]",
+                    "web-vigil-1", "[http:9090] [10.0.0.3, 10.0.0.4]")));
+    assertThat(during.get(0)).as("the old slice is not rewritten").isEqualTo(before.get(0));
+
+    List<EndpointSlice> after =
+        EndpointSliceDesired.build(
+            target(100), List.of(on("10.0.0.3", 9090), on("10.0.0.4", 9090)), during);
+    assertThat(layout(after))
+        .as("sticky: the new port set keeps its slice")
+        .containsExactlyEntriesOf(Map.of("web-vigil-1", "[http:9090] [10.0.0.3, 10.0.0.4]"));
+  }
+
+  @Test
+  void anEndpointMissingANamedPortIsPublishedWithTheOthersOnly() {
+    List<EndpointPort> two =
+        List.of(
+            new EndpointPortBuilder().withName("http").withProtocol("TCP").withPort(8080).build(),
+            new EndpointPortBuilder()
+                .withName("metrics")
+                .withProtocol("TCP")
+                .withPort(9100)
+                .build());
+    SliceTarget target = new SliceTarget("shop", "web", Map.of(), false, false, OWNER, two, 100);
+    PublishedEndpoint old =
+        PublishedEndpoint.of(
+            "10.0.0.1", "a", "ua", null, null, true, true, false, List.of(8080, 9100));
+    PublishedEndpoint renamed =
+        PublishedEndpoint.of(
+            "10.0.0.2", "b", "ub", null, null, true, true, false, List.of(-1, 9100));
+
+    assertThat(layout(EndpointSliceDesired.build(target, List.of(old, renamed), List.of())))
+        .containsExactlyEntriesOf(
+            new java.util.TreeMap<>(
+                Map.of(
+                    "web-vigil-0", "[http:8080, metrics:9100] [10.0.0.1]",
+                    "web-vigil-1", "[metrics:9100] [10.0.0.2]")));
+  }
+
+  @Test
+  void fillsOnlySlicesOfTheSamePortSet() {
+    List<EndpointSlice> current =
+        EndpointSliceDesired.build(
+            target(2), List.of(on("10.0.0.1", 8080), on("10.0.0.9", 9090)), List.of());
+    List<EndpointSlice> next =
+        EndpointSliceDesired.build(
+            target(2),
+            List.of(on("10.0.0.1", 8080), on("10.0.0.9", 9090), on("10.0.0.5", 9090)),
+            current);
+    assertThat(layout(next))
+        .containsExactlyEntriesOf(
+            new java.util.TreeMap<>(
+                Map.of(
+                    "web-vigil-0", "[http:8080] [10.0.0.1]",
+                    "web-vigil-1", "[http:9090] [10.0.0.5, 10.0.0.9]")));
+  }
 }

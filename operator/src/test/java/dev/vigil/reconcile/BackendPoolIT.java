@@ -224,6 +224,56 @@ class BackendPoolIT {
     await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().size() == n);
   }
 
+  /** Each endpoint's zone by address ({@code -} for none). */
+  private java.util.Map<String, String> zones() {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    for (EndpointSlice s : slices()) {
+      for (Endpoint e : s.getEndpoints()) {
+        out.put(e.getAddresses().get(0), e.getZone() == null ? "-" : e.getZone());
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void zonesComeFromTheNodesAndFollowANodesZoneChange() {
+    // as in a real cluster: the zone label is on the Node, never on the Pod
+    client
+        .resource(
+            new io.fabric8.kubernetes.api.model.NodeBuilder()
+                .withNewMetadata()
+                .withName("node-1")
+                .addToLabels(PoolMembers.ZONE_LABEL, "zone-a")
+                .endMetadata()
+                .build())
+        .create();
+    webPool(2);
+    startOperator();
+    awaitAllReady(2);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(zones())
+                    .containsExactlyEntriesOf(
+                        new java.util.TreeMap<>(
+                            java.util.Map.of(
+                                backends.get(0).host(), "zone-a",
+                                backends.get(1).host(), "zone-a"))));
+
+    client
+        .nodes()
+        .withName("node-1")
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put(PoolMembers.ZONE_LABEL, "zone-b");
+              return n;
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(zones().values()).containsOnly("zone-b"));
+  }
+
   @Test
   void aDeadBackendLeavesTheReadySetWithinFallIntervalsAndReturnsWithinRise() {
     webPool(3);

@@ -58,7 +58,7 @@ class DampingStatusRoundTripTest {
               null,
               null));
     }
-    PoolView view = new PoolView(pool.snapshot(), backends, 0, 0, 1);
+    PoolView view = new PoolView(pool.snapshot(), backends);
     BackendPoolStatus status = PoolStatusAggregator.build(1L, "p", view, null, null, now);
     ObjectMapper json = new ObjectMapper();
     return json.readValue(json.writeValueAsString(status), BackendPoolStatus.class);

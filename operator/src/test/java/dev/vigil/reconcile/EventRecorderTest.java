@@ -115,4 +115,38 @@ class EventRecorderTest {
     assertThat(recorder.flush(1_000)).isZero();
     assertThat(sent).isEmpty();
   }
+
+  @Test
+  void repeatsAreCountedIntoOneEventWithoutQueueingEach() {
+    recorder.record(pool("web"), EventReason.EjectionRefused, "web-1", "5 consecutive errors");
+    for (int i = 0; i < 10_000; i++) {
+      recorder.repeat(pool("web"), EventReason.EjectionRefused, "web-1", "refused again");
+    }
+    assertThat(recorder.queued()).as("one record queued, the repeats only counted").isEqualTo(1);
+
+    recorder.flush(1_000);
+    assertThat(sent).hasSize(1);
+    assertThat(sent.get(0).getCount()).isEqualTo(10_001);
+    assertThat(sent.get(0).getMessage()).isEqualTo("web-1: refused again (10001 times)");
+
+    recorder.repeat(pool("web"), EventReason.EjectionRefused, "web-1", "refused again");
+    recorder.flush(2_000);
+    assertThat(sent.get(1).getMessage()).isEqualTo("web-1: refused again");
+    assertThat(recorder.flush(3_000)).as("a repeat is reported once").isZero();
+  }
+
+  @Test
+  void forgetsTheBudgetOfADeletedPoolAtTheNextFlush() {
+    recorder.record(pool("web"), EventReason.BackendDown, "web-1", "x");
+    recorder.record(pool("other"), EventReason.BackendDown, "other-1", "x");
+    recorder.flush(1_000);
+    assertThat(recorder.pools()).isEqualTo(2);
+
+    recorder.record(pool("web"), EventReason.BackendUp, "web-1", "last words");
+    recorder.forget("shop", "web");
+    recorder.flush(2_000);
+
+    assertThat(sent).extracting(Event::getMessage).contains("web-1: last words");
+    assertThat(recorder.pools()).isEqualTo(1);
+  }
 }

@@ -110,4 +110,16 @@ class PolicyResolverTest {
     assertThatThrownBy(() -> Durations.millis("passive.sweepInterval", "10"))
         .hasMessageStartingWith("passive.sweepInterval");
   }
+
+  /**
+   * It runs on every reconcile: an unchanged policy resolves to equal values, re-applying nothing.
+   */
+  @Test
+  void anUnchangedPolicyResolvesToEqualValuesEveryTime() {
+    ResolvedPolicy first = PolicyResolver.resolve(policy());
+    ResolvedPolicy again = PolicyResolver.resolve(policy());
+    assertThat(again.settings()).isEqualTo(first.settings());
+    assertThat(again.check()).isEqualTo(first.check());
+    assertThat(again.version()).isEqualTo(first.version());
+  }
 }

@@ -77,10 +77,7 @@ class PoolStatusAggregatorTest {
                 ejected,
                 draining,
                 decided)),
-        backends,
-        ejected,
-        0,
-        1);
+        backends);
   }
 
   private static Condition condition(BackendPoolStatus s, String type) {

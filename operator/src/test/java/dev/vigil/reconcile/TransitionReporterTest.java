@@ -1,0 +1,77 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.health.HealthSettings;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.runtime.Probing;
+import io.fabric8.kubernetes.api.model.Event;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Transitions as Events and metrics: repeated refusals stay cheap, deleted pools are forgotten. */
+class TransitionReporterTest {
+  private final List<Event> sent = new ArrayList<>();
+  private final EventRecorder events = new EventRecorder(sent::add, "vigil", 10, 60_000);
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final TransitionReporter reporter = new TransitionReporter(events, meters);
+  private final PoolKey web = new PoolKey("shop", "web");
+  private final Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void close() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void everyRefusalIsCountedAndTheirRunIsOneEvent() {
+    reporter.ejectionRefused(web, "web-1", "5 consecutive errors");
+    for (int i = 0; i < 999; i++) {
+      reporter.ejectionRefusedAgain(web, "web-1");
+    }
+
+    assertThat(
+            meters.counter(TransitionReporter.REFUSED, "namespace", "shop", "pool", "web").count())
+        .isEqualTo(1_000);
+    assertThat(events.queued()).isEqualTo(1);
+    events.flush(1_000);
+    assertThat(sent).hasSize(1);
+    assertThat(sent.get(0).getReason()).isEqualTo("EjectionRefused");
+    assertThat(sent.get(0).getCount()).isEqualTo(1_000);
+  }
+
+  @Test
+  void aClosedPoolsEventBudgetIsForgotten() throws Exception {
+    PoolRuntimes runtimes =
+        new PoolRuntimes(vertx, (context, callback) -> new NoProbes(), reporter, () -> 0L);
+    runtimes.ensure(web, HealthSettings.builder().build());
+    reporter.stateChanged(web, "web-1", "UP", "DOWN", "3 probes failed: timeout");
+    events.flush(1_000);
+    assertThat(events.pools()).isEqualTo(1);
+
+    runtimes.close(web).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    events.flush(2_000);
+
+    assertThat(events.pools()).as("budgets kept after the pool was deleted").isZero();
+  }
+
+  private static final class NoProbes implements Probing {
+    @Override
+    public void configure(dev.vigil.probe.CheckSpec check, HealthSettings cadence) {}
+
+    @Override
+    public void add(String id, dev.vigil.probe.ProbeTarget target) {}
+
+    @Override
+    public void remove(String id) {}
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,274 @@
+package dev.vigil.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.BackendState;
+import dev.vigil.health.EjectionDecision;
+import dev.vigil.health.HealthSettings;
+import dev.vigil.health.Origin;
+import dev.vigil.health.ProbePhase;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ManualTimers;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link PoolRuntime} on a manual clock ({@link ManualTimers}): the ejection timer, the sweep, what
+ * rebuilds the view and tells the listener, and that closing leaves no timer behind. Everything
+ * runs on the test's thread; nothing waits.
+ */
+class PoolRuntimeTest {
+  private static final long T0 = 1_000_000;
+
+  private final ManualTimers timers = new ManualTimers();
+  private final AtomicInteger changes = new AtomicInteger();
+  private final List<String> sink = new ArrayList<>();
+  private PoolRuntime.ProbeCallback probes;
+  private final PoolKey key = new PoolKey("shop", "web");
+
+  /** Epoch-like ms on the manual clock (status times are epoch ms). */
+  private long now() {
+    return T0 + timers.nowMillis();
+  }
+
+  private static HealthSettings.Builder settings() {
+    return HealthSettings.builder()
+        .intervalMs(1_000)
+        .timeoutMs(500)
+        .rise(1)
+        .fall(1)
+        .consecutiveErrors(2)
+        .baseEjectionTimeMs(1_000)
+        .maxEjectionTimeMs(10_000)
+        .maxEjectionPercent(100)
+        .sweepIntervalMs(5_000);
+  }
+
+  private PoolRuntime runtime(HealthSettings s, TransitionSink transitions) {
+    PoolRuntime r =
+        new PoolRuntime(
+            key,
+            timers,
+            s,
+            callback -> {
+              probes = callback;
+              return new NoProbes();
+            },
+            pool -> changes.incrementAndGet(),
+            transitions,
+            this::now);
+    done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c", "d"), Map.of()));
+    for (String id : List.of("a", "b", "c", "d")) {
+      probes.result(id, ProbeResult.pass("200", 1));
+    }
+    return r;
+  }
+
+  private PoolRuntime runtime(HealthSettings s) {
+    return runtime(s, new RecordingSink());
+  }
+
+  private static List<Member> members(String... ids) {
+    List<Member> out = new ArrayList<>();
+    for (int i = 0; i < ids.length; i++) {
+      out.add(
+          new Member(ids[i], "uid-" + ids[i], "10.0.0." + (i + 1), 8080, null, null, false, false));
+    }
+    return out;
+  }
+
+  private static <T> T done(Future<T> f) {
+    assertThat(f.isComplete()).as("completed at once on the manual context").isTrue();
+    if (f.failed()) {
+      throw new AssertionError(f.cause());
+    }
+    return f.result();
+  }
+
+  private static BackendSnapshot backend(PoolRuntime r, String id) {
+    return r.view().backends().stream().filter(b -> b.member().id().equals(id)).findFirst().get();
+  }
+
+  private EjectionDecision fail(PoolRuntime r, String ip) {
+    return done(r.onOutcome(ip, false, Origin.UPSTREAM));
+  }
+
+  @Test
+  void anEjectionEndsWhenItsTimerFiresAndClosingLeavesNoTimer() {
+    PoolRuntime r = runtime(settings().build());
+    fail(r, "10.0.0.1");
+    assertThat(fail(r, "10.0.0.1").isEjected()).isTrue();
+    assertThat(backend(r, "a").decision().ejected()).isTrue();
+    assertThat(r.view().snapshot().ready()).doesNotContain("a");
+
+    timers.advance(999);
+    assertThat(backend(r, "a").decision().ejected()).isTrue();
+    timers.advance(1);
+    assertThat(backend(r, "a").decision().ejected()).isFalse();
+    assertThat(r.view().snapshot().ready()).contains("a");
+    assertThat(sink).contains("unejected a ejection time ended");
+
+    done(r.close());
+    assertThat(timers.pending()).as("timers left after close").isZero();
+  }
+
+  @Test
+  void theSweepsDecayOfTheMultiplierReachesTheView() {
+    PoolRuntime r = runtime(settings().build());
+    fail(r, "10.0.0.1");
+    fail(r, "10.0.0.1");
+    timers.advance(1_000); // the ejection ends; the multiplier stays 1 until a sweep decays it
+    assertThat(backend(r, "a").decision().multiplier()).isEqualTo(1);
+    int before = changes.get();
+
+    timers.advance(4_000); // the first sweep, at 5 s
+    assertThat(backend(r, "a").decision().multiplier())
+        .as("status shows backends[].ejections from the view")
+        .isZero();
+    assertThat(changes.get()).as("status and slices were told").isGreaterThan(before);
+  }
+
+  @Test
+  void aDryRunReasonClearsWhenTheWouldBeEjectionWouldHaveEnded() {
+    PoolRuntime r = runtime(settings().enforce(false).build());
+    fail(r, "10.0.0.1");
+    assertThat(fail(r, "10.0.0.1").kind()).isEqualTo(EjectionDecision.Kind.WOULD_EJECT);
+    assertThat(backend(r, "a").wouldEject()).startsWith("2 consecutive errors");
+
+    timers.advance(5_000); // the sweep after the would-be ejection (1 s) ended
+    assertThat(backend(r, "a").wouldEject()).as("no longer true").isNull();
+  }
+
+  @Test
+  void refusalsAfterTheCapAreCountedButChangeNothingShown() {
+    // 25% of 4: one ejection allowed
+    PoolRuntime r = runtime(settings().maxEjectionPercent(25).build());
+    fail(r, "10.0.0.1");
+    fail(r, "10.0.0.1");
+    fail(r, "10.0.0.2");
+    assertThat(fail(r, "10.0.0.2").kind()).isEqualTo(EjectionDecision.Kind.REFUSED_BY_CAP);
+    PoolView view = r.view();
+    int before = changes.get();
+    sink.clear();
+
+    for (int i = 0; i < 100; i++) {
+      assertThat(fail(r, "10.0.0.2").kind()).isEqualTo(EjectionDecision.Kind.REFUSED_BY_CAP);
+    }
+    assertThat(r.view()).as("no view rebuilt per refusal").isSameAs(view);
+    assertThat(changes.get()).as("no reconcile or publish per refusal").isEqualTo(before);
+    assertThat(sink)
+        .as("each refusal is counted, none logged again")
+        .hasSize(100)
+        .containsOnly("refused again b");
+  }
+
+  @Test
+  void aBatchOfOutcomesRebuildsTheViewOnce() {
+    PoolRuntime r = runtime(settings().consecutiveErrors(1).build());
+    int before = changes.get();
+    List<OutcomeReport> batch = new ArrayList<>();
+    for (String ip : List.of("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4")) {
+      batch.add(new OutcomeReport(ip, false, Origin.UPSTREAM, 5));
+    }
+    AppliedOutcomes applied = done(r.onOutcomes(batch));
+    assertThat(applied.decisions()).hasSize(4);
+    assertThat(r.view().snapshot().counts().ejected()).isEqualTo(4);
+    assertThat(changes.get() - before).as("one change event per batch").isEqualTo(1);
+  }
+
+  @Test
+  void aFailingOutcomeFailsItsPromiseSoTheIntakeReleasesItsSlots() {
+    TransitionSink throwing =
+        new RecordingSink() {
+          @Override
+          public void ejected(PoolKey p, String b, long u, String w) {
+            throw new IllegalStateException("sink broke");
+          }
+        };
+    PoolRuntime r = runtime(settings().consecutiveErrors(1).build(), throwing);
+    Future<AppliedOutcomes> batch =
+        r.onOutcomes(List.of(new OutcomeReport("10.0.0.1", false, Origin.UPSTREAM, 5)));
+    assertThat(batch.failed()).as("completed, as failed").isTrue();
+    Future<EjectionDecision> one = r.onOutcome("10.0.0.2", false, Origin.UPSTREAM);
+    assertThat(one.failed()).isTrue();
+    assertThat(one.cause()).hasMessage("sink broke");
+  }
+
+  @Test
+  void aMaterialMemberChangeRebuildsTheViewAndAnIdleUpdateDoesNot() {
+    HealthSettings s = settings().build();
+    PoolRuntime r = runtime(s);
+    PoolView view = r.view();
+    done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c", "d"), Map.of()));
+    assertThat(r.view()).as("nothing changed").isSameAs(view);
+
+    List<Member> moved = new ArrayList<>(members("a", "b", "c", "d"));
+    Member d = moved.get(3);
+    moved.set(
+        3, new Member(d.id(), d.podUid(), d.ip(), d.probePort(), "node-2", "zone-b", false, false));
+    done(r.update(s, CheckSpec.builder().build(), 1, moved, Map.of()));
+    assertThat(backend(r, "d").member().zone()).isEqualTo("zone-b");
+
+    done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c"), Map.of()));
+    assertThat(r.view().backends()).extracting(b -> b.member().id()).containsExactly("a", "b", "c");
+    assertThat(backend(r, "a").decision().state()).isEqualTo(BackendState.UP);
+  }
+
+  /** Records what the runtime reports, as {@code <what> <backend> <why>}. */
+  private class RecordingSink implements TransitionSink {
+    @Override
+    public void stateChanged(PoolKey p, String b, String from, String to, String why) {}
+
+    @Override
+    public void ejected(PoolKey p, String b, long until, String why) {
+      sink.add("ejected " + b);
+    }
+
+    @Override
+    public void ejectionRefused(PoolKey p, String b, String why) {
+      sink.add("refused " + b);
+    }
+
+    @Override
+    public void ejectionRefusedAgain(PoolKey p, String b) {
+      sink.add("refused again " + b);
+    }
+
+    @Override
+    public void wouldEject(PoolKey p, String b, String why) {
+      sink.add("would eject " + b);
+    }
+
+    @Override
+    public void unejected(PoolKey p, String b, String why) {
+      sink.add("unejected " + b + " " + why);
+    }
+
+    @Override
+    public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
+  }
+
+  private static final class NoProbes implements Probing {
+    @Override
+    public void configure(CheckSpec check, dev.vigil.health.HealthSettings cadence) {}
+
+    @Override
+    public void add(String id, ProbeTarget target) {}
+
+    @Override
+    public void remove(String id) {}
+
+    @Override
+    public void phase(String id, ProbePhase phase) {}
+
+    @Override
+    public void close() {}
+  }
+}
