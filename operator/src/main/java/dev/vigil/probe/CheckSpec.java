@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -89,6 +90,12 @@ public record CheckSpec(
    * @param headers extra request headers, in order
    * @param expectedStatuses statuses that pass
    * @param bodyMatch optional regex that must be found in the first 64 KiB of the body
+   * @param body optional request body (at most {@link #MAX_BODY} bytes in UTF-8), sent with a
+   *     {@code Content-Length}; null = none
+   * @param headerMatch response headers that must be present, each with an optional value regex;
+   *     checked only when the status passes (the status decides first)
+   * @param failFastStatuses statuses that fail at once (DESIGN §2.2); disjoint from {@code
+   *     expectedStatuses}
    */
   public record Http(
       String method,
@@ -96,15 +103,52 @@ public record CheckSpec(
       String host,
       Map<String, String> headers,
       ExpectedStatuses expectedStatuses,
-      Pattern bodyMatch) {
+      Pattern bodyMatch,
+      String body,
+      List<HeaderMatch> headerMatch,
+      ExpectedStatuses failFastStatuses) {
+
+    /** The largest {@code active.http.body}, in bytes. */
+    public static final int MAX_BODY = 4096;
 
     public static final Http DEFAULT =
         new Http("GET", "/healthz", null, Map.of(), ExpectedStatuses.DEFAULT, null);
+
+    /** Without a body, header matches or fail-fast statuses. */
+    public Http(
+        String method,
+        String path,
+        String host,
+        Map<String, String> headers,
+        ExpectedStatuses expectedStatuses,
+        Pattern bodyMatch) {
+      this(method, path, host, headers, expectedStatuses, bodyMatch, null, null, null);
+    }
 
     public Http {
       method = method == null ? "GET" : method;
       path = path == null ? "/healthz" : path;
       expectedStatuses = expectedStatuses == null ? ExpectedStatuses.DEFAULT : expectedStatuses;
+      failFastStatuses = failFastStatuses == null ? ExpectedStatuses.NONE : failFastStatuses;
+      headerMatch = headerMatch == null ? List.of() : List.copyOf(headerMatch);
+      body = body == null || body.isEmpty() ? null : body;
+      if (body != null && body.getBytes(StandardCharsets.UTF_8).length > MAX_BODY) {
+        throw new IllegalArgumentException(
+            "active.http.body: at most " + MAX_BODY + " bytes in UTF-8");
+      }
+      if (body != null && (method.equals("GET") || method.equals("HEAD"))) {
+        throw new IllegalArgumentException(
+            "active.http.body: needs a method that carries one, such as POST or PUT (not "
+                + method
+                + ")");
+      }
+      int shared = failFastStatuses.firstShared(expectedStatuses);
+      if (shared >= 0) {
+        throw new IllegalArgumentException(
+            "active.http.failFastStatuses: "
+                + shared
+                + " is also in expectedStatuses; the two must be disjoint");
+      }
       headers =
           headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
       if (!isToken(method)) {
@@ -127,6 +171,11 @@ public record CheckSpec(
               "active.http.headers." + h.getKey() + ": value must not contain control characters");
         }
       }
+    }
+
+    /** The request body in UTF-8, or null; made anew on each call (only when there is a body). */
+    public byte[] bodyBytes() {
+      return body == null ? null : body.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Compiles {@code regex}, naming the field in the error. Null or empty = none. */
@@ -168,6 +217,41 @@ public record CheckSpec(
         }
       }
       return false;
+    }
+  }
+
+  /**
+   * One {@code active.http.headerMatch} entry: a response header that must be present and, when
+   * {@code value} is set, have a value in which that regex is found. Names compare without regard
+   * to case; with several headers of that name, one matching value is enough.
+   *
+   * @param name the header name as written in the policy
+   * @param value the value regex, or null (presence is enough)
+   */
+  public record HeaderMatch(String name, Pattern value) {
+    public HeaderMatch {
+      if (!Http.isToken(name)) {
+        throw new IllegalArgumentException("active.http.headerMatch: not a header name: " + name);
+      }
+    }
+
+    /**
+     * Compiles one entry, naming the field in the error; an empty value regex means presence only.
+     */
+    public static HeaderMatch of(int index, String name, String valueRegex) {
+      String field = "active.http.headerMatch[" + index + "]";
+      if (name == null || !Http.isToken(name)) {
+        throw new IllegalArgumentException(field + ".name: not a header name: " + name);
+      }
+      if (valueRegex == null || valueRegex.isEmpty()) {
+        return new HeaderMatch(name, null);
+      }
+      try {
+        return new HeaderMatch(name, Pattern.compile(valueRegex));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            field + ".value: does not compile: " + e.getMessage(), e);
+      }
     }
   }
 
@@ -256,7 +340,10 @@ public record CheckSpec(
               http.host(),
               http.headers(),
               ExpectedStatuses.parse("active.http.expectedStatuses", java.util.List.of(values)),
-              http.bodyMatch());
+              http.bodyMatch(),
+              http.body(),
+              http.headerMatch(),
+              http.failFastStatuses());
       return this;
     }
 
@@ -269,7 +356,10 @@ public record CheckSpec(
               http.host(),
               http.headers(),
               http.expectedStatuses(),
-              Http.compileBodyMatch(regex));
+              Http.compileBodyMatch(regex),
+              http.body(),
+              http.headerMatch(),
+              http.failFastStatuses());
       return this;
     }
 

@@ -13,10 +13,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * HTTP and HTTPS checks over a Vert.x {@link NetClient}: one HTTP/1.1 request, the verdict from the
- * raw status line ({@link StatusLineClassifier}), then optionally {@code bodyMatch} over the first
- * 64 KiB of the body. Headers are limited to 32 KiB, the body is never kept beyond 64 KiB, and the
- * whole probe (connect, TLS, request, response) has one deadline.
+ * HTTP and HTTPS checks over a Vert.x {@link NetClient}: one HTTP/1.1 request (with the optional
+ * {@code body}), the verdict from the raw status line ({@link StatusLineClassifier}: pass, a
+ * fail-fast status, or a failure), then, only when the status passes, {@code headerMatch} over the
+ * response headers and {@code bodyMatch} over the first 64 KiB of the body. Headers are limited to
+ * 32 KiB, the body is never kept beyond 64 KiB, and the whole probe (connect, TLS, request,
+ * response) has one deadline.
  *
  * <p>By default each probe opens a fresh connection ({@code Connection: close}) and closes it as
  * soon as the verdict is known, as HAProxy does. With {@code reuseConnection} one idle connection
@@ -153,15 +155,26 @@ public final class HttpProber implements Prober {
 
     void attach(NetSocket s) {
       socket = s;
-      parser = new HttpResponseParser("HEAD".equals(spec.http().method()), collectBody);
+      parser =
+          new HttpResponseParser(
+              "HEAD".equals(spec.http().method()), collectBody, spec.http().headerMatch());
       received = 0;
       s.handler(this::onData);
       s.exceptionHandler(this::onError);
       s.closeHandler(v -> onClose());
-      s.write(Buffer.buffer(request()));
+      s.write(request());
     }
 
-    byte[] request() {
+    Buffer request() {
+      byte[] head = head();
+      byte[] body = spec.http().bodyBytes();
+      if (body == null) {
+        return Buffer.buffer(head);
+      }
+      return Buffer.buffer(head.length + body.length).appendBytes(head).appendBytes(body);
+    }
+
+    byte[] head() {
       CheckSpec.Http http = spec.http();
       String host = http.host() != null ? http.host() : hostHeader();
       StringBuilder r = new StringBuilder(128);
@@ -182,7 +195,15 @@ public final class HttpProber implements Prober {
       if (!spec.reuseConnection()) {
         r.append("Connection: close\r\n");
       }
+      if (http.body() != null) {
+        r.append("Content-Length: ")
+            .append(http.body().getBytes(StandardCharsets.UTF_8).length)
+            .append("\r\n");
+      }
       for (Map.Entry<String, String> h : http.headers().entrySet()) {
+        if (http.body() != null && h.getKey().equalsIgnoreCase("Content-Length")) {
+          continue; // the body's own length is sent
+        }
         r.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
       }
       return r.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
@@ -208,9 +229,10 @@ public final class HttpProber implements Prober {
         return;
       }
       if (!verdictGiven && parser.headComplete()) {
-        if (!headBefore && (!collectBody || !statusPasses())) {
-          verdict(statusVerdict());
-        } else if (collectBody && (parser.complete() || parser.bodyLimitReached())) {
+        if (!headBefore) {
+          headVerdict();
+        }
+        if (!verdictGiven && collectBody && (parser.complete() || parser.bodyLimitReached())) {
           verdict(bodyVerdict());
         }
       }
@@ -225,13 +247,57 @@ public final class HttpProber implements Prober {
       deliver();
     }
 
+    /** At the end of the head: the status decides first, then headerMatch; bodyMatch waits. */
+    void headVerdict() {
+      if (!statusPasses()) {
+        verdict(statusVerdict());
+        return;
+      }
+      if (!spec.http().headerMatch().isEmpty()) {
+        ProbeResult mismatch = headerMismatch();
+        if (mismatch != null) {
+          verdict(mismatch);
+          return;
+        }
+      }
+      if (!collectBody) {
+        verdict(statusVerdict());
+      }
+    }
+
+    /** The first headerMatch entry the response fails, as a verdict; null when all hold. */
+    ProbeResult headerMismatch() {
+      for (CheckSpec.HeaderMatch m : spec.http().headerMatch()) {
+        java.util.List<String> values = parser.headerValues(m.name());
+        String detail = null;
+        if (values.isEmpty()) {
+          detail = "header " + m.name() + " missing";
+        } else if (m.value() != null
+            && values.stream().noneMatch(v -> m.value().matcher(v).find())) {
+          detail =
+              "header "
+                  + m.name()
+                  + ": "
+                  + StatusLineClassifier.excerpt(values.get(0))
+                  + " does not match "
+                  + m.value().pattern();
+        }
+        if (detail != null) {
+          return ProbeResult.fail(Reason.HEADER_MISMATCH, detail, elapsedMs(start))
+              .withStatusCode(parser.statusCode());
+        }
+      }
+      return null;
+    }
+
     boolean statusPasses() {
       return spec.http().expectedStatuses().contains(parser.statusCode());
     }
 
     ProbeResult statusVerdict() {
-      return new StatusLineClassifier(spec.http().expectedStatuses())
-          .classify(parser.statusLine(), elapsedMs(start));
+      CheckSpec.Http http = spec.http();
+      return StatusLineClassifier.verdict(
+          http.expectedStatuses(), http.failFastStatuses(), parser.statusCode(), elapsedMs(start));
     }
 
     ProbeResult bodyVerdict() {

@@ -7,6 +7,7 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicySpec;
 import dev.vigil.api.v1alpha1.HttpCheck;
 import dev.vigil.api.v1alpha1.HttpHeader;
+import dev.vigil.api.v1alpha1.HttpHeaderMatch;
 import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.api.v1alpha1.SuccessRateRule;
@@ -16,6 +17,7 @@ import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.Protocol;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +95,11 @@ public final class PolicyResolver {
     if (passive.getEnforce() != null) {
       b.enforce(passive.getEnforce());
     }
+    if (passive.getWindowFailures() != null) {
+      b.windowFailures(passive.getWindowFailures());
+    }
+    b.failureWindowMs(
+        Durations.millis("passive.failureWindow", or(passive.getFailureWindow(), "10s")));
     b.successRate(successRate(passive.getSuccessRate()));
     b.failurePercentage(failurePercentage(passive.getFailurePercentage()));
     b.latency(latency(passive.getLatency()));
@@ -186,7 +193,11 @@ public final class PolicyResolver {
                     ? ExpectedStatuses.DEFAULT
                     : ExpectedStatuses.parse(
                         "active.http.expectedStatuses", http.getExpectedStatuses()),
-                CheckSpec.Http.compileBodyMatch(http.getBodyMatch())));
+                CheckSpec.Http.compileBodyMatch(http.getBodyMatch()),
+                http.getBody(),
+                headerMatch(http.getHeaderMatch()),
+                ExpectedStatuses.parseOrNone(
+                    "active.http.failFastStatuses", http.getFailFastStatuses())));
       }
       if (active.getTcp() != null) {
         b.tcp(new CheckSpec.Tcp(active.getTcp().getSend(), active.getTcp().getExpect()));
@@ -211,6 +222,17 @@ public final class PolicyResolver {
       String problem = colon > 0 ? message.substring(colon + 1).trim() : message;
       throw new InvalidSettingsException(field, problem);
     }
+  }
+
+  private static List<CheckSpec.HeaderMatch> headerMatch(List<HttpHeaderMatch> matches) {
+    if (matches == null) {
+      return List.of();
+    }
+    List<CheckSpec.HeaderMatch> out = new ArrayList<>(matches.size());
+    for (int i = 0; i < matches.size(); i++) {
+      out.add(CheckSpec.HeaderMatch.of(i, matches.get(i).getName(), matches.get(i).getValue()));
+    }
+    return out;
   }
 
   private static Map<String, String> headers(List<HttpHeader> headers) {

@@ -289,7 +289,8 @@ public final class PoolRuntime {
     t.lastProbe = new LastProbe(now, result.passed(), result.latencyMs(), result.detail());
     BackendState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
-    Transition transition = health.onProbeResult(t.backend, result.passed(), now);
+    Transition transition =
+        health.onProbeResult(t.backend, result.passed(), result.failFast(), now);
     boolean material = wasEjected != t.backend.ejected();
     if (wasEjected && !t.backend.ejected()) {
       sink.unejected(key, id, "active probe passed (passive.unejectOnActivePass)");
@@ -308,6 +309,9 @@ public final class PoolRuntime {
     HealthSettings s = health.settings();
     if (after == BackendState.UP) {
       return (t.backend.passRun() <= 1 ? "first probe passed" : s.rise() + " probes passed");
+    }
+    if (result.failFast() && t.backend.failRun() < s.fall()) {
+      return "fail-fast status (active.http.failFastStatuses): " + result.detail();
     }
     return (t.backend.failRun() <= 1 ? "first probe failed: " : s.fall() + " probes failed: ")
         + result.detail();
@@ -367,21 +371,28 @@ public final class PoolRuntime {
     if (d.isEjected()) {
       t.since = now;
       material = true;
-      sink.ejected(key, t.member.id(), d.ejectedUntil(), consecutiveWhy(origin));
+      sink.ejected(key, t.member.id(), d.ejectedUntil(), why(d, origin));
     } else if (d.kind() == EjectionDecision.Kind.REFUSED_BY_CAP) {
       material = true;
-      sink.ejectionRefused(key, t.member.id(), consecutiveWhy(origin));
+      sink.ejectionRefused(key, t.member.id(), why(d, origin));
     } else if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
       material = true;
-      t.wouldEject = consecutiveWhy(origin) + " (dry run: passive.enforce is false)";
-      sink.wouldEject(key, t.member.id(), consecutiveWhy(origin));
+      t.wouldEject = why(d, origin) + " (dry run: passive.enforce is false)";
+      sink.wouldEject(key, t.member.id(), why(d, origin));
     }
     afterEvent(material);
     return d;
   }
 
-  private String consecutiveWhy(Origin origin) {
+  private String why(EjectionDecision d, Origin origin) {
     HealthSettings s = health.settings();
+    if (d.window()) {
+      long ms = s.failureWindowMs();
+      return s.windowFailures()
+          + " errors within "
+          + (ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms")
+          + " (passive.windowFailures)";
+    }
     return origin == Origin.LOCAL && s.splitLocalOrigin()
         ? s.consecutiveLocalOriginErrors() + " consecutive local-origin errors"
         : s.consecutiveErrors() + " consecutive errors";

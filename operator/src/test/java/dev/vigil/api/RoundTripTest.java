@@ -36,7 +36,7 @@ class RoundTripTest {
           fall: 2
           reuseConnection: true
           http:
-            method: HEAD
+            method: POST
             path: /ready?deep=1
             host: api.shop.internal
             headers:
@@ -44,6 +44,12 @@ class RoundTripTest {
                 value: vigil
             expectedStatuses: ["200", "204-299"]
             bodyMatch: '"status":\\s*"ok"'
+            body: '{"deep":true}'
+            headerMatch:
+              - name: X-Ready
+                value: ^yes$
+              - name: X-Build
+            failFastStatuses: ["500-599", "429"]
           tcp:
             send: PING
             expect: PONG
@@ -63,6 +69,8 @@ class RoundTripTest {
           alwaysEjectOne: true
           sweepInterval: 5s
           unejectOnActivePass: true
+          windowFailures: 4
+          failureWindow: 30s
           successRate:
             minimumHosts: 3
             requestVolume: 40
