@@ -13,6 +13,7 @@ import dev.vigil.ops.OpsServer;
 import dev.vigil.ops.PoolGauges;
 import dev.vigil.ops.Readiness;
 import dev.vigil.ops.ServingCertificate;
+import dev.vigil.ops.TlsWarmUp;
 import dev.vigil.passive.Fabric8Reviewer;
 import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
@@ -328,7 +329,11 @@ public final class Vigil {
     ScheduledExecutorService statusWriters =
         Executors.newScheduledThreadPool(STATUS_WRITERS, named("vigil-status"));
     WriteCounter writes = new MeteredWriteCounter(registry);
-    Prober probers = new MeteredProber(ProtocolProber.create(vertx), registry);
+    ProtocolProber protocols = ProtocolProber.create(vertx);
+    // A cold JVM's first TLS handshakes take seconds: pay for them before the first probe round
+    // (issue 18), so the first HTTPS and gRPC-over-TLS probes do not time out on healthy backends.
+    TlsWarmUp.runAndWait(vertx, protocols, Duration.ofSeconds(10));
+    Prober probers = new MeteredProber(protocols, registry);
     Leadership leadership = config.leaderElection() ? Leadership.elected() : Leadership.sole();
     PoolRuntimes runtimes =
         new PoolRuntimes(

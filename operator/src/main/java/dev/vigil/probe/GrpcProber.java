@@ -16,6 +16,7 @@ import io.vertx.grpc.common.GrpcMessageEncoder;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.common.ServiceName;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The HTTP/2 connection is kept between probes (gRPC's normal mode), and closed after a timeout
  * or a protocol error so the next probe starts clean. TLS when {@code tls} is set ({@code
- * insecureSkipVerify} honoured; {@code serverName} is not sent as SNI by this client).
+ * insecureSkipVerify} honoured). {@code tls.serverName} is sent as SNI, is the name a verified
+ * certificate must match, and is the {@code :authority}: the connection goes to the Pod IP under
+ * that name (an address that carries both, so nothing is resolved), and connections are kept per IP
+ * and name.
  */
 public final class GrpcProber implements Prober {
 
@@ -43,16 +47,30 @@ public final class GrpcProber implements Prober {
   private final GrpcClient plain;
   private final GrpcClient tlsVerifying;
   private final GrpcClient tlsTrustingAll;
+  private final GrpcClient namedVerifying;
+  private final GrpcClient namedTrustingAll;
   private final Map<ProbeTarget, HttpConnection> connections = new ConcurrentHashMap<>();
 
   public GrpcProber(Vertx vertx) {
     this.vertx = vertx;
     this.plain = GrpcClient.client(vertx, base().setHttp2ClearTextUpgrade(false));
-    this.tlsVerifying =
-        GrpcClient.client(vertx, base().setSsl(true).setUseAlpn(true).setVerifyHost(true));
-    this.tlsTrustingAll =
-        GrpcClient.client(
-            vertx, base().setSsl(true).setUseAlpn(true).setTrustAll(true).setVerifyHost(false));
+    this.tlsVerifying = GrpcClient.client(vertx, tls(false, false));
+    this.tlsTrustingAll = GrpcClient.client(vertx, tls(true, false));
+    this.namedVerifying = GrpcClient.client(vertx, tls(false, true));
+    this.namedTrustingAll = GrpcClient.client(vertx, tls(true, true));
+  }
+
+  /**
+   * TLS with h2 by ALPN. {@code sni}: the authority's host (the serverName, see {@link #address})
+   * goes out as SNI; only for named checks, since a Pod IP must never be sent as SNI (RFC 6066).
+   */
+  private static HttpClientOptions tls(boolean trustAll, boolean sni) {
+    return base()
+        .setSsl(true)
+        .setUseAlpn(true)
+        .setTrustAll(trustAll)
+        .setVerifyHost(!trustAll)
+        .setForceSni(sni);
   }
 
   private static HttpClientOptions base() {
@@ -72,8 +90,7 @@ public final class GrpcProber implements Prober {
 
   private Future<ProbeResult> check(ProbeTarget target, CheckSpec spec, long start) {
     long timeout = spec.timeout().toMillis();
-    GrpcClient client =
-        !spec.usesTls() ? plain : spec.tls().insecureSkipVerify() ? tlsTrustingAll : tlsVerifying;
+    GrpcClient client = client(spec);
     Promise<ProbeResult> promise = Promise.promise();
     long timer =
         vertx.setTimer(
@@ -84,7 +101,7 @@ public final class GrpcProber implements Prober {
               }
             });
     client
-        .request(SocketAddress.inetSocketAddress(target.port(), target.ip()), CHECK)
+        .request(address(target, spec), CHECK)
         .compose(
             request -> {
               HttpConnection connection = request.connection();
@@ -107,6 +124,36 @@ public final class GrpcProber implements Prober {
                           Reason.INTERNAL, "prober error: " + ar.cause(), elapsed(start)));
             });
     return promise.future();
+  }
+
+  private GrpcClient client(CheckSpec spec) {
+    if (!spec.usesTls()) {
+      return plain;
+    }
+    boolean trustAll = spec.tls().insecureSkipVerify();
+    if (spec.tls().serverName() != null) {
+      return trustAll ? namedTrustingAll : namedVerifying;
+    }
+    return trustAll ? tlsTrustingAll : tlsVerifying;
+  }
+
+  /**
+   * The Pod's address; over TLS with a {@code serverName}, the same IP and port carrying that name,
+   * so the client sends it as SNI and {@code :authority} without resolving it.
+   */
+  static SocketAddress address(ProbeTarget target, CheckSpec spec) {
+    String name = spec.usesTls() ? spec.tls().serverName() : null;
+    if (name == null) {
+      return SocketAddress.inetSocketAddress(target.port(), target.ip());
+    }
+    try {
+      java.net.InetAddress ip = java.net.InetAddress.getByName(target.ip()); // a literal: no DNS
+      return SocketAddress.inetSocketAddress(
+          new java.net.InetSocketAddress(
+              java.net.InetAddress.getByAddress(name, ip.getAddress()), target.port()));
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException("not an IP address: " + target.ip(), e);
+    }
   }
 
   private ProbeResult verdict(
@@ -174,7 +221,14 @@ public final class GrpcProber implements Prober {
   public Future<Void> close() {
     connections.values().forEach(HttpConnection::close);
     connections.clear();
-    return Future.all(plain.close(), tlsVerifying.close(), tlsTrustingAll.close()).mapEmpty();
+    return Future.all(
+            List.of(
+                plain.close(),
+                tlsVerifying.close(),
+                tlsTrustingAll.close(),
+                namedVerifying.close(),
+                namedTrustingAll.close()))
+        .mapEmpty();
   }
 
   private static long elapsed(long start) {
