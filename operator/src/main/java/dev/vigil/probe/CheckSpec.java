@@ -21,8 +21,10 @@ import java.util.regex.Pattern;
  * @param http the HTTP(S) request and verdict settings
  * @param tcp the optional payload and expected reply prefix
  * @param grpc the grpc.health.v1 service name
- * @param tls HTTPS and gRPC-over-TLS settings; for GRPC, TLS is used only when this is not {@link
- *     Tls#NONE}
+ * @param tls HTTPS, gRPC-over-TLS and wss settings; for GRPC and WEBSOCKET, TLS is used only when
+ *     this is not {@link Tls#NONE}
+ * @param websocket the WebSocket upgrade's path (protocol WEBSOCKET; {@code http}'s host and
+ *     headers go with it)
  * @param reuseConnection keep one connection per backend between probes (HTTP, HTTPS) instead of a
  *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
  */
@@ -34,7 +36,8 @@ public record CheckSpec(
     Tcp tcp,
     Grpc grpc,
     Tls tls,
-    boolean reuseConnection) {
+    boolean reuseConnection,
+    WebSocket websocket) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -45,6 +48,7 @@ public record CheckSpec(
     Objects.requireNonNull(tcp, "active.tcp");
     Objects.requireNonNull(grpc, "active.grpc");
     Objects.requireNonNull(tls, "active.tls");
+    Objects.requireNonNull(websocket, "active.websocket");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("active.port: must be 1..65535, got " + port);
     }
@@ -68,6 +72,7 @@ public record CheckSpec(
     b.grpc = grpc;
     b.tls = tls;
     b.reuseConnection = reuseConnection;
+    b.websocket = websocket;
     return b;
   }
 
@@ -78,7 +83,8 @@ public record CheckSpec(
 
   /** Whether this check runs over TLS. */
   public boolean usesTls() {
-    return protocol == Protocol.HTTPS || (protocol == Protocol.GRPC && tls != Tls.NONE);
+    return protocol == Protocol.HTTPS
+        || ((protocol == Protocol.GRPC || protocol == Protocol.WEBSOCKET) && tls != Tls.NONE);
   }
 
   /**
@@ -209,7 +215,7 @@ public record CheckSpec(
       return true;
     }
 
-    private static boolean hasControl(String s) {
+    static boolean hasControl(String s) {
       for (int i = 0; i < s.length(); i++) {
         char c = s.charAt(i);
         if (c < 0x20 && c != '\t' || c == 0x7f) {
@@ -273,6 +279,19 @@ public record CheckSpec(
     }
   }
 
+  /** The WebSocket check: the path of the upgrade request. */
+  public record WebSocket(String path) {
+    public static final WebSocket DEFAULT = new WebSocket("/");
+
+    public WebSocket {
+      path = path == null ? "/" : path;
+      if (!path.startsWith("/") || Http.hasControl(path) || path.indexOf(' ') >= 0) {
+        throw new IllegalArgumentException(
+            "active.websocket.path: must start with / and contain no spaces or control characters");
+      }
+    }
+  }
+
   /** The gRPC check: {@code grpc.health.v1.Health/Check} for {@code service} ("" = server). */
   public record Grpc(String service) {
     public static final Grpc DEFAULT = new Grpc("");
@@ -308,8 +327,14 @@ public record CheckSpec(
     private Grpc grpc = Grpc.DEFAULT;
     private Tls tls = Tls.NONE;
     private boolean reuseConnection;
+    private WebSocket websocket = WebSocket.DEFAULT;
 
     private Builder() {}
+
+    public Builder websocket(WebSocket websocket) {
+      this.websocket = websocket;
+      return this;
+    }
 
     public Builder protocol(Protocol protocol) {
       this.protocol = protocol;
@@ -384,7 +409,8 @@ public record CheckSpec(
     }
 
     public CheckSpec build() {
-      return new CheckSpec(protocol, port, timeout, http, tcp, grpc, tls, reuseConnection);
+      return new CheckSpec(
+          protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket);
     }
   }
 }

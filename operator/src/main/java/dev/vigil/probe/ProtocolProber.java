@@ -5,7 +5,7 @@ import io.vertx.core.Vertx;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** Picks the prober for a check's protocol: HTTP and HTTPS, TCP, GRPC. */
+/** Picks the prober for a check's protocol: HTTP, HTTPS and WebSocket, TCP, GRPC. */
 public final class ProtocolProber implements Prober {
 
   private final Map<Protocol, Prober> byProtocol;
@@ -14,6 +14,7 @@ public final class ProtocolProber implements Prober {
     byProtocol = new EnumMap<>(Protocol.class);
     byProtocol.put(Protocol.HTTP, http);
     byProtocol.put(Protocol.HTTPS, http);
+    byProtocol.put(Protocol.WEBSOCKET, http);
     byProtocol.put(Protocol.TCP, tcp);
     byProtocol.put(Protocol.GRPC, grpc);
   }

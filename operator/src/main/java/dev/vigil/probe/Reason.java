@@ -29,6 +29,11 @@ public enum Reason {
   BODY_MISMATCH,
   /** HTTP: the response is not HTTP/1.x (bad status line, oversized or broken headers). */
   MALFORMED_RESPONSE,
+  /**
+   * WebSocket: the upgrade was answered 101 without {@code Upgrade: websocket} or without the
+   * {@code Sec-WebSocket-Accept} derived from the probe's key.
+   */
+  WEBSOCKET_HANDSHAKE,
   /** TCP: the reply does not start with {@code expect}. */
   EXPECT_MISMATCH,
   /** gRPC: the health service answered NOT_SERVING. */

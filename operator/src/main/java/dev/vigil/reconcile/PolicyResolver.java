@@ -199,6 +199,9 @@ public final class PolicyResolver {
                 ExpectedStatuses.parseOrNone(
                     "active.http.failFastStatuses", http.getFailFastStatuses())));
       }
+      if (active.getWebsocket() != null) {
+        b.websocket(new CheckSpec.WebSocket(active.getWebsocket().getPath()));
+      }
       if (active.getTcp() != null) {
         b.tcp(new CheckSpec.Tcp(active.getTcp().getSend(), active.getTcp().getExpect()));
       }

@@ -161,6 +161,16 @@ class CrdValidationRulesTest {
   }
 
   @Test
+  void theWebsocketBlockNeedsProtocolWebSocket() throws Exception {
+    String rule = rule(HP, "spec.active", ".websocket");
+    assertThat(eval(rule, Map.of("protocol", "WebSocket", "websocket", Map.of("path", "/ws"))))
+        .isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP"))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "websocket", Map.of("path", "/ws"))))
+        .isFalse();
+  }
+
+  @Test
   void failureWindowIsAtLeastOneMillisecond() throws Exception {
     String rule = onlyRule(HP, "spec.passive.failureWindow");
     assertThat(eval(rule, "1ms")).isTrue();

@@ -85,7 +85,7 @@ class ExamplesTest {
   void theExamplesAreWebGrpcTcpAndPassive() throws IOException {
     assertThat(exampleFiles())
         .extracting(p -> p.getFileName().toString())
-        .containsExactly("grpc.yaml", "passive.yaml", "tcp.yaml", "web.yaml");
+        .containsExactly("grpc.yaml", "passive.yaml", "tcp.yaml", "web.yaml", "websocket.yaml");
   }
 
   @Test
@@ -102,7 +102,7 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(checked).isEqualTo(8);
+    assertThat(checked).isEqualTo(10);
   }
 
   @Test

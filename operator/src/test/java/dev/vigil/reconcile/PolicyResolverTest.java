@@ -81,6 +81,22 @@ class PolicyResolverTest {
   }
 
   @Test
+  void mapsAWebSocketCheck() {
+    HealthPolicy p = policy();
+    p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.WEBSOCKET);
+    dev.vigil.api.v1alpha1.WebSocketCheck ws = new dev.vigil.api.v1alpha1.WebSocketCheck();
+    ws.setPath("/ws");
+    p.getSpec().getActive().setWebsocket(ws);
+    ResolvedPolicy r = PolicyResolver.resolve(p);
+    assertThat(r.check().protocol()).isEqualTo(dev.vigil.probe.Protocol.WEBSOCKET);
+    assertThat(r.check().websocket().path()).isEqualTo("/ws");
+    assertThat(r.check().usesTls()).isFalse();
+    ws.setPath("ws");
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.websocket.path");
+  }
+
+  @Test
   void namesTheBadSeedCheckerField() {
     HealthPolicy overlap = policy();
     overlap.getSpec().getActive().getHttp().setFailFastStatuses(java.util.List.of("300-503"));
