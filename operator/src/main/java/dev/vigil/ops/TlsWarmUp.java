@@ -107,13 +107,20 @@ public final class TlsWarmUp {
               List<Future<ProbeResult>> probes = new ArrayList<>();
               for (Protocol protocol : List.of(Protocol.HTTPS, Protocol.GRPC)) {
                 for (boolean trustAll : new boolean[] {true, false}) {
-                  CheckSpec spec =
-                      CheckSpec.builder()
-                          .protocol(protocol)
-                          .timeout(limit)
-                          .tls(new CheckSpec.Tls(trustAll, "localhost"))
-                          .build();
-                  probes.add(prober.probe(target, spec));
+                  boolean[] http2s =
+                      protocol == Protocol.HTTPS
+                          ? new boolean[] {false, true}
+                          : new boolean[] {false};
+                  for (boolean http2 : http2s) {
+                    CheckSpec spec =
+                        CheckSpec.builder()
+                            .protocol(protocol)
+                            .timeout(limit)
+                            .http2(http2)
+                            .tls(new CheckSpec.Tls(trustAll, "localhost"))
+                            .build();
+                    probes.add(prober.probe(target, spec));
+                  }
                 }
               }
               return Future.join(probes)

@@ -25,6 +25,8 @@ import java.util.regex.Pattern;
  *     this is not {@link Tls#NONE}
  * @param websocket the WebSocket upgrade's path (protocol WEBSOCKET; {@code http}'s host and
  *     headers go with it)
+ * @param http2 HTTP and HTTPS over HTTP/2 ({@code active.http.version: "2"}): h2c with prior
+ *     knowledge in clear, ALPN h2 over TLS
  * @param reuseConnection keep one connection per backend between probes (HTTP, HTTPS) instead of a
  *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
  */
@@ -37,7 +39,8 @@ public record CheckSpec(
     Grpc grpc,
     Tls tls,
     boolean reuseConnection,
-    WebSocket websocket) {
+    WebSocket websocket,
+    boolean http2) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -73,6 +76,7 @@ public record CheckSpec(
     b.tls = tls;
     b.reuseConnection = reuseConnection;
     b.websocket = websocket;
+    b.http2 = http2;
     return b;
   }
 
@@ -328,8 +332,15 @@ public record CheckSpec(
     private Tls tls = Tls.NONE;
     private boolean reuseConnection;
     private WebSocket websocket = WebSocket.DEFAULT;
+    private boolean http2;
 
     private Builder() {}
+
+    /** {@code active.http.version: "2"}. */
+    public Builder http2(boolean http2) {
+      this.http2 = http2;
+      return this;
+    }
 
     public Builder websocket(WebSocket websocket) {
       this.websocket = websocket;
@@ -410,7 +421,7 @@ public record CheckSpec(
 
     public CheckSpec build() {
       return new CheckSpec(
-          protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket);
+          protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket, http2);
     }
   }
 }

@@ -142,7 +142,11 @@ public final class GrpcProber implements Prober {
    * so the client sends it as SNI and {@code :authority} without resolving it.
    */
   static SocketAddress address(ProbeTarget target, CheckSpec spec) {
-    String name = spec.usesTls() ? spec.tls().serverName() : null;
+    return address(target, spec.usesTls() ? spec.tls().serverName() : null);
+  }
+
+  /** The Pod's address, carrying {@code name} (null: none) for SNI and the authority. */
+  static SocketAddress address(ProbeTarget target, String name) {
     if (name == null) {
       return SocketAddress.inetSocketAddress(target.port(), target.ip());
     }

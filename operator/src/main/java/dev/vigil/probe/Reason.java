@@ -23,6 +23,8 @@ public enum Reason {
    * (DESIGN §2.2).
    */
   FAIL_FAST_STATUS,
+  /** HTTP/2: the server reset the probe's stream (RST_STREAM) before a verdict. */
+  STREAM_RESET,
   /** HTTP: a response header of {@code headerMatch} is missing or its value does not match. */
   HEADER_MISMATCH,
   /** HTTP: the first 64 KiB of the body do not match {@code bodyMatch}. */

@@ -199,6 +199,7 @@ public final class PolicyResolver {
                 ExpectedStatuses.parseOrNone(
                     "active.http.failFastStatuses", http.getFailFastStatuses())));
       }
+      b.http2(http2(active));
       if (active.getWebsocket() != null) {
         b.websocket(new CheckSpec.WebSocket(active.getWebsocket().getPath()));
       }
@@ -225,6 +226,24 @@ public final class PolicyResolver {
       String problem = colon > 0 ? message.substring(colon + 1).trim() : message;
       throw new InvalidSettingsException(field, problem);
     }
+  }
+
+  /** {@code active.http.version}: "1.1" (or absent) or "2", the latter for HTTP and HTTPS only. */
+  private static boolean http2(ActiveCheck active) {
+    String version = active.getHttp() == null ? null : active.getHttp().getVersion();
+    if (version == null || version.equals("1.1")) {
+      return false;
+    }
+    if (!version.equals("2")) {
+      throw new InvalidSettingsException(
+          "active.http.version", "must be \"1.1\" or \"2\", was \"" + version + "\"");
+    }
+    if (active.getProtocol() != dev.vigil.api.v1alpha1.Protocol.HTTP
+        && active.getProtocol() != dev.vigil.api.v1alpha1.Protocol.HTTPS) {
+      throw new InvalidSettingsException(
+          "active.http.version", "\"2\" applies only to protocol HTTP or HTTPS");
+    }
+    return true;
   }
 
   private static List<CheckSpec.HeaderMatch> headerMatch(List<HttpHeaderMatch> matches) {

@@ -161,6 +161,15 @@ class CrdValidationRulesTest {
   }
 
   @Test
+  void httpVersionTwoNeedsProtocolHttpOrHttps() throws Exception {
+    String rule = rule(HP, "spec.active", ".http.version");
+    assertThat(eval(rule, Map.of("protocol", "HTTPS", "http", Map.of("version", "2")))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "GRPC", "http", Map.of("version", "1.1")))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "GRPC"))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "TCP", "http", Map.of("version", "2")))).isFalse();
+  }
+
+  @Test
   void theWebsocketBlockNeedsProtocolWebSocket() throws Exception {
     String rule = rule(HP, "spec.active", ".websocket");
     assertThat(eval(rule, Map.of("protocol", "WebSocket", "websocket", Map.of("path", "/ws"))))

@@ -50,6 +50,7 @@ class RoundTripTest {
                 value: ^yes$
               - name: X-Build
             failFastStatuses: ["500-599", "429"]
+            version: "2"
           tcp:
             send: PING
             expect: PONG

@@ -81,6 +81,22 @@ class PolicyResolverTest {
   }
 
   @Test
+  void mapsHttpVersionTwoForHttpAndHttpsOnly() {
+    HealthPolicy p = policy();
+    assertThat(PolicyResolver.resolve(p).check().http2()).isFalse();
+    p.getSpec().getActive().getHttp().setVersion("2");
+    assertThat(PolicyResolver.resolve(p).check().http2()).isTrue();
+    p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.TCP);
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.http.version")
+        .hasMessageContaining("HTTP or HTTPS");
+    p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.HTTP);
+    p.getSpec().getActive().getHttp().setVersion("3");
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.http.version");
+  }
+
+  @Test
   void mapsAWebSocketCheck() {
     HealthPolicy p = policy();
     p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.WEBSOCKET);

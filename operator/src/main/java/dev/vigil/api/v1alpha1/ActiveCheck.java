@@ -25,6 +25,11 @@ import io.fabric8.kubernetes.api.model.IntOrString;
     message = "downInterval must be longer than timeout",
     fieldPath = ".downInterval")
 @ValidationRule(
+    value =
+        "!has(self.http) || !has(self.http.version) || self.http.version == '1.1' || self.protocol in ['HTTP', 'HTTPS']",
+    message = "http.version 2 applies only to protocol HTTP or HTTPS",
+    fieldPath = ".http.version")
+@ValidationRule(
     value = "!has(self.websocket) || self.protocol == 'WebSocket'",
     message = "websocket applies only to protocol WebSocket",
     fieldPath = ".websocket")

@@ -59,6 +59,12 @@ public class HttpCheck {
   private String bodyMatch;
 
   @JsonPropertyDescription(
+      "HTTP version of the probe: \"1.1\", or \"2\" (h2c with prior knowledge in clear, ALPN h2 with TLS; a server that does not speak HTTP/2 fails). With 2 the status comes from the :status pseudo-header, the connection is kept between probes, and a stream the server resets fails the probe.")
+  @Default("\"1.1\"")
+  @Pattern("^(1\\.1|2)$")
+  private String version = "1.1";
+
+  @JsonPropertyDescription(
       "Request body sent with the probe (UTF-8, at most 4 KiB), with its Content-Length; needs a method such as POST or PUT.")
   @Size(max = 4096)
   private String body;
@@ -127,6 +133,14 @@ public class HttpCheck {
 
   public void setBodyMatch(String bodyMatch) {
     this.bodyMatch = bodyMatch;
+  }
+
+  public String getVersion() {
+    return version;
+  }
+
+  public void setVersion(String version) {
+    this.version = version;
   }
 
   public String getBody() {
