@@ -18,6 +18,7 @@ import dev.vigil.passive.Fabric8Reviewer;
 import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.passive.Reviewer;
+import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
@@ -334,13 +335,14 @@ public final class Vigil {
     // (issue 18), so the first HTTPS and gRPC-over-TLS probes do not time out on healthy backends.
     TlsWarmUp.runAndWait(vertx, protocols, Duration.ofSeconds(10));
     Prober probers = new MeteredProber(protocols, registry);
+    HealthWatcher watcher = protocols.watcher();
     Leadership leadership = config.leaderElection() ? Leadership.elected() : Leadership.sole();
     PoolRuntimes runtimes =
         new PoolRuntimes(
             vertx,
             (context, callback) ->
                 new ScheduledProbing(
-                    probers, new VertxTimers(context), new SplittableRandom(), callback),
+                    probers, watcher, new VertxTimers(context), new SplittableRandom(), callback),
             new TransitionReporter(events, registry),
             clock);
     PoolSources sources = new PoolSources();

@@ -296,9 +296,17 @@ public record CheckSpec(
     }
   }
 
-  /** The gRPC check: {@code grpc.health.v1.Health/Check} for {@code service} ("" = server). */
-  public record Grpc(String service) {
+  /**
+   * The gRPC check: {@code grpc.health.v1.Health/Check} for {@code service} ("" = server); with
+   * {@code watch}, also a {@code Health/Watch} stream whose every status counts as a result at
+   * once.
+   */
+  public record Grpc(String service, boolean watch) {
     public static final Grpc DEFAULT = new Grpc("");
+
+    public Grpc(String service) {
+      this(service, false);
+    }
 
     public Grpc {
       service = service == null ? "" : service;

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * gRPC checks: {@code grpc.health.v1.Health/Check} with the configured service name over Vert.x
@@ -34,7 +35,19 @@ import java.util.concurrent.TimeUnit;
  * that name (an address that carries both, so nothing is resolved), and connections are kept per IP
  * and name.
  */
-public final class GrpcProber implements Prober {
+public final class GrpcProber implements Prober, HealthWatcher {
+
+  /** First wait before a Watch stream is re-opened; doubles on each failure up to the max. */
+  static final long WATCH_BACKOFF_MIN_MS = 1_000;
+
+  static final long WATCH_BACKOFF_MAX_MS = 30_000;
+
+  private static final ServiceMethod<HealthCheckResponse, HealthCheckRequest> WATCH =
+      ServiceMethod.client(
+          ServiceName.create("grpc.health.v1.Health"),
+          "Watch",
+          GrpcMessageEncoder.encoder(),
+          GrpcMessageDecoder.decoder(HealthCheckResponse.getDefaultInstance()));
 
   private static final ServiceMethod<HealthCheckResponse, HealthCheckRequest> CHECK =
       ServiceMethod.client(
@@ -167,14 +180,120 @@ public final class GrpcProber implements Prober {
     if (response.status() != null && response.status() != GrpcStatus.OK) {
       return callStatus(response.status(), start);
     }
-    long latency = elapsed(start);
+    return servingStatus(message, "", elapsed(start));
+  }
+
+  private static ProbeResult servingStatus(HealthCheckResponse message, String how, long latency) {
     return switch (message.getStatus()) {
-      case SERVING -> ProbeResult.pass("grpc SERVING", latency);
-      case NOT_SERVING -> ProbeResult.fail(Reason.GRPC_NOT_SERVING, "grpc NOT_SERVING", latency);
+      case SERVING -> ProbeResult.pass("grpc SERVING" + how, latency);
+      case NOT_SERVING ->
+          ProbeResult.fail(Reason.GRPC_NOT_SERVING, "grpc NOT_SERVING" + how, latency);
       case SERVICE_UNKNOWN ->
-          ProbeResult.fail(Reason.GRPC_SERVICE_UNKNOWN, "grpc SERVICE_UNKNOWN", latency);
-      default -> ProbeResult.fail(Reason.GRPC_UNKNOWN, "grpc " + message.getStatus(), latency);
+          ProbeResult.fail(Reason.GRPC_SERVICE_UNKNOWN, "grpc SERVICE_UNKNOWN" + how, latency);
+      default ->
+          ProbeResult.fail(Reason.GRPC_UNKNOWN, "grpc " + message.getStatus() + how, latency);
     };
+  }
+
+  @Override
+  public Watch watch(ProbeTarget target, CheckSpec spec, Consumer<ProbeResult> results) {
+    HealthStream s =
+        new HealthStream(new ProbeTarget(target.ip(), spec.portFor(target)), spec, results);
+    s.open();
+    return s;
+  }
+
+  /**
+   * One backend's Watch stream: each message is a result at once (detail {@code grpc SERVING
+   * (watch)}); when the stream ends or fails it is re-opened after a backoff (1 s doubling to 30 s,
+   * back to 1 s once a message arrives). A server without Watch (UNIMPLEMENTED) is not asked again:
+   * the interval's Check goes on alone. A stream that hangs stays one open stream; the Check is its
+   * liveness.
+   */
+  private final class HealthStream implements Watch {
+    final ProbeTarget target;
+    final CheckSpec spec;
+    final Consumer<ProbeResult> results;
+    boolean closed;
+    long backoff = WATCH_BACKOFF_MIN_MS;
+    long retryTimer = -1;
+    io.vertx.grpc.client.GrpcClientRequest<HealthCheckRequest, HealthCheckResponse> current;
+
+    HealthStream(ProbeTarget target, CheckSpec spec, Consumer<ProbeResult> results) {
+      this.target = target;
+      this.spec = spec;
+      this.results = results;
+    }
+
+    void open() {
+      retryTimer = -1;
+      if (closed) {
+        return;
+      }
+      long start = System.nanoTime();
+      client(spec)
+          .request(address(target, spec), WATCH)
+          .compose(
+              request -> {
+                if (closed) {
+                  request.cancel();
+                  return Future.failedFuture("closed");
+                }
+                current = request;
+                return request.send(
+                    HealthCheckRequest.newBuilder().setService(spec.grpc().service()).build());
+              })
+          .onSuccess(
+              response -> {
+                response.handler(
+                    message -> {
+                      backoff = WATCH_BACKOFF_MIN_MS;
+                      if (!closed) {
+                        results.accept(servingStatus(message, " (watch)", elapsed(start)));
+                      }
+                    });
+                response.exceptionHandler(t -> ended(null));
+                response.endHandler(v -> ended(response.status()));
+              })
+          .onFailure(t -> ended(statusOf(t)));
+    }
+
+    void ended(GrpcStatus status) {
+      current = null;
+      if (closed || retryTimer >= 0) {
+        return;
+      }
+      if (status == GrpcStatus.UNIMPLEMENTED) {
+        return; // no Watch on this server: Check alone
+      }
+      retryTimer = vertx.setTimer(backoff, id -> open());
+      backoff = Math.min(backoff * 2, WATCH_BACKOFF_MAX_MS);
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      if (retryTimer >= 0) {
+        vertx.cancelTimer(retryTimer);
+        retryTimer = -1;
+      }
+      if (current != null) {
+        current.cancel();
+        current = null;
+      }
+    }
+  }
+
+  private static GrpcStatus statusOf(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof io.vertx.grpc.common.GrpcErrorException e) {
+        return e.status();
+      }
+      if (t instanceof io.vertx.grpc.client.InvalidStatusException e) {
+        return e.actualStatus();
+      }
+    }
+    return null;
   }
 
   private static ProbeResult callStatus(GrpcStatus status, long start) {

@@ -34,6 +34,11 @@ public final class ProtocolProber implements Prober {
         new HttpProber(vertx), new TcpProber(vertx), new GrpcProber(vertx), new Http2Prober(vertx));
   }
 
+  /** The gRPC prober's Health/Watch streams ({@code active.grpc.watch}). */
+  public HealthWatcher watcher() {
+    return byProtocol.get(Protocol.GRPC) instanceof HealthWatcher w ? w : HealthWatcher.NONE;
+  }
+
   /** The prober {@code protocol} uses. */
   public Prober forProtocol(Protocol protocol) {
     return byProtocol.get(protocol);

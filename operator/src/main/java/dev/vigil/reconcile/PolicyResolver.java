@@ -207,7 +207,11 @@ public final class PolicyResolver {
         b.tcp(new CheckSpec.Tcp(active.getTcp().getSend(), active.getTcp().getExpect()));
       }
       if (active.getGrpc() != null) {
-        b.grpc(new CheckSpec.Grpc(active.getGrpc().getService()));
+        b.grpc(
+            new CheckSpec.Grpc(
+                active.getGrpc().getService(),
+                Boolean.TRUE.equals(active.getGrpc().getWatch())
+                    && active.getProtocol() == dev.vigil.api.v1alpha1.Protocol.GRPC));
       }
       if (active.getTls() != null) {
         b.tls(

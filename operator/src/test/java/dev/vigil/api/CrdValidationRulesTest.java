@@ -170,6 +170,15 @@ class CrdValidationRulesTest {
   }
 
   @Test
+  void grpcWatchNeedsProtocolGrpc() throws Exception {
+    String rule = rule(HP, "spec.active", ".grpc.watch");
+    assertThat(eval(rule, Map.of("protocol", "GRPC", "grpc", Map.of("watch", true)))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "grpc", Map.of("watch", false)))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "grpc", Map.of("service", "x")))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "grpc", Map.of("watch", true)))).isFalse();
+  }
+
+  @Test
   void theWebsocketBlockNeedsProtocolWebSocket() throws Exception {
     String rule = rule(HP, "spec.active", ".websocket");
     assertThat(eval(rule, Map.of("protocol", "WebSocket", "websocket", Map.of("path", "/ws"))))

@@ -56,6 +56,7 @@ class RoundTripTest {
             expect: PONG
           grpc:
             service: shop.Cart
+            watch: true
           tls:
             insecureSkipVerify: true
             serverName: api.shop.internal

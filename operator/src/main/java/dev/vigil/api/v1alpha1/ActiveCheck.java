@@ -30,6 +30,11 @@ import io.fabric8.kubernetes.api.model.IntOrString;
     message = "http.version 2 applies only to protocol HTTP or HTTPS",
     fieldPath = ".http.version")
 @ValidationRule(
+    value =
+        "!has(self.grpc) || !has(self.grpc.watch) || !self.grpc.watch || self.protocol == 'GRPC'",
+    message = "grpc.watch applies only to protocol GRPC",
+    fieldPath = ".grpc.watch")
+@ValidationRule(
     value = "!has(self.websocket) || self.protocol == 'WebSocket'",
     message = "websocket applies only to protocol WebSocket",
     fieldPath = ".websocket")
