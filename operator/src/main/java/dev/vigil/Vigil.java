@@ -13,10 +13,12 @@ import dev.vigil.ops.OpsServer;
 import dev.vigil.ops.PoolGauges;
 import dev.vigil.ops.Readiness;
 import dev.vigil.ops.ServingCertificate;
+import dev.vigil.ops.TlsWarmUp;
 import dev.vigil.passive.Fabric8Reviewer;
 import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.passive.Reviewer;
+import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
@@ -318,14 +320,19 @@ public final class Vigil {
     ScheduledExecutorService statusWriters =
         Executors.newScheduledThreadPool(STATUS_WRITERS, named("vigil-status"));
     WriteCounter writes = new MeteredWriteCounter(registry);
-    Prober probers = new MeteredProber(ProtocolProber.create(vertx), registry);
+    ProtocolProber protocols = ProtocolProber.create(vertx);
+    // A cold JVM's first TLS handshakes take seconds: pay for them before the first probe round
+    // (issue 18), so the first HTTPS and gRPC-over-TLS probes do not time out on healthy backends.
+    TlsWarmUp.runAndWait(vertx, protocols, Duration.ofSeconds(10));
+    Prober probers = new MeteredProber(protocols, registry);
+    HealthWatcher watcher = protocols.watcher();
     Leadership leadership = config.leaderElection() ? Leadership.elected() : Leadership.sole();
     PoolRuntimes runtimes =
         new PoolRuntimes(
             vertx,
             (context, callback) ->
                 new ScheduledProbing(
-                    probers, new VertxTimers(context), new SplittableRandom(), callback),
+                    probers, watcher, new VertxTimers(context), new SplittableRandom(), callback),
             new TransitionReporter(events, registry),
             clock);
     PoolSources sources = new PoolSources();

@@ -42,6 +42,9 @@ public final class Backend {
   long meritAt;
   boolean damped;
   long releaseAt;
+  // Failures within a window (DESIGN §2.2): the last windowFailures failure times, made on first
+  // use.
+  FailureWindow window;
 
   Backend(PoolHealth pool, String id, long serial) {
     this.pool = pool;

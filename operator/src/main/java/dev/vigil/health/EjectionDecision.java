@@ -6,8 +6,16 @@ package dev.vigil.health;
  * @param kind what happened
  * @param ejectedUntil the end of the ejection (epoch ms) for {@link Kind#EJECTED}, the end it would
  *     have had for {@link Kind#WOULD_EJECT}, and {@code -1} otherwise
+ * @param window whether the failures-within-a-window rule (DESIGN §2.2, {@code
+ *     passive.windowFailures}) made this decision; false when the consecutive-errors run reached
+ *     its threshold (that rule is named when both trip on one outcome)
  */
-public record EjectionDecision(Kind kind, long ejectedUntil) {
+public record EjectionDecision(Kind kind, long ejectedUntil, boolean window) {
+
+  /** A decision of the consecutive-errors rule. */
+  public EjectionDecision(Kind kind, long ejectedUntil) {
+    this(kind, ejectedUntil, false);
+  }
 
   /** The kinds of decision. */
   public enum Kind {
@@ -31,6 +39,16 @@ public record EjectionDecision(Kind kind, long ejectedUntil) {
   public static final EjectionDecision NOT_NEEDED = new EjectionDecision(Kind.NOT_NEEDED, -1);
   public static final EjectionDecision REFUSED_BY_CAP =
       new EjectionDecision(Kind.REFUSED_BY_CAP, -1);
+
+  static final EjectionDecision REFUSED_BY_CAP_WINDOW =
+      new EjectionDecision(Kind.REFUSED_BY_CAP, -1, true);
+
+  /** The same decision, made by the failures-within-a-window rule. */
+  EjectionDecision byWindow() {
+    return kind == Kind.REFUSED_BY_CAP
+        ? REFUSED_BY_CAP_WINDOW
+        : new EjectionDecision(kind, ejectedUntil, true);
+  }
 
   static EjectionDecision ejected(long until) {
     return new EjectionDecision(Kind.EJECTED, until);

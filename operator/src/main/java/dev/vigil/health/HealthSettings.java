@@ -39,6 +39,10 @@ package dev.vigil.health;
  * @param downIntervalMs {@code active.downInterval}: time between probes while a backend is Down
  *     with no pass run ({@link ProbePhase#DOWN}); defaults to the interval
  * @param damping {@code damping} (flap damping, DESIGN §2.1), or null (off)
+ * @param windowFailures {@code passive.windowFailures}: failed requests within {@code
+ *     failureWindowMs} that eject (DESIGN §2.2, nginx {@code max_fails}); 0 = off
+ * @param failureWindowMs {@code passive.failureWindow}: the window of {@code windowFailures} (nginx
+ *     {@code fail_timeout})
  */
 public record HealthSettings(
     long intervalMs,
@@ -63,7 +67,9 @@ public record HealthSettings(
     int panicExitPercent,
     long fastIntervalMs,
     long downIntervalMs,
-    Damping damping) {
+    Damping damping,
+    int windowFailures,
+    long failureWindowMs) {
 
   /** The smallest {@code active.interval} accepted. */
   public static final long MIN_INTERVAL_MS = 100;
@@ -98,6 +104,13 @@ public record HealthSettings(
     between("panicExitPercent", panicExitPercent, panicThresholdPercent, 100);
     phaseInterval("active.fastInterval", fastIntervalMs, timeoutMs);
     phaseInterval("active.downInterval", downIntervalMs, timeoutMs);
+    between("passive.windowFailures", windowFailures, 0, 1000);
+    atLeast("passive.failureWindow", failureWindowMs, 1, "ms");
+  }
+
+  /** Whether the failures-within-a-window rule is on ({@code passive.windowFailures} above 0). */
+  public boolean countsWindowFailures() {
+    return windowFailures > 0;
   }
 
   private static void phaseInterval(String field, long ms, long timeoutMs) {
@@ -156,7 +169,9 @@ public record HealthSettings(
         .panicExitPercent(panicExitPercent == panicThresholdPercent ? null : panicExitPercent)
         .fastIntervalMs(fastIntervalMs == intervalMs ? null : fastIntervalMs)
         .downIntervalMs(downIntervalMs == intervalMs ? null : downIntervalMs)
-        .damping(damping);
+        .damping(damping)
+        .windowFailures(windowFailures)
+        .failureWindowMs(failureWindowMs);
   }
 
   /** Whether panic is on at all ({@code panicThresholdPercent} above 0). */
@@ -372,8 +387,22 @@ public record HealthSettings(
     private Long fastIntervalMs; // null: equal to the interval
     private Long downIntervalMs; // null: equal to the interval
     private Damping damping;
+    private int windowFailures = 0;
+    private long failureWindowMs = 10_000;
 
     private Builder() {}
+
+    /** {@code passive.windowFailures}; 0 (the default) turns the rule off. */
+    public Builder windowFailures(int v) {
+      windowFailures = v;
+      return this;
+    }
+
+    /** {@code passive.failureWindow} in ms (default 10 s). */
+    public Builder failureWindowMs(long v) {
+      failureWindowMs = v;
+      return this;
+    }
 
     /** {@code active.fastInterval}; null (the default) means equal to the interval. */
     public Builder fastIntervalMs(Long v) {
@@ -521,7 +550,9 @@ public record HealthSettings(
           panicExitPercent == null ? panicThresholdPercent : panicExitPercent,
           fastIntervalMs == null ? intervalMs : fastIntervalMs,
           downIntervalMs == null ? intervalMs : downIntervalMs,
-          damping);
+          damping,
+          windowFailures,
+          failureWindowMs);
     }
   }
 }

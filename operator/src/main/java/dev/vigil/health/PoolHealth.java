@@ -136,10 +136,17 @@ public final class PoolHealth {
   /**
    * Replaces the settings. State is kept: runs, multipliers and running ejections (with their end)
    * stay; new thresholds apply from the next event; panic is re-evaluated now. Damped backends are
-   * released now when damping is turned off, and otherwise re-timed from their merit.
+   * released now when damping is turned off, and otherwise re-timed from their merit. A change of
+   * {@code passive.windowFailures} empties every backend's failure window.
    */
   public void apply(HealthSettings newSettings) {
-    settings = Objects.requireNonNull(newSettings, "settings");
+    Objects.requireNonNull(newSettings, "settings");
+    if (newSettings.windowFailures() != settings.windowFailures()) {
+      for (int i = 0; i < size; i++) {
+        members[i].window = null; // a window of another size starts empty (O(n), once per change)
+      }
+    }
+    settings = newSettings;
     ledger.begin();
     damping.apply(settings.damping(), ledger);
     ledger.reevaluate();
@@ -156,19 +163,34 @@ public final class PoolHealth {
    * state only; ejection changes show in the snapshot.
    */
   public Transition onProbeResult(Backend b, boolean pass, long now) {
+    return onProbeResult(b, pass, false, now);
+  }
+
+  /**
+   * As {@link #onProbeResult(Backend, boolean, long)}; a failure with {@code failFast} (a status in
+   * {@code active.http.failFastStatuses}, DESIGN §2.2) takes an Up backend Down at once, whatever
+   * {@code fall}. It is otherwise an ordinary failure: the pass run resets, a Down backend still
+   * needs {@code rise} passes, an Unknown backend goes Down. {@code failFast} means nothing on a
+   * pass.
+   */
+  public Transition onProbeResult(Backend b, boolean pass, boolean failFast, long now) {
     if (b.pool != this) {
       return Transition.UNCHANGED;
     }
     ledger.begin();
     expire(now);
-    Transition t = pass ? pass(b, now) : fail(b, now);
+    Transition t = pass ? pass(b, now) : fail(b, failFast, now);
     ledger.end(settings);
     return t;
   }
 
   public Transition onProbeResult(String id, boolean pass, long now) {
+    return onProbeResult(id, pass, false, now);
+  }
+
+  public Transition onProbeResult(String id, boolean pass, boolean failFast, long now) {
     Backend b = byId.get(id);
-    return b == null ? Transition.UNCHANGED : onProbeResult(b, pass, now);
+    return b == null ? Transition.UNCHANGED : onProbeResult(b, pass, failFast, now);
   }
 
   private Transition pass(Backend b, long now) {
@@ -196,7 +218,7 @@ public final class PoolHealth {
     return Transition.CHANGED;
   }
 
-  private Transition fail(Backend b, long now) {
+  private Transition fail(Backend b, boolean failFast, long now) {
     b.passRun = 0;
     if (b.failRun != Integer.MAX_VALUE) {
       b.failRun++;
@@ -204,7 +226,7 @@ public final class PoolHealth {
     if (b.state == BackendState.DOWN) {
       return Transition.UNCHANGED;
     }
-    if (b.state == BackendState.UP && b.failRun < settings.fall()) {
+    if (b.state == BackendState.UP && b.failRun < settings.fall() && !failFast) {
       return Transition.PENDING;
     }
     boolean flap = b.state == BackendState.UP;
@@ -223,6 +245,12 @@ public final class PoolHealth {
    * it is already ejected (the error still counts; no new ejection until this one ends); the cap
    * refuses (counted, run kept, so every further error is another refused attempt); or in dry run
    * (reported and counted, runs reset, nobody ejected).
+   *
+   * <p>Failures within a window (DESIGN §2.2, when {@code passive.windowFailures} is above 0): an
+   * error counted on the upstream run is also timestamped; when the errors of the last {@code
+   * failureWindow} reach {@code windowFailures}, the backend is ejected through the same path, and
+   * an ejection (or a dry run's would-be ejection) empties the window. Successes do not; a refused
+   * ejection leaves it as it is; errors while ejected still count.
    */
   public EjectionDecision onRequestOutcome(Backend b, boolean ok, Origin origin, long now) {
     return onRequestOutcome(b, ok, origin, -1, now);
@@ -274,22 +302,50 @@ public final class PoolHealth {
     } else {
       run = b.upstreamErrors = saturatingIncrement(b.upstreamErrors);
       threshold = s.consecutiveErrors();
+      if (s.windowFailures() > 0 && windowTrips(b, now)) {
+        if (b.ejected) {
+          return EjectionDecision.NOT_NEEDED;
+        }
+        boolean consecutive = threshold != 0 && run >= threshold;
+        EjectionDecision d = afterEjection(b, eject(b, s.enforce(), now));
+        return consecutive ? d : d.byWindow();
+      }
     }
     if (threshold == 0 || run < threshold || b.ejected) {
       return EjectionDecision.NOT_NEEDED;
     }
-    EjectionDecision d = eject(b, s.enforce(), now);
+    return afterEjection(b, eject(b, s.enforce(), now));
+  }
+
+  /** A dry run's would-be ejection resets the runs and the window as an ejection does. */
+  private static EjectionDecision afterEjection(Backend b, EjectionDecision d) {
     if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
       b.upstreamErrors = 0;
       b.localErrors = 0;
+      clearWindow(b);
     }
     return d;
+  }
+
+  /** Records an error at {@code now} in b's window; true when the window is full (DESIGN §2.2). */
+  private boolean windowTrips(Backend b, long now) {
+    FailureWindow w = b.window;
+    if (w == null) {
+      w = b.window = new FailureWindow(settings.windowFailures());
+    }
+    return w.record(now, settings.failureWindowMs());
+  }
+
+  private static void clearWindow(Backend b) {
+    if (b.window != null) {
+      b.window.clear();
+    }
   }
 
   /**
    * The one ejection path of every rule: for {@code base x multiplier} (capped), through the cap (a
    * refusal is counted), or, when not enforced, a counted dry run that changes nothing. An ejection
-   * resets both error runs. The caller checked that b is not ejected.
+   * resets both error runs and the failure window. The caller checked that b is not ejected.
    */
   private EjectionDecision eject(Backend b, boolean enforce, long now) {
     HealthSettings s = settings;
@@ -308,6 +364,7 @@ public final class PoolHealth {
     b.ejectedUntil = until;
     b.upstreamErrors = 0;
     b.localErrors = 0;
+    clearWindow(b);
     setMultiplier(b, multiplier);
     deadlines.add(b);
     nextEnd = deadlines.nextDeadline();
@@ -448,6 +505,7 @@ public final class PoolHealth {
     b.failRun = 0;
     b.upstreamErrors = 0;
     b.localErrors = 0;
+    clearWindow(b);
     setMultiplier(b, multiplier);
     b.ejectedUntil = ejectedUntil;
     if (ejectedUntil > now) {

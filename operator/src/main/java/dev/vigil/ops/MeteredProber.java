@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link Prober} that counts every probe by protocol, result and reason, and times it. Labels
- * come from closed sets (4 protocols, 2 results, {@link Reason}'s values), never from a backend or
+ * come from closed sets (5 protocols, 2 results, {@link Reason}'s values), never from a backend or
  * pool, so the series count stays fixed however many backends are probed.
  */
 public final class MeteredProber implements Prober {

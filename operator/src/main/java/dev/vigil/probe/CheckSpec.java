@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -20,8 +21,12 @@ import java.util.regex.Pattern;
  * @param http the HTTP(S) request and verdict settings
  * @param tcp the optional payload and expected reply prefix
  * @param grpc the grpc.health.v1 service name
- * @param tls HTTPS and gRPC-over-TLS settings; for GRPC, TLS is used only when this is not {@link
- *     Tls#NONE}
+ * @param tls HTTPS, gRPC-over-TLS and wss settings; for GRPC and WEBSOCKET, TLS is used only when
+ *     this is not {@link Tls#NONE}
+ * @param websocket the WebSocket upgrade's path (protocol WEBSOCKET; {@code http}'s host and
+ *     headers go with it)
+ * @param http2 HTTP and HTTPS over HTTP/2 ({@code active.http.version: "2"}): h2c with prior
+ *     knowledge in clear, ALPN h2 over TLS
  * @param reuseConnection keep one connection per backend between probes (HTTP, HTTPS) instead of a
  *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
  */
@@ -33,7 +38,9 @@ public record CheckSpec(
     Tcp tcp,
     Grpc grpc,
     Tls tls,
-    boolean reuseConnection) {
+    boolean reuseConnection,
+    WebSocket websocket,
+    boolean http2) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -44,6 +51,7 @@ public record CheckSpec(
     Objects.requireNonNull(tcp, "active.tcp");
     Objects.requireNonNull(grpc, "active.grpc");
     Objects.requireNonNull(tls, "active.tls");
+    Objects.requireNonNull(websocket, "active.websocket");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("active.port: must be 1..65535, got " + port);
     }
@@ -67,6 +75,8 @@ public record CheckSpec(
     b.grpc = grpc;
     b.tls = tls;
     b.reuseConnection = reuseConnection;
+    b.websocket = websocket;
+    b.http2 = http2;
     return b;
   }
 
@@ -77,7 +87,8 @@ public record CheckSpec(
 
   /** Whether this check runs over TLS. */
   public boolean usesTls() {
-    return protocol == Protocol.HTTPS || (protocol == Protocol.GRPC && tls != Tls.NONE);
+    return protocol == Protocol.HTTPS
+        || ((protocol == Protocol.GRPC || protocol == Protocol.WEBSOCKET) && tls != Tls.NONE);
   }
 
   /**
@@ -89,6 +100,12 @@ public record CheckSpec(
    * @param headers extra request headers, in order
    * @param expectedStatuses statuses that pass
    * @param bodyMatch optional regex that must be found in the first 64 KiB of the body
+   * @param body optional request body (at most {@link #MAX_BODY} bytes in UTF-8), sent with a
+   *     {@code Content-Length}; null = none
+   * @param headerMatch response headers that must be present, each with an optional value regex;
+   *     checked only when the status passes (the status decides first)
+   * @param failFastStatuses statuses that fail at once (DESIGN §2.2); disjoint from {@code
+   *     expectedStatuses}
    */
   public record Http(
       String method,
@@ -96,15 +113,52 @@ public record CheckSpec(
       String host,
       Map<String, String> headers,
       ExpectedStatuses expectedStatuses,
-      Pattern bodyMatch) {
+      Pattern bodyMatch,
+      String body,
+      List<HeaderMatch> headerMatch,
+      ExpectedStatuses failFastStatuses) {
+
+    /** The largest {@code active.http.body}, in bytes. */
+    public static final int MAX_BODY = 4096;
 
     public static final Http DEFAULT =
         new Http("GET", "/healthz", null, Map.of(), ExpectedStatuses.DEFAULT, null);
+
+    /** Without a body, header matches or fail-fast statuses. */
+    public Http(
+        String method,
+        String path,
+        String host,
+        Map<String, String> headers,
+        ExpectedStatuses expectedStatuses,
+        Pattern bodyMatch) {
+      this(method, path, host, headers, expectedStatuses, bodyMatch, null, null, null);
+    }
 
     public Http {
       method = method == null ? "GET" : method;
       path = path == null ? "/healthz" : path;
       expectedStatuses = expectedStatuses == null ? ExpectedStatuses.DEFAULT : expectedStatuses;
+      failFastStatuses = failFastStatuses == null ? ExpectedStatuses.NONE : failFastStatuses;
+      headerMatch = headerMatch == null ? List.of() : List.copyOf(headerMatch);
+      body = body == null || body.isEmpty() ? null : body;
+      if (body != null && body.getBytes(StandardCharsets.UTF_8).length > MAX_BODY) {
+        throw new IllegalArgumentException(
+            "active.http.body: at most " + MAX_BODY + " bytes in UTF-8");
+      }
+      if (body != null && (method.equals("GET") || method.equals("HEAD"))) {
+        throw new IllegalArgumentException(
+            "active.http.body: needs a method that carries one, such as POST or PUT (not "
+                + method
+                + ")");
+      }
+      int shared = failFastStatuses.firstShared(expectedStatuses);
+      if (shared >= 0) {
+        throw new IllegalArgumentException(
+            "active.http.failFastStatuses: "
+                + shared
+                + " is also in expectedStatuses; the two must be disjoint");
+      }
       headers =
           headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
       if (!isToken(method)) {
@@ -127,6 +181,11 @@ public record CheckSpec(
               "active.http.headers." + h.getKey() + ": value must not contain control characters");
         }
       }
+    }
+
+    /** The request body in UTF-8, or null; made anew on each call (only when there is a body). */
+    public byte[] bodyBytes() {
+      return body == null ? null : body.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Compiles {@code regex}, naming the field in the error. Null or empty = none. */
@@ -160,7 +219,7 @@ public record CheckSpec(
       return true;
     }
 
-    private static boolean hasControl(String s) {
+    static boolean hasControl(String s) {
       for (int i = 0; i < s.length(); i++) {
         char c = s.charAt(i);
         if (c < 0x20 && c != '\t' || c == 0x7f) {
@@ -168,6 +227,41 @@ public record CheckSpec(
         }
       }
       return false;
+    }
+  }
+
+  /**
+   * One {@code active.http.headerMatch} entry: a response header that must be present and, when
+   * {@code value} is set, have a value in which that regex is found. Names compare without regard
+   * to case; with several headers of that name, one matching value is enough.
+   *
+   * @param name the header name as written in the policy
+   * @param value the value regex, or null (presence is enough)
+   */
+  public record HeaderMatch(String name, Pattern value) {
+    public HeaderMatch {
+      if (!Http.isToken(name)) {
+        throw new IllegalArgumentException("active.http.headerMatch: not a header name: " + name);
+      }
+    }
+
+    /**
+     * Compiles one entry, naming the field in the error; an empty value regex means presence only.
+     */
+    public static HeaderMatch of(int index, String name, String valueRegex) {
+      String field = "active.http.headerMatch[" + index + "]";
+      if (name == null || !Http.isToken(name)) {
+        throw new IllegalArgumentException(field + ".name: not a header name: " + name);
+      }
+      if (valueRegex == null || valueRegex.isEmpty()) {
+        return new HeaderMatch(name, null);
+      }
+      try {
+        return new HeaderMatch(name, Pattern.compile(valueRegex));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            field + ".value: does not compile: " + e.getMessage(), e);
+      }
     }
   }
 
@@ -189,9 +283,30 @@ public record CheckSpec(
     }
   }
 
-  /** The gRPC check: {@code grpc.health.v1.Health/Check} for {@code service} ("" = server). */
-  public record Grpc(String service) {
+  /** The WebSocket check: the path of the upgrade request. */
+  public record WebSocket(String path) {
+    public static final WebSocket DEFAULT = new WebSocket("/");
+
+    public WebSocket {
+      path = path == null ? "/" : path;
+      if (!path.startsWith("/") || Http.hasControl(path) || path.indexOf(' ') >= 0) {
+        throw new IllegalArgumentException(
+            "active.websocket.path: must start with / and contain no spaces or control characters");
+      }
+    }
+  }
+
+  /**
+   * The gRPC check: {@code grpc.health.v1.Health/Check} for {@code service} ("" = server); with
+   * {@code watch}, also a {@code Health/Watch} stream whose every status counts as a result at
+   * once.
+   */
+  public record Grpc(String service, boolean watch) {
     public static final Grpc DEFAULT = new Grpc("");
+
+    public Grpc(String service) {
+      this(service, false);
+    }
 
     public Grpc {
       service = service == null ? "" : service;
@@ -224,8 +339,21 @@ public record CheckSpec(
     private Grpc grpc = Grpc.DEFAULT;
     private Tls tls = Tls.NONE;
     private boolean reuseConnection;
+    private WebSocket websocket = WebSocket.DEFAULT;
+    private boolean http2;
 
     private Builder() {}
+
+    /** {@code active.http.version: "2"}. */
+    public Builder http2(boolean http2) {
+      this.http2 = http2;
+      return this;
+    }
+
+    public Builder websocket(WebSocket websocket) {
+      this.websocket = websocket;
+      return this;
+    }
 
     public Builder protocol(Protocol protocol) {
       this.protocol = protocol;
@@ -256,7 +384,10 @@ public record CheckSpec(
               http.host(),
               http.headers(),
               ExpectedStatuses.parse("active.http.expectedStatuses", java.util.List.of(values)),
-              http.bodyMatch());
+              http.bodyMatch(),
+              http.body(),
+              http.headerMatch(),
+              http.failFastStatuses());
       return this;
     }
 
@@ -269,7 +400,10 @@ public record CheckSpec(
               http.host(),
               http.headers(),
               http.expectedStatuses(),
-              Http.compileBodyMatch(regex));
+              Http.compileBodyMatch(regex),
+              http.body(),
+              http.headerMatch(),
+              http.failFastStatuses());
       return this;
     }
 
@@ -294,7 +428,8 @@ public record CheckSpec(
     }
 
     public CheckSpec build() {
-      return new CheckSpec(protocol, port, timeout, http, tcp, grpc, tls, reuseConnection);
+      return new CheckSpec(
+          protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket, http2);
     }
   }
 }

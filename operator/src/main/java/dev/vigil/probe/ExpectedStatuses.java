@@ -14,6 +14,9 @@ public final class ExpectedStatuses {
   public static final ExpectedStatuses DEFAULT =
       new ExpectedStatuses(List.of(new int[] {200, 399}));
 
+  /** No status at all: the default of {@code active.http.failFastStatuses}. */
+  public static final ExpectedStatuses NONE = new ExpectedStatuses(List.of());
+
   private final List<int[]> ranges;
 
   private ExpectedStatuses(List<int[]> ranges) {
@@ -50,6 +53,26 @@ public final class ExpectedStatuses {
       ranges.add(new int[] {low, high});
     }
     return new ExpectedStatuses(List.copyOf(ranges));
+  }
+
+  /** As {@link #parse(String, List)}, but empty or null is {@link #NONE}. */
+  public static ExpectedStatuses parseOrNone(String field, List<String> values) {
+    return values == null || values.isEmpty() ? NONE : parse(field, values);
+  }
+
+  /** Whether no status is in this set. */
+  public boolean isEmpty() {
+    return ranges.isEmpty();
+  }
+
+  /** The lowest code in both sets, or -1 when they are disjoint. */
+  public int firstShared(ExpectedStatuses other) {
+    for (int code = 100; code <= 599; code++) {
+      if (contains(code) && other.contains(code)) {
+        return code;
+      }
+    }
+    return -1;
   }
 
   /** Parses {@code "200"}, {@code "200-399"} or a comma-separated list of them. */

@@ -16,9 +16,11 @@ import io.vertx.grpc.common.GrpcMessageEncoder;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.common.ServiceName;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * gRPC checks: {@code grpc.health.v1.Health/Check} with the configured service name over Vert.x
@@ -28,9 +30,24 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The HTTP/2 connection is kept between probes (gRPC's normal mode), and closed after a timeout
  * or a protocol error so the next probe starts clean. TLS when {@code tls} is set ({@code
- * insecureSkipVerify} honoured; {@code serverName} is not sent as SNI by this client).
+ * insecureSkipVerify} honoured). {@code tls.serverName} is sent as SNI, is the name a verified
+ * certificate must match, and is the {@code :authority}: the connection goes to the Pod IP under
+ * that name (an address that carries both, so nothing is resolved), and connections are kept per IP
+ * and name.
  */
-public final class GrpcProber implements Prober {
+public final class GrpcProber implements Prober, HealthWatcher {
+
+  /** First wait before a Watch stream is re-opened; doubles on each failure up to the max. */
+  static final long WATCH_BACKOFF_MIN_MS = 1_000;
+
+  static final long WATCH_BACKOFF_MAX_MS = 30_000;
+
+  private static final ServiceMethod<HealthCheckResponse, HealthCheckRequest> WATCH =
+      ServiceMethod.client(
+          ServiceName.create("grpc.health.v1.Health"),
+          "Watch",
+          GrpcMessageEncoder.encoder(),
+          GrpcMessageDecoder.decoder(HealthCheckResponse.getDefaultInstance()));
 
   private static final ServiceMethod<HealthCheckResponse, HealthCheckRequest> CHECK =
       ServiceMethod.client(
@@ -43,16 +60,30 @@ public final class GrpcProber implements Prober {
   private final GrpcClient plain;
   private final GrpcClient tlsVerifying;
   private final GrpcClient tlsTrustingAll;
+  private final GrpcClient namedVerifying;
+  private final GrpcClient namedTrustingAll;
   private final Map<ProbeTarget, HttpConnection> connections = new ConcurrentHashMap<>();
 
   public GrpcProber(Vertx vertx) {
     this.vertx = vertx;
     this.plain = GrpcClient.client(vertx, base().setHttp2ClearTextUpgrade(false));
-    this.tlsVerifying =
-        GrpcClient.client(vertx, base().setSsl(true).setUseAlpn(true).setVerifyHost(true));
-    this.tlsTrustingAll =
-        GrpcClient.client(
-            vertx, base().setSsl(true).setUseAlpn(true).setTrustAll(true).setVerifyHost(false));
+    this.tlsVerifying = GrpcClient.client(vertx, tls(false, false));
+    this.tlsTrustingAll = GrpcClient.client(vertx, tls(true, false));
+    this.namedVerifying = GrpcClient.client(vertx, tls(false, true));
+    this.namedTrustingAll = GrpcClient.client(vertx, tls(true, true));
+  }
+
+  /**
+   * TLS with h2 by ALPN. {@code sni}: the authority's host (the serverName, see {@link #address})
+   * goes out as SNI; only for named checks, since a Pod IP must never be sent as SNI (RFC 6066).
+   */
+  private static HttpClientOptions tls(boolean trustAll, boolean sni) {
+    return base()
+        .setSsl(true)
+        .setUseAlpn(true)
+        .setTrustAll(trustAll)
+        .setVerifyHost(!trustAll)
+        .setForceSni(sni);
   }
 
   private static HttpClientOptions base() {
@@ -72,8 +103,7 @@ public final class GrpcProber implements Prober {
 
   private Future<ProbeResult> check(ProbeTarget target, CheckSpec spec, long start) {
     long timeout = spec.timeout().toMillis();
-    GrpcClient client =
-        !spec.usesTls() ? plain : spec.tls().insecureSkipVerify() ? tlsTrustingAll : tlsVerifying;
+    GrpcClient client = client(spec);
     Promise<ProbeResult> promise = Promise.promise();
     long timer =
         vertx.setTimer(
@@ -84,7 +114,7 @@ public final class GrpcProber implements Prober {
               }
             });
     client
-        .request(SocketAddress.inetSocketAddress(target.port(), target.ip()), CHECK)
+        .request(address(target, spec), CHECK)
         .compose(
             request -> {
               HttpConnection connection = request.connection();
@@ -109,6 +139,40 @@ public final class GrpcProber implements Prober {
     return promise.future();
   }
 
+  private GrpcClient client(CheckSpec spec) {
+    if (!spec.usesTls()) {
+      return plain;
+    }
+    boolean trustAll = spec.tls().insecureSkipVerify();
+    if (spec.tls().serverName() != null) {
+      return trustAll ? namedTrustingAll : namedVerifying;
+    }
+    return trustAll ? tlsTrustingAll : tlsVerifying;
+  }
+
+  /**
+   * The Pod's address; over TLS with a {@code serverName}, the same IP and port carrying that name,
+   * so the client sends it as SNI and {@code :authority} without resolving it.
+   */
+  static SocketAddress address(ProbeTarget target, CheckSpec spec) {
+    return address(target, spec.usesTls() ? spec.tls().serverName() : null);
+  }
+
+  /** The Pod's address, carrying {@code name} (null: none) for SNI and the authority. */
+  static SocketAddress address(ProbeTarget target, String name) {
+    if (name == null) {
+      return SocketAddress.inetSocketAddress(target.port(), target.ip());
+    }
+    try {
+      java.net.InetAddress ip = java.net.InetAddress.getByName(target.ip()); // a literal: no DNS
+      return SocketAddress.inetSocketAddress(
+          new java.net.InetSocketAddress(
+              java.net.InetAddress.getByAddress(name, ip.getAddress()), target.port()));
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException("not an IP address: " + target.ip(), e);
+    }
+  }
+
   private ProbeResult verdict(
       GrpcClientResponse<HealthCheckRequest, HealthCheckResponse> response,
       HealthCheckResponse message,
@@ -116,14 +180,120 @@ public final class GrpcProber implements Prober {
     if (response.status() != null && response.status() != GrpcStatus.OK) {
       return callStatus(response.status(), start);
     }
-    long latency = elapsed(start);
+    return servingStatus(message, "", elapsed(start));
+  }
+
+  private static ProbeResult servingStatus(HealthCheckResponse message, String how, long latency) {
     return switch (message.getStatus()) {
-      case SERVING -> ProbeResult.pass("grpc SERVING", latency);
-      case NOT_SERVING -> ProbeResult.fail(Reason.GRPC_NOT_SERVING, "grpc NOT_SERVING", latency);
+      case SERVING -> ProbeResult.pass("grpc SERVING" + how, latency);
+      case NOT_SERVING ->
+          ProbeResult.fail(Reason.GRPC_NOT_SERVING, "grpc NOT_SERVING" + how, latency);
       case SERVICE_UNKNOWN ->
-          ProbeResult.fail(Reason.GRPC_SERVICE_UNKNOWN, "grpc SERVICE_UNKNOWN", latency);
-      default -> ProbeResult.fail(Reason.GRPC_UNKNOWN, "grpc " + message.getStatus(), latency);
+          ProbeResult.fail(Reason.GRPC_SERVICE_UNKNOWN, "grpc SERVICE_UNKNOWN" + how, latency);
+      default ->
+          ProbeResult.fail(Reason.GRPC_UNKNOWN, "grpc " + message.getStatus() + how, latency);
     };
+  }
+
+  @Override
+  public Watch watch(ProbeTarget target, CheckSpec spec, Consumer<ProbeResult> results) {
+    HealthStream s =
+        new HealthStream(new ProbeTarget(target.ip(), spec.portFor(target)), spec, results);
+    s.open();
+    return s;
+  }
+
+  /**
+   * One backend's Watch stream: each message is a result at once (detail {@code grpc SERVING
+   * (watch)}); when the stream ends or fails it is re-opened after a backoff (1 s doubling to 30 s,
+   * back to 1 s once a message arrives). A server without Watch (UNIMPLEMENTED) is not asked again:
+   * the interval's Check goes on alone. A stream that hangs stays one open stream; the Check is its
+   * liveness.
+   */
+  private final class HealthStream implements Watch {
+    final ProbeTarget target;
+    final CheckSpec spec;
+    final Consumer<ProbeResult> results;
+    boolean closed;
+    long backoff = WATCH_BACKOFF_MIN_MS;
+    long retryTimer = -1;
+    io.vertx.grpc.client.GrpcClientRequest<HealthCheckRequest, HealthCheckResponse> current;
+
+    HealthStream(ProbeTarget target, CheckSpec spec, Consumer<ProbeResult> results) {
+      this.target = target;
+      this.spec = spec;
+      this.results = results;
+    }
+
+    void open() {
+      retryTimer = -1;
+      if (closed) {
+        return;
+      }
+      long start = System.nanoTime();
+      client(spec)
+          .request(address(target, spec), WATCH)
+          .compose(
+              request -> {
+                if (closed) {
+                  request.cancel();
+                  return Future.failedFuture("closed");
+                }
+                current = request;
+                return request.send(
+                    HealthCheckRequest.newBuilder().setService(spec.grpc().service()).build());
+              })
+          .onSuccess(
+              response -> {
+                response.handler(
+                    message -> {
+                      backoff = WATCH_BACKOFF_MIN_MS;
+                      if (!closed) {
+                        results.accept(servingStatus(message, " (watch)", elapsed(start)));
+                      }
+                    });
+                response.exceptionHandler(t -> ended(null));
+                response.endHandler(v -> ended(response.status()));
+              })
+          .onFailure(t -> ended(statusOf(t)));
+    }
+
+    void ended(GrpcStatus status) {
+      current = null;
+      if (closed || retryTimer >= 0) {
+        return;
+      }
+      if (status == GrpcStatus.UNIMPLEMENTED) {
+        return; // no Watch on this server: Check alone
+      }
+      retryTimer = vertx.setTimer(backoff, id -> open());
+      backoff = Math.min(backoff * 2, WATCH_BACKOFF_MAX_MS);
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      if (retryTimer >= 0) {
+        vertx.cancelTimer(retryTimer);
+        retryTimer = -1;
+      }
+      if (current != null) {
+        current.cancel();
+        current = null;
+      }
+    }
+  }
+
+  private static GrpcStatus statusOf(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof io.vertx.grpc.common.GrpcErrorException e) {
+        return e.status();
+      }
+      if (t instanceof io.vertx.grpc.client.InvalidStatusException e) {
+        return e.actualStatus();
+      }
+    }
+    return null;
   }
 
   private static ProbeResult callStatus(GrpcStatus status, long start) {
@@ -174,7 +344,14 @@ public final class GrpcProber implements Prober {
   public Future<Void> close() {
     connections.values().forEach(HttpConnection::close);
     connections.clear();
-    return Future.all(plain.close(), tlsVerifying.close(), tlsTrustingAll.close()).mapEmpty();
+    return Future.all(
+            List.of(
+                plain.close(),
+                tlsVerifying.close(),
+                tlsTrustingAll.close(),
+                namedVerifying.close(),
+                namedTrustingAll.close()))
+        .mapEmpty();
   }
 
   private static long elapsed(long start) {

@@ -9,14 +9,26 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * HTTP and HTTPS checks over a Vert.x {@link NetClient}: one HTTP/1.1 request, the verdict from the
- * raw status line ({@link StatusLineClassifier}), then optionally {@code bodyMatch} over the first
- * 64 KiB of the body. Headers are limited to 32 KiB, the body is never kept beyond 64 KiB, and the
- * whole probe (connect, TLS, request, response) has one deadline.
+ * HTTP and HTTPS checks over a Vert.x {@link NetClient}: one HTTP/1.1 request (with the optional
+ * {@code body}), the verdict from the raw status line ({@link StatusLineClassifier}: pass, a
+ * fail-fast status, or a failure), then, only when the status passes, {@code headerMatch} over the
+ * response headers and {@code bodyMatch} over the first 64 KiB of the body. Headers are limited to
+ * 32 KiB, the body is never kept beyond 64 KiB, and the whole probe (connect, TLS, request,
+ * response) has one deadline.
+ *
+ * <p>WebSocket checks ({@link Protocol#WEBSOCKET}) go the same way with an upgrade request (a fresh
+ * random {@code Sec-WebSocket-Key} per probe): they pass on {@code 101} with {@code Upgrade:
+ * websocket} and the {@code Sec-WebSocket-Accept} RFC 6455 derives from the key, then send a close
+ * frame and close; the connection is never reused.
  *
  * <p>By default each probe opens a fresh connection ({@code Connection: close}) and closes it as
  * soon as the verdict is known, as HAProxy does. With {@code reuseConnection} one idle connection
@@ -26,6 +38,14 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class HttpProber implements Prober {
 
   private static final String USER_AGENT = "vigil-probe";
+  private static final String WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+  private static final List<CheckSpec.HeaderMatch> WEBSOCKET_HEADERS =
+      List.of(
+          new CheckSpec.HeaderMatch("Sec-WebSocket-Accept", null),
+          new CheckSpec.HeaderMatch("Upgrade", null));
+  // FIN + close opcode, masked, empty payload (a client's frames are always masked), mask 0
+  private static final Buffer CLOSE_FRAME =
+      Buffer.buffer(new byte[] {(byte) 0x88, (byte) 0x80, 0, 0, 0, 0});
 
   private final Vertx vertx;
   private final NetClient client;
@@ -81,6 +101,24 @@ public final class HttpProber implements Prober {
     return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
+  /** A fresh {@code Sec-WebSocket-Key}: 16 random bytes, base64. */
+  static String newWebSocketKey() {
+    byte[] nonce = new byte[16];
+    ThreadLocalRandom.current().nextBytes(nonce);
+    return Base64.getEncoder().encodeToString(nonce);
+  }
+
+  /** The {@code Sec-WebSocket-Accept} a server must answer to {@code key} (RFC 6455 4.2.2). */
+  static String expectedAccept(String key) {
+    try {
+      MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
+      byte[] digest = sha1.digest((key + WEBSOCKET_GUID).getBytes(StandardCharsets.US_ASCII));
+      return Base64.getEncoder().encodeToString(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required of every JVM", e);
+    }
+  }
+
   /** One probe: connection, request, parse, verdict, then release of the connection. */
   private final class Exchange {
     final ProbeTarget target;
@@ -88,6 +126,8 @@ public final class HttpProber implements Prober {
     final Promise<ProbeResult> promise = Promise.promise();
     final long start = System.nanoTime();
     final boolean collectBody;
+    final boolean websocket;
+    final String websocketKey;
     long deadlineTimer = -1;
     NetSocket socket;
     HttpResponseParser parser;
@@ -102,7 +142,9 @@ public final class HttpProber implements Prober {
     Exchange(ProbeTarget target, CheckSpec spec) {
       this.target = target;
       this.spec = spec;
-      this.collectBody = spec.http().bodyMatch() != null;
+      this.websocket = spec.protocol() == Protocol.WEBSOCKET;
+      this.collectBody = !websocket && spec.http().bodyMatch() != null;
+      this.websocketKey = websocket ? newWebSocketKey() : null;
     }
 
     void start() {
@@ -153,19 +195,37 @@ public final class HttpProber implements Prober {
 
     void attach(NetSocket s) {
       socket = s;
-      parser = new HttpResponseParser("HEAD".equals(spec.http().method()), collectBody);
+      parser =
+          new HttpResponseParser(
+              !websocket && "HEAD".equals(spec.http().method()),
+              collectBody,
+              websocket ? WEBSOCKET_HEADERS : spec.http().headerMatch());
       received = 0;
       s.handler(this::onData);
       s.exceptionHandler(this::onError);
       s.closeHandler(v -> onClose());
-      s.write(Buffer.buffer(request()));
+      s.write(request());
     }
 
-    byte[] request() {
+    Buffer request() {
+      byte[] head = head();
+      byte[] body = websocket ? null : spec.http().bodyBytes();
+      if (body == null) {
+        return Buffer.buffer(head);
+      }
+      return Buffer.buffer(head.length + body.length).appendBytes(head).appendBytes(body);
+    }
+
+    byte[] head() {
       CheckSpec.Http http = spec.http();
       String host = http.host() != null ? http.host() : hostHeader();
       StringBuilder r = new StringBuilder(128);
-      r.append(http.method()).append(' ').append(http.path()).append(" HTTP/1.1\r\n");
+      if (websocket) {
+        r.append("GET ").append(spec.websocket().path());
+      } else {
+        r.append(http.method()).append(' ').append(http.path());
+      }
+      r.append(" HTTP/1.1\r\n");
       boolean userAgent = false;
       boolean hostSet = false;
       for (Map.Entry<String, String> h : http.headers().entrySet()) {
@@ -179,10 +239,22 @@ public final class HttpProber implements Prober {
         r.append("User-Agent: ").append(USER_AGENT).append("\r\n");
       }
       r.append("Accept: */*\r\n");
-      if (!spec.reuseConnection()) {
+      if (websocket) {
+        r.append("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ")
+            .append(websocketKey)
+            .append("\r\nSec-WebSocket-Version: 13\r\n");
+      } else if (!spec.reuseConnection()) {
         r.append("Connection: close\r\n");
       }
+      if (http.body() != null && !websocket) {
+        r.append("Content-Length: ")
+            .append(http.body().getBytes(StandardCharsets.UTF_8).length)
+            .append("\r\n");
+      }
       for (Map.Entry<String, String> h : http.headers().entrySet()) {
+        if (http.body() != null && !websocket && h.getKey().equalsIgnoreCase("Content-Length")) {
+          continue; // the body's own length is sent
+        }
         r.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
       }
       return r.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
@@ -208,9 +280,10 @@ public final class HttpProber implements Prober {
         return;
       }
       if (!verdictGiven && parser.headComplete()) {
-        if (!headBefore && (!collectBody || !statusPasses())) {
-          verdict(statusVerdict());
-        } else if (collectBody && (parser.complete() || parser.bodyLimitReached())) {
+        if (!headBefore) {
+          headVerdict();
+        }
+        if (!verdictGiven && collectBody && (parser.complete() || parser.bodyLimitReached())) {
           verdict(bodyVerdict());
         }
       }
@@ -225,13 +298,88 @@ public final class HttpProber implements Prober {
       deliver();
     }
 
+    /** At the end of the head: the status decides first, then headerMatch; bodyMatch waits. */
+    void headVerdict() {
+      if (websocket) {
+        verdict(websocketVerdict());
+        return;
+      }
+      if (!statusPasses()) {
+        verdict(statusVerdict());
+        return;
+      }
+      if (!spec.http().headerMatch().isEmpty()) {
+        ProbeResult mismatch = headerMismatch();
+        if (mismatch != null) {
+          verdict(mismatch);
+          return;
+        }
+      }
+      if (!collectBody) {
+        verdict(statusVerdict());
+      }
+    }
+
+    /** RFC 6455 section 4.1: 101, Upgrade: websocket, and the accept value of our key. */
+    ProbeResult websocketVerdict() {
+      int code = parser.statusCode();
+      long latency = elapsedMs(start);
+      if (code != 101) {
+        return ProbeResult.fail(Reason.STATUS, "status " + code + ", not 101", latency)
+            .withStatusCode(code);
+      }
+      String detail = null;
+      List<String> accept = parser.headerValues("Sec-WebSocket-Accept");
+      if (parser.headerValues("Upgrade").stream().noneMatch(v -> v.equalsIgnoreCase("websocket"))) {
+        detail = "101 without Upgrade: websocket";
+      } else if (accept.isEmpty()) {
+        detail = "101 without Sec-WebSocket-Accept";
+      } else if (!accept.get(0).equals(expectedAccept(websocketKey))) {
+        detail =
+            "Sec-WebSocket-Accept "
+                + StatusLineClassifier.excerpt(accept.get(0))
+                + " does not answer the key";
+      }
+      if (detail != null) {
+        return ProbeResult.fail(Reason.WEBSOCKET_HANDSHAKE, detail, latency).withStatusCode(101);
+      }
+      socket.write(CLOSE_FRAME);
+      return ProbeResult.httpStatus(true, 101, latency);
+    }
+
+    /** The first headerMatch entry the response fails, as a verdict; null when all hold. */
+    ProbeResult headerMismatch() {
+      for (CheckSpec.HeaderMatch m : spec.http().headerMatch()) {
+        java.util.List<String> values = parser.headerValues(m.name());
+        String detail = null;
+        if (values.isEmpty()) {
+          detail = "header " + m.name() + " missing";
+        } else if (m.value() != null
+            && values.stream().noneMatch(v -> m.value().matcher(v).find())) {
+          detail =
+              "header "
+                  + m.name()
+                  + ": "
+                  + StatusLineClassifier.excerpt(values.get(0))
+                  + " does not match "
+                  + m.value().pattern();
+        }
+        if (detail != null) {
+          return ProbeResult.fail(Reason.HEADER_MISMATCH, detail, elapsedMs(start))
+              .withStatusCode(parser.statusCode());
+        }
+      }
+      return null;
+    }
+
     boolean statusPasses() {
       return spec.http().expectedStatuses().contains(parser.statusCode());
     }
 
     ProbeResult statusVerdict() {
-      return new StatusLineClassifier(spec.http().expectedStatuses())
-          .classify(parser.statusLine(), elapsedMs(start));
+      CheckSpec.Http http = spec.http();
+      return StatusLineClassifier.verdict(
+          http.expectedStatuses(), http.failFastStatuses(), parser.statusCode(), elapsedMs(start));
     }
 
     ProbeResult bodyVerdict() {

@@ -1,14 +1,17 @@
 package dev.vigil.probe;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * An incremental, bounded HTTP/1.x response parser: the status line (checked byte by byte with the
  * same rule as {@link StatusLineClassifier}), headers up to {@link #MAX_HEAD} bytes, and the body
  * framing (Content-Length, chunked, until close) so a connection can be reused. Keeps at most
- * {@link #BODY_LIMIT} bytes of body, and only when asked to. Pure: no I/O.
+ * {@link #BODY_LIMIT} bytes of body, and only when asked to, and the values of the headers a {@code
+ * headerMatch} names (within the same 32 KiB of head), and only those. Pure: no I/O.
  */
 final class HttpResponseParser {
 
@@ -32,6 +35,8 @@ final class HttpResponseParser {
 
   private final boolean headRequest;
   private final boolean collectBody;
+  private final List<CheckSpec.HeaderMatch> wanted;
+  private List<String[]> kept; // {lower-case name, value} of the wanted headers, in order
   private State state = State.STATUS_LINE;
   private byte[] line = new byte[128];
   private int lineLength;
@@ -51,8 +56,16 @@ final class HttpResponseParser {
   private String problem;
 
   HttpResponseParser(boolean headRequest, boolean collectBody) {
+    this(headRequest, collectBody, List.of());
+  }
+
+  /**
+   * @param wanted the headers whose values to keep ({@code headerMatch}); empty keeps none
+   */
+  HttpResponseParser(boolean headRequest, boolean collectBody, List<CheckSpec.HeaderMatch> wanted) {
     this.headRequest = headRequest;
     this.collectBody = collectBody;
+    this.wanted = wanted;
   }
 
   /** Consumes bytes; check the state afterwards. Ignores input once complete or malformed. */
@@ -180,6 +193,9 @@ final class HttpResponseParser {
       return;
     }
     String name = text.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+    if (!wanted.isEmpty()) {
+      keep(name, text.substring(colon + 1).trim());
+    }
     String value = text.substring(colon + 1).trim().toLowerCase(Locale.ROOT);
     switch (name) {
       case "content-length" -> {
@@ -207,10 +223,23 @@ final class HttpResponseParser {
     }
   }
 
+  private void keep(String name, String value) {
+    for (CheckSpec.HeaderMatch m : wanted) {
+      if (m.name().equalsIgnoreCase(name)) {
+        if (kept == null) {
+          kept = new ArrayList<>(2);
+        }
+        kept.add(new String[] {name, value});
+        return;
+      }
+    }
+  }
+
   private void endOfHead() {
     if (statusCode >= 100 && statusCode < 200 && statusCode != 101) {
       statusCode = -1; // an interim response: the real one follows
       statusLine = null;
+      kept = null;
       contentLength = -1;
       chunked = false;
       otherTransferCoding = false;
@@ -321,6 +350,20 @@ final class HttpResponseParser {
 
   int statusCode() {
     return statusCode;
+  }
+
+  /** The values received for a wanted header (any case), in order; empty when none. */
+  List<String> headerValues(String name) {
+    if (kept == null) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(1);
+    for (String[] h : kept) {
+      if (h[0].equalsIgnoreCase(name)) {
+        out.add(h[1]);
+      }
+    }
+    return out;
   }
 
   /** The kept body prefix (at most {@link #BODY_LIMIT} bytes), decoded as UTF-8. */

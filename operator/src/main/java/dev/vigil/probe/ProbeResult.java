@@ -37,6 +37,20 @@ public record ProbeResult(
         passed, passed ? Reason.OK : Reason.STATUS, code, "status " + code, latencyMs);
   }
 
+  /**
+   * A status in {@code failFastStatuses} (DESIGN §2.2): a failure that takes an Up backend Down at
+   * once; detail {@code status N (fail-fast)}.
+   */
+  public static ProbeResult failFastStatus(int code, long latencyMs) {
+    return new ProbeResult(
+        false, Reason.FAIL_FAST_STATUS, code, "status " + code + " (fail-fast)", latencyMs);
+  }
+
+  /** Whether this failure takes an Up backend Down at once (a fail-fast status). */
+  public boolean failFast() {
+    return reason == Reason.FAIL_FAST_STATUS;
+  }
+
   public static ProbeResult timeout(long latencyMs) {
     return fail(Reason.TIMEOUT, "timeout", latencyMs);
   }

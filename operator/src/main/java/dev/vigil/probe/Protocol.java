@@ -5,5 +5,7 @@ public enum Protocol {
   HTTP,
   HTTPS,
   TCP,
-  GRPC
+  GRPC,
+  /** An HTTP/1.1 upgrade to WebSocket; TLS (wss) when {@code tls} is set. */
+  WEBSOCKET
 }

@@ -5,22 +5,38 @@ import io.vertx.core.Vertx;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** Picks the prober for a check's protocol: HTTP and HTTPS, TCP, GRPC. */
+/** Picks the prober for a check's protocol: HTTP, HTTPS and WebSocket, TCP, GRPC. */
 public final class ProtocolProber implements Prober {
 
   private final Map<Protocol, Prober> byProtocol;
+  private final Prober http2;
 
   public ProtocolProber(Prober http, Prober tcp, Prober grpc) {
+    this(http, tcp, grpc, http);
+  }
+
+  /**
+   * @param http2 HTTP and HTTPS checks with {@code active.http.version: "2"}
+   */
+  public ProtocolProber(Prober http, Prober tcp, Prober grpc, Prober http2) {
+    this.http2 = http2;
     byProtocol = new EnumMap<>(Protocol.class);
     byProtocol.put(Protocol.HTTP, http);
     byProtocol.put(Protocol.HTTPS, http);
+    byProtocol.put(Protocol.WEBSOCKET, http);
     byProtocol.put(Protocol.TCP, tcp);
     byProtocol.put(Protocol.GRPC, grpc);
   }
 
   /** The Vert.x probers for every protocol. */
   public static ProtocolProber create(Vertx vertx) {
-    return new ProtocolProber(new HttpProber(vertx), new TcpProber(vertx), new GrpcProber(vertx));
+    return new ProtocolProber(
+        new HttpProber(vertx), new TcpProber(vertx), new GrpcProber(vertx), new Http2Prober(vertx));
+  }
+
+  /** The gRPC prober's Health/Watch streams ({@code active.grpc.watch}). */
+  public HealthWatcher watcher() {
+    return byProtocol.get(Protocol.GRPC) instanceof HealthWatcher w ? w : HealthWatcher.NONE;
   }
 
   /** The prober {@code protocol} uses. */
@@ -30,17 +46,25 @@ public final class ProtocolProber implements Prober {
 
   @Override
   public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
+    if (spec.http2() && (spec.protocol() == Protocol.HTTP || spec.protocol() == Protocol.HTTPS)) {
+      return http2.probe(target, spec);
+    }
     return byProtocol.get(spec.protocol()).probe(target, spec);
   }
 
   @Override
   public void forget(ProbeTarget target) {
-    byProtocol.values().stream().distinct().forEach(p -> p.forget(target));
+    probers().forEach(p -> p.forget(target));
   }
 
   @Override
   public Future<Void> close() {
-    return Future.all(byProtocol.values().stream().distinct().map(Prober::close).toList())
-        .mapEmpty();
+    return Future.all(probers().map(Prober::close).toList()).mapEmpty();
+  }
+
+  private java.util.stream.Stream<Prober> probers() {
+    return java.util.stream.Stream.concat(
+            byProtocol.values().stream(), java.util.stream.Stream.of(http2))
+        .distinct();
   }
 }

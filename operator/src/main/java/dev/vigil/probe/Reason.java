@@ -18,10 +18,24 @@ public enum Reason {
   TLS,
   /** HTTP: a well-formed status code that is not among the expected statuses. */
   STATUS,
+  /**
+   * HTTP: a status among {@code failFastStatuses}: a failure that takes an Up backend Down at once
+   * (DESIGN §2.2).
+   */
+  FAIL_FAST_STATUS,
+  /** HTTP/2: the server reset the probe's stream (RST_STREAM) before a verdict. */
+  STREAM_RESET,
+  /** HTTP: a response header of {@code headerMatch} is missing or its value does not match. */
+  HEADER_MISMATCH,
   /** HTTP: the first 64 KiB of the body do not match {@code bodyMatch}. */
   BODY_MISMATCH,
   /** HTTP: the response is not HTTP/1.x (bad status line, oversized or broken headers). */
   MALFORMED_RESPONSE,
+  /**
+   * WebSocket: the upgrade was answered 101 without {@code Upgrade: websocket} or without the
+   * {@code Sec-WebSocket-Accept} derived from the probe's key.
+   */
+  WEBSOCKET_HANDSHAKE,
   /** TCP: the reply does not start with {@code expect}. */
   EXPECT_MISMATCH,
   /** gRPC: the health service answered NOT_SERVING. */

@@ -12,9 +12,19 @@ package dev.vigil.probe;
 public final class StatusLineClassifier {
 
   private final ExpectedStatuses expected;
+  private final ExpectedStatuses failFast;
 
   public StatusLineClassifier(ExpectedStatuses expected) {
+    this(expected, ExpectedStatuses.NONE);
+  }
+
+  /**
+   * @param failFast statuses that fail at once (DESIGN §2.2 {@code failFastStatuses}); disjoint
+   *     from {@code expected}
+   */
+  public StatusLineClassifier(ExpectedStatuses expected, ExpectedStatuses failFast) {
     this.expected = expected;
+    this.failFast = failFast;
   }
 
   /**
@@ -57,7 +67,18 @@ public final class StatusLineClassifier {
       return ProbeResult.fail(
           Reason.MALFORMED_RESPONSE, "malformed status line: " + excerpt(statusLine), latencyMs);
     }
-    return ProbeResult.httpStatus(expected.contains(code), code, latencyMs);
+    return verdict(expected, failFast, code, latencyMs);
+  }
+
+  /** The verdict for a well-formed status code: pass, fail-fast, or an ordinary status failure. */
+  static ProbeResult verdict(
+      ExpectedStatuses expected, ExpectedStatuses failFast, int code, long latencyMs) {
+    if (expected.contains(code)) {
+      return ProbeResult.httpStatus(true, code, latencyMs);
+    }
+    return failFast.contains(code)
+        ? ProbeResult.failFastStatus(code, latencyMs)
+        : ProbeResult.httpStatus(false, code, latencyMs);
   }
 
   /** The verdict for a status line, with latency 0 (for tools that replay recorded lines). */

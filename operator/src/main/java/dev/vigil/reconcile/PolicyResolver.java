@@ -7,6 +7,7 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicySpec;
 import dev.vigil.api.v1alpha1.HttpCheck;
 import dev.vigil.api.v1alpha1.HttpHeader;
+import dev.vigil.api.v1alpha1.HttpHeaderMatch;
 import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.api.v1alpha1.SuccessRateRule;
@@ -16,6 +17,7 @@ import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.Protocol;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +98,11 @@ public final class PolicyResolver {
     if (passive.getEnforce() != null) {
       b.enforce(passive.getEnforce());
     }
+    if (passive.getWindowFailures() != null) {
+      b.windowFailures(passive.getWindowFailures());
+    }
+    b.failureWindowMs(
+        Durations.millis("passive.failureWindow", or(passive.getFailureWindow(), "10s")));
     b.successRate(successRate(passive.getSuccessRate()));
     b.failurePercentage(failurePercentage(passive.getFailurePercentage()));
     b.latency(latency(passive.getLatency()));
@@ -189,13 +196,25 @@ public final class PolicyResolver {
                     ? ExpectedStatuses.DEFAULT
                     : ExpectedStatuses.parse(
                         "active.http.expectedStatuses", http.getExpectedStatuses()),
-                CheckSpec.Http.compileBodyMatch(http.getBodyMatch())));
+                CheckSpec.Http.compileBodyMatch(http.getBodyMatch()),
+                http.getBody(),
+                headerMatch(http.getHeaderMatch()),
+                ExpectedStatuses.parseOrNone(
+                    "active.http.failFastStatuses", http.getFailFastStatuses())));
+      }
+      b.http2(http2(active));
+      if (active.getWebsocket() != null) {
+        b.websocket(new CheckSpec.WebSocket(active.getWebsocket().getPath()));
       }
       if (active.getTcp() != null) {
         b.tcp(new CheckSpec.Tcp(active.getTcp().getSend(), active.getTcp().getExpect()));
       }
       if (active.getGrpc() != null) {
-        b.grpc(new CheckSpec.Grpc(active.getGrpc().getService()));
+        b.grpc(
+            new CheckSpec.Grpc(
+                active.getGrpc().getService(),
+                Boolean.TRUE.equals(active.getGrpc().getWatch())
+                    && active.getProtocol() == dev.vigil.api.v1alpha1.Protocol.GRPC));
       }
       if (active.getTls() != null) {
         b.tls(
@@ -214,6 +233,35 @@ public final class PolicyResolver {
       String problem = colon > 0 ? message.substring(colon + 1).trim() : message;
       throw new InvalidSettingsException(field, problem);
     }
+  }
+
+  /** {@code active.http.version}: "1.1" (or absent) or "2", the latter for HTTP and HTTPS only. */
+  private static boolean http2(ActiveCheck active) {
+    String version = active.getHttp() == null ? null : active.getHttp().getVersion();
+    if (version == null || version.equals("1.1")) {
+      return false;
+    }
+    if (!version.equals("2")) {
+      throw new InvalidSettingsException(
+          "active.http.version", "must be \"1.1\" or \"2\", was \"" + version + "\"");
+    }
+    if (active.getProtocol() != dev.vigil.api.v1alpha1.Protocol.HTTP
+        && active.getProtocol() != dev.vigil.api.v1alpha1.Protocol.HTTPS) {
+      throw new InvalidSettingsException(
+          "active.http.version", "\"2\" applies only to protocol HTTP or HTTPS");
+    }
+    return true;
+  }
+
+  private static List<CheckSpec.HeaderMatch> headerMatch(List<HttpHeaderMatch> matches) {
+    if (matches == null) {
+      return List.of();
+    }
+    List<CheckSpec.HeaderMatch> out = new ArrayList<>(matches.size());
+    for (int i = 0; i < matches.size(); i++) {
+      out.add(CheckSpec.HeaderMatch.of(i, matches.get(i).getName(), matches.get(i).getValue()));
+    }
+    return out;
   }
 
   private static Map<String, String> headers(List<HttpHeader> headers) {

@@ -50,6 +50,7 @@ public final class ReplayCommand {
     HealthSettings.Builder settings = HealthSettings.builder();
     DampingFlags damping = new DampingFlags();
     ExpectedStatuses expected = ExpectedStatuses.DEFAULT;
+    ExpectedStatuses failFast = ExpectedStatuses.NONE;
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
       if (!a.startsWith("--")) {
@@ -64,6 +65,7 @@ public final class ReplayCommand {
       }
       if (!FLAGS.containsKey(name)
           && !name.equals("expected-statuses")
+          && !name.equals("fail-fast-statuses")
           && !DAMPING_FLAGS.containsKey(name)) {
         throw new IllegalArgumentException("unknown flag --" + name);
       }
@@ -82,6 +84,10 @@ public final class ReplayCommand {
         expected = ExpectedStatuses.parse("--expected-statuses", value);
         continue;
       }
+      if (name.equals("fail-fast-statuses")) {
+        failFast = ExpectedStatuses.parse("--fail-fast-statuses", value);
+        continue;
+      }
       if (DAMPING_FLAGS.containsKey(name)) {
         damping.set(name, value);
         continue;
@@ -98,7 +104,12 @@ public final class ReplayCommand {
     }
     try {
       settings.damping(damping.build());
-      return new ReplaySession(settings.build(), new StatusLineClassifier(expected));
+      int shared = failFast.firstShared(expected);
+      if (shared >= 0) {
+        throw new IllegalArgumentException(
+            "--fail-fast-statuses: " + shared + " is also in --expected-statuses");
+      }
+      return new ReplaySession(settings.build(), new StatusLineClassifier(expected, failFast));
     } catch (InvalidSettingsException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
@@ -209,6 +220,16 @@ public final class ReplayCommand {
             "false = dry run: OUTCOME answers WOULD_EJECT <until-ms> (true)",
             (b, v) -> b.enforce(bool("enforce", v))));
     f.put(
+        "window-failures",
+        new Flag(
+            "failed requests within --failure-window-ms that eject; 0 = off (0)",
+            (b, v) -> b.windowFailures(Integer.parseInt(v))));
+    f.put(
+        "failure-window-ms",
+        new Flag(
+            "the window of --window-failures (10000)",
+            (b, v) -> b.failureWindowMs(Long.parseLong(v))));
+    f.put(
         "panic-threshold-percent",
         new Flag(
             "below this share available, publish all; 0 = off (50)",
@@ -233,7 +254,8 @@ public final class ReplayCommand {
     FLAGS.forEach(
         (name, flag) ->
             sb.append("    --").append(name).append("  ").append(flag.help()).append('\n'));
-    sb.append("    --expected-statuses  pass statuses, e.g. 200-399,404 (200-399)");
+    sb.append("    --expected-statuses  pass statuses, e.g. 200-399,404 (200-399)\n");
+    sb.append("    --fail-fast-statuses  statuses that take an Up backend Down at once (none)");
     for (String name :
         List.of(
             "damping-penalty",

@@ -6,6 +6,7 @@ import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
+import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.StatusLineClassifier;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,7 +18,8 @@ import java.util.function.Predicate;
 /**
  * One replay session: answers one line of the replay protocol at a time by driving Vigil's own
  * decision core ({@link PoolHealth}) with a clock the session sets, and classifying recorded probe
- * answers with the HTTP prober's own {@link StatusLineClassifier}.
+ * answers with the HTTP prober's own {@link StatusLineClassifier} (a fail-fast status, DESIGN §2.2,
+ * takes an Up backend Down at once, as in a cluster).
  *
  * <p>A malformed command or an unknown backend answers {@code ERROR <reason>} and changes nothing.
  */
@@ -115,13 +117,13 @@ public final class ReplaySession {
     }
     Backend b = backend(args.substring(0, space));
     String answer = args.substring(space + 1);
-    boolean pass =
+    ProbeResult result =
         switch (answer.strip()) {
-          case "TIMEOUT", "REFUSED" -> false;
-          default -> classifier.classify(answer).passed();
+          case "TIMEOUT", "REFUSED" -> ProbeResult.timeout(0);
+          default -> classifier.classify(answer);
         };
-    pool.onProbeResult(b, pass, now);
-    return pass ? "PASS" : "FAIL";
+    pool.onProbeResult(b, result.passed(), result.failFast(), now);
+    return result.passed() ? "PASS" : "FAIL";
   }
 
   private List<String> status() {

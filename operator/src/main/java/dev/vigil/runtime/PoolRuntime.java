@@ -307,7 +307,8 @@ public final class PoolRuntime {
     t.lastProbe = new LastProbe(now, result.passed(), result.latencyMs(), result.detail());
     BackendState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
-    Transition transition = health.onProbeResult(t.backend, result.passed(), now);
+    Transition transition =
+        health.onProbeResult(t.backend, result.passed(), result.failFast(), now);
     boolean material = wasEjected != t.backend.ejected();
     if (wasEjected && !t.backend.ejected()) {
       sink.unejected(key, id, "active probe passed (passive.unejectOnActivePass)");
@@ -326,6 +327,9 @@ public final class PoolRuntime {
     HealthSettings s = health.settings();
     if (after == BackendState.UP) {
       return (t.backend.passRun() <= 1 ? "first probe passed" : s.rise() + " probes passed");
+    }
+    if (result.failFast() && t.backend.failRun() < s.fall()) {
+      return "fail-fast status (active.http.failFastStatuses): " + result.detail();
     }
     return (t.backend.failRun() <= 1 ? "first probe failed: " : s.fall() + " probes failed: ")
         + result.detail();
@@ -419,17 +423,17 @@ public final class PoolRuntime {
         t.since = now();
         t.refused = false;
         clearDryRun(t);
-        sink.ejected(key, t.member.id(), d.ejectedUntil(), consecutiveWhy(origin));
+        sink.ejected(key, t.member.id(), d.ejectedUntil(), why(d, origin));
         return true;
       }
       case REFUSED_BY_CAP -> {
-        refused(t, consecutiveWhy(origin));
+        refused(t, why(d, origin));
         return false;
       }
       case WOULD_EJECT -> {
         dryRun(
-            t, consecutiveWhy(origin) + " (dry run: passive.enforce is false)", d.ejectedUntil());
-        sink.wouldEject(key, t.member.id(), consecutiveWhy(origin));
+            t, why(d, origin) + " (dry run: passive.enforce is false)", d.ejectedUntil());
+        sink.wouldEject(key, t.member.id(), why(d, origin));
         return true;
       }
       default -> {
@@ -472,8 +476,15 @@ public final class PoolRuntime {
     return cleared;
   }
 
-  private String consecutiveWhy(Origin origin) {
+  private String why(EjectionDecision d, Origin origin) {
     HealthSettings s = health.settings();
+    if (d.window()) {
+      long ms = s.failureWindowMs();
+      return s.windowFailures()
+          + " errors within "
+          + (ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms")
+          + " (passive.windowFailures)";
+    }
     return origin == Origin.LOCAL && s.splitLocalOrigin()
         ? s.consecutiveLocalOriginErrors() + " consecutive local-origin errors"
         : s.consecutiveErrors() + " consecutive errors";

@@ -120,7 +120,7 @@ class CrdContentTest {
     assertDefault(hp, "spec.active.protocol", "\"HTTP\"");
     assertThat(property(hp, "spec.active.protocol").getEnum())
         .extracting(JsonNode::asText)
-        .containsExactlyInAnyOrder("HTTP", "HTTPS", "TCP", "GRPC");
+        .containsExactlyInAnyOrder("HTTP", "HTTPS", "TCP", "GRPC", "WebSocket");
     assertDefault(hp, "spec.active.interval", "\"5s\"");
     assertDefault(hp, "spec.active.timeout", "\"2s\"");
     assertDefault(hp, "spec.active.jitterPercent", "10");

@@ -110,6 +110,93 @@ class CrdValidationRulesTest {
   }
 
   @Test
+  void failFastStatusesAreDisjointFromExpectedStatuses() throws Exception {
+    String rule = rule(HP, "spec.active.http", ".failFastStatuses");
+    Map<String, Object> ok =
+        Map.of(
+            "expectedStatuses", List.of("200-399"), "failFastStatuses", List.of("500-599", "429"));
+    assertThat(eval(rule, ok)).isTrue();
+    assertThat(eval(rule, Map.of("expectedStatuses", List.of("200-399")))).isTrue();
+    assertThat(
+            eval(
+                rule,
+                Map.of("expectedStatuses", List.of("200-399"), "failFastStatuses", List.of("399"))))
+        .isFalse();
+    assertThat(
+            eval(
+                rule,
+                Map.of(
+                    "expectedStatuses",
+                    List.of("200", "503"),
+                    "failFastStatuses",
+                    List.of("500-599"))))
+        .isFalse();
+    assertThat(
+            eval(
+                rule,
+                Map.of(
+                    "expectedStatuses",
+                    List.of("200-299"),
+                    "failFastStatuses",
+                    List.of("100-199", "300-599"))))
+        .isTrue();
+    String ranges = onlyRule(HP, "spec.active.http.failFastStatuses");
+    assertThat(eval(ranges, List.of("599-500"))).isFalse();
+  }
+
+  @Test
+  void aRequestBodyNeedsAMethodThatCarriesOne() throws Exception {
+    String rule = rule(HP, "spec.active.http", ".body");
+    assertThat(eval(rule, Map.of("method", "POST", "body", "{}"))).isTrue();
+    assertThat(eval(rule, Map.of("method", "GET"))).isTrue();
+    assertThat(eval(rule, Map.of("method", "GET", "body", "{}"))).isFalse();
+    assertThat(eval(rule, Map.of("method", "HEAD", "body", "{}"))).isFalse();
+  }
+
+  @Test
+  void headerMatchNamesAreUniqueWithoutRegardToCase() throws Exception {
+    String rule = onlyRule(HP, "spec.active.http.headerMatch");
+    assertThat(eval(rule, List.of(Map.of("name", "X-Ready"), Map.of("name", "X-Role")))).isTrue();
+    assertThat(eval(rule, List.of(Map.of("name", "X-Ready"), Map.of("name", "x-ready")))).isFalse();
+  }
+
+  @Test
+  void httpVersionTwoNeedsProtocolHttpOrHttps() throws Exception {
+    String rule = rule(HP, "spec.active", ".http.version");
+    assertThat(eval(rule, Map.of("protocol", "HTTPS", "http", Map.of("version", "2")))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "GRPC", "http", Map.of("version", "1.1")))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "GRPC"))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "TCP", "http", Map.of("version", "2")))).isFalse();
+  }
+
+  @Test
+  void grpcWatchNeedsProtocolGrpc() throws Exception {
+    String rule = rule(HP, "spec.active", ".grpc.watch");
+    assertThat(eval(rule, Map.of("protocol", "GRPC", "grpc", Map.of("watch", true)))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "grpc", Map.of("watch", false)))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "grpc", Map.of("service", "x")))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "grpc", Map.of("watch", true)))).isFalse();
+  }
+
+  @Test
+  void theWebsocketBlockNeedsProtocolWebSocket() throws Exception {
+    String rule = rule(HP, "spec.active", ".websocket");
+    assertThat(eval(rule, Map.of("protocol", "WebSocket", "websocket", Map.of("path", "/ws"))))
+        .isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP"))).isTrue();
+    assertThat(eval(rule, Map.of("protocol", "HTTP", "websocket", Map.of("path", "/ws"))))
+        .isFalse();
+  }
+
+  @Test
+  void failureWindowIsAtLeastOneMillisecond() throws Exception {
+    String rule = onlyRule(HP, "spec.passive.failureWindow");
+    assertThat(eval(rule, "1ms")).isTrue();
+    assertThat(eval(rule, "10s")).isTrue();
+    assertThat(eval(rule, "0s")).isFalse();
+  }
+
+  @Test
   void portsAreNumbersInRangeOrServiceNames() throws Exception {
     for (String path : List.of("spec.active.port")) {
       String rule = onlyRule(HP, path);

@@ -34,6 +34,7 @@ class ExamplesTest {
   private static final Map<String, Class<? extends HasMetadata>> KINDS =
       Map.of(
           "Namespace", Namespace.class,
+          "ConfigMap", io.fabric8.kubernetes.api.model.ConfigMap.class,
           "Deployment", Deployment.class,
           "ServiceAccount", ServiceAccount.class,
           "RoleBinding", RoleBinding.class,
@@ -82,10 +83,11 @@ class ExamplesTest {
   }
 
   @Test
-  void theExamplesAreWebGrpcTcpAndPassive() throws IOException {
+  void theExamplesAreKnown() throws IOException {
     assertThat(exampleFiles())
         .extracting(p -> p.getFileName().toString())
-        .containsExactly("grpc.yaml", "passive.yaml", "tcp.yaml", "web.yaml");
+        .containsExactly(
+            "grpc.yaml", "http2.yaml", "passive.yaml", "tcp.yaml", "web.yaml", "websocket.yaml");
   }
 
   @Test
@@ -102,7 +104,7 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(checked).isEqualTo(8);
+    assertThat(checked).isEqualTo(12);
   }
 
   @Test

@@ -36,7 +36,7 @@ class RoundTripTest {
           fall: 2
           reuseConnection: true
           http:
-            method: HEAD
+            method: POST
             path: /ready?deep=1
             host: api.shop.internal
             headers:
@@ -44,11 +44,19 @@ class RoundTripTest {
                 value: vigil
             expectedStatuses: ["200", "204-299"]
             bodyMatch: '"status":\\s*"ok"'
+            body: '{"deep":true}'
+            headerMatch:
+              - name: X-Ready
+                value: ^yes$
+              - name: X-Build
+            failFastStatuses: ["500-599", "429"]
+            version: "2"
           tcp:
             send: PING
             expect: PONG
           grpc:
             service: shop.Cart
+            watch: true
           tls:
             insecureSkipVerify: true
             serverName: api.shop.internal
@@ -63,6 +71,8 @@ class RoundTripTest {
           alwaysEjectOne: true
           sweepInterval: 5s
           unejectOnActivePass: true
+          windowFailures: 4
+          failureWindow: 30s
           successRate:
             minimumHosts: 3
             requestVolume: 40

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * IDs come back, so a handle kept from before a removal is used while a new member holds its ID.
  * Flap damping (DESIGN §2.1) is on in about half the runs: every damping and release must be the
  * same event at the same step, the next release time the same, and each backend's probe phase the
- * same. The master seed is always printed; a failure names the sequence's seed, which {@code
+ * same. Fail-fast probe failures and the failures-within-a-window rule (DESIGN §2.2) are drawn in
+ * every run. The master seed is always printed; a failure names the sequence's seed, which {@code
  * -Dvigil.diff.seed=...} replays and {@link #SEEDS_THAT_FAILED} keeps.
  */
 class DifferentialTest {
@@ -82,6 +83,12 @@ class DifferentialTest {
     assertThat(totals.restores).as("restores of a member").isGreaterThan(MIN_RESTORES);
     assertThat(totals.dampings).as("flap damping was exercised").isGreaterThan(200);
     assertThat(totals.releases).as("damped backends were released").isGreaterThan(100);
+    assertThat(totals.failFastDowns)
+        .as("fail-fast statuses took Up backends Down")
+        .isGreaterThan(100);
+    assertThat(totals.windowDecisions)
+        .as("the failures-within-a-window rule decided ejections")
+        .isGreaterThan(100);
     assertThat(totals.staleHandlesOfReaddedIds)
         .as("stale handles used while their ID was a member again")
         .isGreaterThan(MIN_STALE_HANDLES_OF_READDED_IDS);
@@ -101,6 +108,8 @@ class DifferentialTest {
     int fullComparisonsOfLargePools;
     long dampings;
     long releases;
+    int failFastDowns;
+    int windowDecisions;
 
     @Override
     public String toString() {
@@ -121,7 +130,11 @@ class DifferentialTest {
           + ", dampings "
           + dampings
           + ", releases "
-          + releases;
+          + releases
+          + ", fail-fast downs "
+          + failFastDowns
+          + ", window-rule decisions "
+          + windowDecisions;
     }
   }
 
@@ -217,12 +230,25 @@ class DifferentialTest {
       boolean byHandle = r.nextBoolean();
       if (roll < 380) {
         boolean pass = r.nextInt(100) < (r.nextBoolean() ? 80 : 30);
-        Transition got =
-            byHandle
-                ? pool.onProbeResult(handle(id), pass, now)
-                : pool.onProbeResult(id, pass, now);
-        Transition want = ref.probe(id, pass, now);
-        return check("probe " + id + " " + pass + " @" + now, got, want);
+        boolean failFast = r.nextInt(8) == 0; // fail-fast statuses (DESIGN §2.2); no-op on a pass
+        Transition got;
+        if (failFast || r.nextBoolean()) {
+          got =
+              byHandle
+                  ? pool.onProbeResult(handle(id), pass, failFast, now)
+                  : pool.onProbeResult(id, pass, failFast, now);
+        } else {
+          got =
+              byHandle
+                  ? pool.onProbeResult(handle(id), pass, now)
+                  : pool.onProbeResult(id, pass, now);
+        }
+        Transition want = ref.probe(id, pass, failFast, now);
+        if (failFast && !pass && want == Transition.CHANGED) {
+          totals.failFastDowns++;
+        }
+        return check(
+            "probe " + id + " " + pass + (failFast ? " failFast" : "") + " @" + now, got, want);
       }
       if (roll < 750) {
         // half the time a high error rate everywhere (consecutive runs), else per-backend quality
@@ -245,6 +271,9 @@ class DifferentialTest {
                   : pool.onRequestOutcome(id, ok, origin, latency, now);
         }
         EjectionDecision want = ref.outcome(id, ok, origin, latency, now);
+        if (want.window() && want.kind() != EjectionDecision.Kind.NOT_NEEDED) {
+          totals.windowDecisions++;
+        }
         return check(
             "outcome " + id + " " + ok + " " + origin + " " + latency + "ms @" + now, got, want);
       }
@@ -512,6 +541,8 @@ class DifferentialTest {
           .fastIntervalMs(r.nextBoolean() ? null : 2_001L + r.nextInt(5_000))
           .downIntervalMs(r.nextBoolean() ? null : 2_001L + r.nextInt(50_000))
           .damping(r.nextBoolean() ? null : randomDamping())
+          .windowFailures(r.nextBoolean() ? 0 : 1 + r.nextInt(6))
+          .failureWindowMs(1 + r.nextInt(r.nextBoolean() ? 2_000 : 30_000))
           .build();
     }
 

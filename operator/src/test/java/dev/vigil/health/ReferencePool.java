@@ -13,7 +13,9 @@ import java.util.Set;
  * expiry and the version are recomputed by scanning every backend, never kept running; the
  * statistical rules scan every member and sort for the median. Flap damping (§2.1) keeps no release
  * times: a damped member is released when a scan finds its decayed merit at or below the reuse
- * threshold, and the next release is found by binary search over the decay formula.
+ * threshold, and the next release is found by binary search over the decay formula. Failures within
+ * a window (§2.2) keep every counted failure since the last emptying and count those inside the
+ * window by a scan; fail-fast probes are a flag on the probe event.
  */
 final class ReferencePool {
   static final class Member {
@@ -36,6 +38,8 @@ final class ReferencePool {
     double merit;
     long meritAt;
     boolean damped;
+    // Failures within a window (DESIGN §2.2): every counted failure since the window was emptied.
+    final List<Long> failures = new ArrayList<>();
 
     Member(String id, long order) {
       this.id = id;
@@ -127,6 +131,9 @@ final class ReferencePool {
   }
 
   void apply(HealthSettings s) {
+    if (s.windowFailures() != settings.windowFailures()) {
+      members.values().forEach(m -> m.failures.clear());
+    }
     settings = s;
     if (s.damping() == null) {
       for (Member m : members.values()) {
@@ -204,6 +211,10 @@ final class ReferencePool {
   }
 
   Transition probe(String id, boolean pass, long now) {
+    return probe(id, pass, false, now);
+  }
+
+  Transition probe(String id, boolean pass, boolean failFast, long now) {
     Member m = members.get(id);
     if (m == null) {
       return Transition.UNCHANGED;
@@ -233,7 +244,7 @@ final class ReferencePool {
       m.failRun++;
       if (m.state == BackendState.DOWN) {
         t = Transition.UNCHANGED;
-      } else if (m.state == BackendState.UP && m.failRun < settings.fall()) {
+      } else if (m.state == BackendState.UP && m.failRun < settings.fall() && !failFast) {
         t = Transition.PENDING;
       } else {
         if (m.state == BackendState.UP) {
@@ -284,14 +295,31 @@ final class ReferencePool {
     } else {
       run = ++m.upstreamErrors;
       threshold = settings.consecutiveErrors();
+      if (settings.windowFailures() > 0) {
+        m.failures.add(now);
+        long window = settings.failureWindowMs();
+        long within = m.failures.stream().filter(t -> t > now - window).count();
+        if (within >= settings.windowFailures()) {
+          if (m.ejected) {
+            return EjectionDecision.NOT_NEEDED;
+          }
+          boolean consecutive = threshold != 0 && run >= threshold;
+          EjectionDecision d = afterEjection(m, eject(m, settings.enforce(), now));
+          return consecutive ? d : new EjectionDecision(d.kind(), d.ejectedUntil(), true);
+        }
+      }
     }
     if (threshold == 0 || run < threshold || m.ejected) {
       return EjectionDecision.NOT_NEEDED;
     }
-    EjectionDecision d = eject(m, settings.enforce(), now);
+    return afterEjection(m, eject(m, settings.enforce(), now));
+  }
+
+  private static EjectionDecision afterEjection(Member m, EjectionDecision d) {
     if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
       m.upstreamErrors = 0;
       m.localErrors = 0;
+      m.failures.clear();
     }
     return d;
   }
@@ -323,6 +351,7 @@ final class ReferencePool {
     m.multiplier = multiplier;
     m.upstreamErrors = 0;
     m.localErrors = 0;
+    m.failures.clear();
     ejections++;
     return new EjectionDecision(EjectionDecision.Kind.EJECTED, until);
   }
@@ -521,6 +550,7 @@ final class ReferencePool {
     m.failRun = 0;
     m.upstreamErrors = 0;
     m.localErrors = 0;
+    m.failures.clear();
     m.multiplier = multiplier;
     m.ejectedUntil = until;
     m.ejected = until > now;

@@ -112,6 +112,49 @@ final class LoopbackServers implements AutoCloseable {
     return server.actualPort();
   }
 
+  /**
+   * A gRPC server over TLS (h2 by ALPN, a self-signed certificate for "localhost") whose health
+   * service answers SERVING, and which hands the SNI name of each new connection (null when none
+   * was sent) to {@code sni}.
+   */
+  int grpcHealthTls(java.util.function.Consumer<String> sni) {
+    if (certificate == null) {
+      certificate = SelfSignedCertificate.create("localhost");
+    }
+    GrpcServer grpc = GrpcServer.server(vertx);
+    ServiceMethod<HealthCheckRequest, HealthCheckResponse> check =
+        ServiceMethod.server(
+            ServiceName.create("grpc.health.v1.Health"),
+            "Check",
+            GrpcMessageEncoder.encoder(),
+            GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
+    grpc.callHandler(
+        check,
+        request ->
+            request.handler(
+                message ->
+                    request
+                        .response()
+                        .send(
+                            HealthCheckResponse.newBuilder()
+                                .setStatus(HealthCheckResponse.ServingStatus.SERVING)
+                                .build())));
+    HttpServer server =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                .setHost("127.0.0.1")
+                .setPort(0)
+                .setSsl(true)
+                .setUseAlpn(true)
+                .setSni(true)
+                .setKeyCertOptions(certificate.keyCertOptions()));
+    server.connectionHandler(c -> sni.accept(c.indicatedServerName()));
+    server.requestHandler(grpc);
+    await(server.listen());
+    closers.add(server::close);
+    return server.actualPort();
+  }
+
   /** A port where nothing listens (bound, then released). */
   int refusing() {
     // a plain socket: Vert.x shares listeners between its servers, closing one may keep the port

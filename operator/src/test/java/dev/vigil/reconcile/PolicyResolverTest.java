@@ -52,6 +52,97 @@ class PolicyResolverTest {
   }
 
   @Test
+  void mapsTheSeedCheckersFields() {
+    HealthPolicy p = policy();
+    var http = p.getSpec().getActive().getHttp();
+    http.setMethod("POST");
+    http.setBody("{\"ping\":1}");
+    http.setHeaderMatch(
+        java.util.List.of(
+            new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Ready", "^yes$"),
+            new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Build", null)));
+    http.setFailFastStatuses(java.util.List.of("500-599", "429"));
+    p.getSpec().getPassive().setWindowFailures(4);
+    p.getSpec().getPassive().setFailureWindow("30s");
+
+    ResolvedPolicy r = PolicyResolver.resolve(p);
+
+    assertThat(r.check().http().body()).isEqualTo("{\"ping\":1}");
+    assertThat(r.check().http().headerMatch())
+        .extracting(m -> m.name() + "=" + (m.value() == null ? "" : m.value().pattern()))
+        .containsExactly("X-Ready=^yes$", "X-Build=");
+    assertThat(r.check().http().failFastStatuses().contains(503)).isTrue();
+    assertThat(r.check().http().failFastStatuses().contains(404)).isFalse();
+    assertThat(r.settings().windowFailures()).isEqualTo(4);
+    assertThat(r.settings().failureWindowMs()).isEqualTo(30_000);
+    assertThat(PolicyResolver.resolve(policy()).check().http().failFastStatuses().isEmpty())
+        .isTrue();
+    assertThat(PolicyResolver.resolve(policy()).settings().windowFailures()).isZero();
+  }
+
+  @Test
+  void mapsHttpVersionTwoForHttpAndHttpsOnly() {
+    HealthPolicy p = policy();
+    assertThat(PolicyResolver.resolve(p).check().http2()).isFalse();
+    p.getSpec().getActive().getHttp().setVersion("2");
+    assertThat(PolicyResolver.resolve(p).check().http2()).isTrue();
+    p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.TCP);
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.http.version")
+        .hasMessageContaining("HTTP or HTTPS");
+    p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.HTTP);
+    p.getSpec().getActive().getHttp().setVersion("3");
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.http.version");
+  }
+
+  @Test
+  void mapsAWebSocketCheck() {
+    HealthPolicy p = policy();
+    p.getSpec().getActive().setProtocol(dev.vigil.api.v1alpha1.Protocol.WEBSOCKET);
+    dev.vigil.api.v1alpha1.WebSocketCheck ws = new dev.vigil.api.v1alpha1.WebSocketCheck();
+    ws.setPath("/ws");
+    p.getSpec().getActive().setWebsocket(ws);
+    ResolvedPolicy r = PolicyResolver.resolve(p);
+    assertThat(r.check().protocol()).isEqualTo(dev.vigil.probe.Protocol.WEBSOCKET);
+    assertThat(r.check().websocket().path()).isEqualTo("/ws");
+    assertThat(r.check().usesTls()).isFalse();
+    ws.setPath("ws");
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .hasMessageStartingWith("active.websocket.path");
+  }
+
+  @Test
+  void namesTheBadSeedCheckerField() {
+    HealthPolicy overlap = policy();
+    overlap.getSpec().getActive().getHttp().setFailFastStatuses(java.util.List.of("300-503"));
+    assertThatThrownBy(() -> PolicyResolver.resolve(overlap))
+        .hasMessageStartingWith("active.http.failFastStatuses")
+        .hasMessageContaining("300 is also in expectedStatuses");
+
+    HealthPolicy regex = policy();
+    regex
+        .getSpec()
+        .getActive()
+        .getHttp()
+        .setHeaderMatch(
+            java.util.List.of(new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Ready", "(yes")));
+    assertThatThrownBy(() -> PolicyResolver.resolve(regex))
+        .hasMessageStartingWith("active.http.headerMatch[0].value");
+
+    HealthPolicy get = policy();
+    get.getSpec().getActive().getHttp().setBody("{}");
+    assertThatThrownBy(() -> PolicyResolver.resolve(get))
+        .hasMessageStartingWith("active.http.body")
+        .hasMessageContaining("not GET");
+
+    HealthPolicy window = policy();
+    window.getSpec().getPassive().setFailureWindow("0s");
+    assertThatThrownBy(() -> PolicyResolver.resolve(window))
+        .hasMessageStartingWith("passive.failureWindow");
+  }
+
+  @Test
   void mapsTheStatisticalRules() {
     HealthPolicy p = policy();
     LatencyRule latency = new LatencyRule();

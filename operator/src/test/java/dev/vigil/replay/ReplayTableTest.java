@@ -350,6 +350,56 @@ class ReplayTableTest {
             OUTCOME a FAIL => WOULD_EJECT 30000
             AVAILABLE => a,b
             """),
+        // ---- DESIGN §2.2: fail-fast statuses, failures within a window ----
+        c(
+            "a fail-fast status takes an Up backend Down at once; Down still needs rise passes",
+            "--fall 3 --rise 2 --fail-fast-statuses 500-599,429",
+            """
+            POOL a b => OK
+            PROBE a HTTP/1.1 404 Not Found => FAIL
+            STATUS => a UP; b UP
+            PROBE a HTTP/1.1 503 Service Unavailable => FAIL
+            STATUS => a DOWN; b UP
+            PROBE a HTTP/1.1 200 OK => PASS
+            PROBE a HTTP/1.1 429 Too Many Requests => FAIL
+            PROBE a HTTP/1.1 200 OK => PASS
+            STATUS => a DOWN; b UP
+            PROBE a HTTP/1.1 200 OK => PASS
+            STATUS => a UP; b UP
+            """),
+        c(
+            "without --fail-fast-statuses a 503 waits for fall",
+            "--fall 3",
+            """
+            POOL a => OK
+            PROBE a HTTP/1.1 503 => FAIL
+            STATUS => a UP
+            """),
+        c(
+            "failures within the window eject; successes do not reset it; old ones drop out",
+            "--consecutive-errors 0 --window-failures 3 --failure-window-ms 1000"
+                + " --max-ejection-percent 50",
+            """
+            POOL a b => OK
+            OUTCOME a FAIL => -
+            OUTCOME a OK => -
+            AT 500 => OK
+            OUTCOME a FAIL => -
+            AT 1000 => OK
+            OUTCOME a FAIL => -
+            AT 1499 => OK
+            OUTCOME a FAIL => EJECTED 31499
+            AVAILABLE => b
+            """),
+        c(
+            "a refused window ejection leaves the window full",
+            "--consecutive-errors 0 --window-failures 2",
+            """
+            POOL a b c => OK
+            OUTCOME a FAIL => -
+            OUTCOME a FAIL => REFUSED
+            OUTCOME a FAIL => REFUSED
+            """),
         // ---- panic ----
         c(
             "below half available every decided backend is published, and healing ends it",
@@ -456,5 +506,12 @@ class ReplayTableTest {
             "vigil replay: unknown flag --nope",
             "vigil replay: --fall must be a number, got x",
             "vigil replay: --enforce must be true or false, got maybe");
+  }
+
+  @Test
+  void failFastStatusesMustBeDisjointFromExpected() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> ReplayCommand.session(List.of("--fail-fast-statuses", "300-503")))
+        .hasMessage("--fail-fast-statuses: 300 is also in --expected-statuses");
   }
 }

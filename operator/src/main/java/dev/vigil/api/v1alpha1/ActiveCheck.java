@@ -24,9 +24,24 @@ import io.fabric8.kubernetes.api.model.IntOrString;
     value = "!has(self.downInterval) || duration(self.downInterval) > duration(self.timeout)",
     message = "downInterval must be longer than timeout",
     fieldPath = ".downInterval")
+@ValidationRule(
+    value =
+        "!has(self.http) || !has(self.http.version) || self.http.version == '1.1' || self.protocol in ['HTTP', 'HTTPS']",
+    message = "http.version 2 applies only to protocol HTTP or HTTPS",
+    fieldPath = ".http.version")
+@ValidationRule(
+    value =
+        "!has(self.grpc) || !has(self.grpc.watch) || !self.grpc.watch || self.protocol == 'GRPC'",
+    message = "grpc.watch applies only to protocol GRPC",
+    fieldPath = ".grpc.watch")
+@ValidationRule(
+    value = "!has(self.websocket) || self.protocol == 'WebSocket'",
+    message = "websocket applies only to protocol WebSocket",
+    fieldPath = ".websocket")
 public class ActiveCheck {
 
-  @JsonPropertyDescription("Probe protocol: HTTP, HTTPS, TCP or GRPC.")
+  @JsonPropertyDescription(
+      "Probe protocol: HTTP, HTTPS, TCP, GRPC or WebSocket (an HTTP/1.1 upgrade that must answer 101 with the right Sec-WebSocket-Accept; over TLS when tls is set).")
   @Default("HTTP")
   private Protocol protocol = Protocol.HTTP;
 
@@ -107,8 +122,21 @@ public class ActiveCheck {
       "gRPC probe options (grpc.health.v1.Health/Check). Used when protocol is GRPC.")
   private GrpcCheck grpc;
 
-  @JsonPropertyDescription("TLS settings for HTTPS probes and for gRPC probes over TLS.")
+  @JsonPropertyDescription(
+      "TLS settings for HTTPS probes, and for gRPC and WebSocket probes over TLS (set for those only when TLS is wanted).")
   private TlsConfig tls;
+
+  @JsonPropertyDescription(
+      "WebSocket probe options. Used when protocol is WebSocket; absent means path /.")
+  private WebSocketCheck websocket;
+
+  public WebSocketCheck getWebsocket() {
+    return websocket;
+  }
+
+  public void setWebsocket(WebSocketCheck websocket) {
+    this.websocket = websocket;
+  }
 
   public Protocol getProtocol() {
     return protocol;

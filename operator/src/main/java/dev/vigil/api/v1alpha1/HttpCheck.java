@@ -11,6 +11,15 @@ import java.util.List;
 
 /** The request of an HTTP or HTTPS probe and the statuses that pass. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!has(self.body) || !(self.method in ['GET', 'HEAD'])",
+    message = "body needs a method that carries one, such as POST or PUT (not GET or HEAD)",
+    fieldPath = ".body")
+@ValidationRule(
+    value =
+        "!has(self.failFastStatuses) || !has(self.expectedStatuses) || self.failFastStatuses.all(f, self.expectedStatuses.all(e, (size(f) == 3 ? f : f.substring(4, 7)) < e.substring(0, 3) || (size(e) == 3 ? e : e.substring(4, 7)) < f.substring(0, 3)))",
+    message = "failFastStatuses must not share a status with expectedStatuses",
+    fieldPath = ".failFastStatuses")
 public class HttpCheck {
 
   @JsonPropertyDescription("Request method.")
@@ -48,6 +57,33 @@ public class HttpCheck {
       "Optional regular expression (Java syntax) that the first 64 KiB of the response body must match for the probe to pass. Vigil rejects the policy (Accepted=False) when it does not compile.")
   @Size(max = 1024)
   private String bodyMatch;
+
+  @JsonPropertyDescription(
+      "HTTP version of the probe: \"1.1\", or \"2\" (h2c with prior knowledge in clear, ALPN h2 with TLS; a server that does not speak HTTP/2 fails). With 2 the status comes from the :status pseudo-header, the connection is kept between probes, and a stream the server resets fails the probe.")
+  @Default("\"1.1\"")
+  @Pattern("^(1\\.1|2)$")
+  private String version = "1.1";
+
+  @JsonPropertyDescription(
+      "Request body sent with the probe (UTF-8, at most 4 KiB), with its Content-Length; needs a method such as POST or PUT.")
+  @Size(max = 4096)
+  private String body;
+
+  @JsonPropertyDescription(
+      "Response headers that must be present, each a name (any case) with an optional value regular expression. Checked only when the status passes: the status decides first, then headers, then bodyMatch.")
+  @Size(max = 16)
+  @ValidationRule(
+      value = "self.all(a, self.exists_one(b, b.name.lowerAscii() == a.name.lowerAscii()))",
+      message = "header names must be unique (without regard to case)")
+  private List<HttpHeaderMatch> headerMatch;
+
+  @JsonPropertyDescription(
+      "Statuses that take an Up backend Down at once, whatever fall (as Envoy does for a non-expected status), as codes or inclusive ranges like expectedStatuses; disjoint from expectedStatuses. A Down backend still needs rise passes. Default: none.")
+  @Size(max = 32)
+  @ValidationRule(
+      value = "self.all(s, size(s) == 3 || s.substring(0, 3) <= s.substring(4, 7))",
+      message = "a status range must be low-high with low <= high, e.g. 500-599")
+  private List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String> failFastStatuses;
 
   public String getMethod() {
     return method;
@@ -97,5 +133,39 @@ public class HttpCheck {
 
   public void setBodyMatch(String bodyMatch) {
     this.bodyMatch = bodyMatch;
+  }
+
+  public String getVersion() {
+    return version;
+  }
+
+  public void setVersion(String version) {
+    this.version = version;
+  }
+
+  public String getBody() {
+    return body;
+  }
+
+  public void setBody(String body) {
+    this.body = body;
+  }
+
+  public List<HttpHeaderMatch> getHeaderMatch() {
+    return headerMatch;
+  }
+
+  public void setHeaderMatch(List<HttpHeaderMatch> headerMatch) {
+    this.headerMatch = headerMatch;
+  }
+
+  public List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String>
+      getFailFastStatuses() {
+    return failFastStatuses;
+  }
+
+  public void setFailFastStatuses(
+      List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String> failFastStatuses) {
+    this.failFastStatuses = failFastStatuses;
   }
 }

@@ -85,6 +85,23 @@ public class PassiveCheck {
   private Boolean unejectOnActivePass = false;
 
   @JsonPropertyDescription(
+      "Failed real requests within failureWindow that eject a backend (nginx max_fails within fail_timeout); unlike consecutiveErrors, successes in between do not reset the count. Counts the same failures as consecutiveErrors (with splitLocalOrigin, upstream ones only); an ejection empties the window. 0 disables the rule.")
+  @Default("0")
+  @Min(0)
+  @Max(1000)
+  private Integer windowFailures = 0;
+
+  @JsonPropertyDescription(
+      "The window of windowFailures: failures older than this no longer count (nginx fail_timeout).")
+  @Default("10s")
+  @Pattern(ApiFormats.DURATION)
+  @Size(max = ApiFormats.DURATION_MAX_LENGTH)
+  @ValidationRule(
+      value = "duration(self) >= duration('1ms')",
+      message = "failureWindow must be at least 1ms")
+  private String failureWindow = "10s";
+
+  @JsonPropertyDescription(
       "Success-rate outlier detection against peers (as Envoy's): at each sweep, eject a backend whose success rate is below mean - stdevFactor x stdev of the pool. Absent means off.")
   private SuccessRateRule successRate;
 
@@ -174,6 +191,22 @@ public class PassiveCheck {
 
   public void setUnejectOnActivePass(Boolean unejectOnActivePass) {
     this.unejectOnActivePass = unejectOnActivePass;
+  }
+
+  public Integer getWindowFailures() {
+    return windowFailures;
+  }
+
+  public void setWindowFailures(Integer windowFailures) {
+    this.windowFailures = windowFailures;
+  }
+
+  public String getFailureWindow() {
+    return failureWindow;
+  }
+
+  public void setFailureWindow(String failureWindow) {
+    this.failureWindow = failureWindow;
   }
 
   public SuccessRateRule getSuccessRate() {

@@ -5,5 +5,8 @@ public enum Protocol {
   HTTP,
   HTTPS,
   TCP,
-  GRPC
+  GRPC,
+  /** An HTTP/1.1 upgrade to WebSocket (wss with {@code tls}). */
+  @com.fasterxml.jackson.annotation.JsonProperty("WebSocket")
+  WEBSOCKET
 }

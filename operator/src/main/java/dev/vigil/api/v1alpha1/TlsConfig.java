@@ -15,7 +15,7 @@ public class TlsConfig {
   private Boolean insecureSkipVerify = false;
 
   @JsonPropertyDescription(
-      "Server name for SNI and certificate verification. Defaults to http.host, else the Pod IP.")
+      "Server name for SNI and certificate verification, for HTTPS and gRPC over TLS (for gRPC also the :authority). Defaults to http.host (HTTPS only), else the Pod IP, which is never sent as SNI.")
   @Size(max = 253)
   private String serverName;
 

@@ -1,0 +1,47 @@
+package dev.vigil.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+
+/** One response header an HTTP probe requires ({@code active.http.headerMatch[]}). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class HttpHeaderMatch {
+
+  @JsonPropertyDescription(
+      "Response header that must be present; names compare without regard to case.")
+  @Required
+  @Pattern("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+  @Size(max = 256)
+  private String name;
+
+  @JsonPropertyDescription(
+      "Optional regular expression (Java syntax) that must be found in the header's value (anchor it with ^ and $ for a whole-value match); with several headers of this name one matching value is enough. Absent: presence is enough. Vigil rejects the policy (Accepted=False) when it does not compile.")
+  @Size(max = 1024)
+  private String value;
+
+  public HttpHeaderMatch() {}
+
+  public HttpHeaderMatch(String name, String value) {
+    this.name = name;
+    this.value = value;
+  }
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
+
+  public String getValue() {
+    return value;
+  }
+
+  public void setValue(String value) {
+    this.value = value;
+  }
+}
