@@ -34,8 +34,11 @@ public final class DemoCommand {
    * @param exitCode 0 every expectation held, 1 one did not
    * @param rows the summary rows
    * @param unmet the first unmet expectation, or null
+   * @param metrics the operator's {@code /metrics} scraped over HTTP when the scenario ended (empty
+   *     if the demo did not get that far): what a Prometheus would have stored, for checking the
+   *     alerts and the dashboard against
    */
-  public record Result(int exitCode, List<Row> rows, String unmet) {}
+  public record Result(int exitCode, List<Row> rows, String unmet, String metrics) {}
 
   public static Result run(DemoOptions options, PrintStream out) {
     // Plain output goes to a file or a pipe: no width to fit, only the locale to respect.
@@ -65,7 +68,7 @@ public final class DemoCommand {
       cluster = DemoCluster.create(examples, options.backends());
     } catch (Exception e) {
       out.println("FAILED: could not start the demo: " + e.getMessage());
-      return new Result(1, List.of(), "could not start the demo: " + e.getMessage());
+      return new Result(1, List.of(), "could not start the demo: " + e.getMessage(), "");
     }
     timeline.log(
         "embedded API server up with Vigil's CRDs; "
@@ -163,6 +166,7 @@ public final class DemoCommand {
             screen.stop();
           }
         }
+        String metrics = cluster.scrapeMetrics();
         out.println();
         out.println(view.renderAll(observer.latest(), "Final state"));
         if (options.live()) {
@@ -175,10 +179,10 @@ public final class DemoCommand {
         out.println();
         if (unmet != null) {
           out.println("FAILED: " + unmet);
-          return new Result(1, timeline.rows(), unmet);
+          return new Result(1, timeline.rows(), unmet, metrics);
         }
         out.println("PASSED: every expectation of scenario " + options.scenario() + " held");
-        return new Result(0, timeline.rows(), null);
+        return new Result(0, timeline.rows(), null, metrics);
       }
     } finally {
       out.flush();
