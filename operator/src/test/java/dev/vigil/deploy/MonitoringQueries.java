@@ -195,7 +195,7 @@ public final class MonitoringQueries {
         }
       }
     }
-    return problems;
+    return problems.stream().distinct().toList();
   }
 
   private static boolean inScope(String label, List<Selector> scope, Scrape scrape) {
