@@ -34,9 +34,9 @@ public final class DemoCommand {
    * @param exitCode 0 every expectation held, 1 one did not
    * @param rows the summary rows
    * @param unmet the first unmet expectation, or null
-   * @param metrics the operator's {@code /metrics} scraped over HTTP when the scenario ended (empty
-   *     if the demo did not get that far): what a Prometheus would have stored, for checking the
-   *     alerts and the dashboard against
+   * @param metrics every series the operator's {@code /metrics} showed during the scenario (scraped
+   *     over HTTP every second), each with its last value; empty if the demo did not get that far:
+   *     what a Prometheus would have stored, to check the alerts and the dashboard against
    */
   public record Result(int exitCode, List<Row> rows, String unmet, String metrics) {}
 
@@ -154,19 +154,23 @@ public final class DemoCommand {
                     .start()
                 : null;
         String unmet = null;
-        try {
-          scenarios.run(options.scenario());
-        } catch (Unmet e) {
-          unmet = e.getMessage();
-          timeline.row(
-              new Row(
-                  scenarios.step(), "UNMET: " + e.getMessage(), timeline.now(), -1, "-", false));
-        } finally {
-          if (screen != null) {
-            screen.stop();
+        String metrics;
+        // A Prometheus' view of the run: the series of one scrape a second.
+        try (SeriesRecorder recorder = new SeriesRecorder(cluster::scrapeMetrics).start(1_000)) {
+          try {
+            scenarios.run(options.scenario());
+          } catch (Unmet e) {
+            unmet = e.getMessage();
+            timeline.row(
+                new Row(
+                    scenarios.step(), "UNMET: " + e.getMessage(), timeline.now(), -1, "-", false));
+          } finally {
+            if (screen != null) {
+              screen.stop();
+            }
           }
+          metrics = recorder.series();
         }
-        String metrics = cluster.scrapeMetrics();
         out.println();
         out.println(view.renderAll(observer.latest(), "Final state"));
         if (options.live()) {
