@@ -15,8 +15,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -38,6 +40,9 @@ final class OlmBundle {
    * manifest.
    */
   static final String VALUES = PlainManifest.VALUES;
+
+  /** Watched namespaces bound one by one: how the chart's RBAC is split by scope. */
+  private static final String SCOPED = "watchNamespaces: [olm-target]\n";
 
   /** OLM projects the OperatorGroup's target namespaces into this annotation of the Pod. */
   static final String TARGET_NAMESPACES = "metadata.annotations['olm.targetNamespaces']";
@@ -65,10 +70,12 @@ final class OlmBundle {
 
   private final VigilChart chart;
   private final List<ObjectNode> rendered;
+  private final List<ObjectNode> scoped;
 
   OlmBundle(VigilChart chart) {
     this.chart = chart;
     this.rendered = documents(chart.template(VALUES));
+    this.scoped = documents(chart.template(VALUES + SCOPED));
   }
 
   /** The CSV: {@code committed} (its hand-written parts) with the generated parts filled in. */
@@ -85,10 +92,10 @@ final class OlmBundle {
     String serviceAccount = deployment.at("/spec/template/spec/serviceAccountName").asText();
     install
         .withArrayProperty("clusterPermissions")
-        .add(permission(serviceAccount, rules(find("ClusterRole", "vigil-reviews"))));
-    ArrayNode namespaced = rules(find("ClusterRole", "vigil"));
-    namespaced.addAll(rules(find("Role", "vigil-leader-election")));
-    install.withArrayProperty("permissions").add(permission(serviceAccount, namespaced));
+        .add(permission(serviceAccount, boundRules("ClusterRoleBinding", serviceAccount)));
+    install
+        .withArrayProperty("permissions")
+        .add(permission(serviceAccount, boundRules("RoleBinding", serviceAccount)));
     ObjectNode entry = install.withArrayProperty("deployments").addObject();
     entry.put("name", deployment.at("/metadata/name").asText());
     entry.set("label", withoutHelmLabels((ObjectNode) deployment.at("/metadata/labels")));
@@ -174,6 +181,37 @@ final class OlmBundle {
     throw new AssertionError("the chart's Deployment sets no VIGIL_NAMESPACES");
   }
 
+  /**
+   * The rules of every role the chart binds to the operator's ServiceAccount with bindings of
+   * {@code kind}, rendered with watchNamespaces set: then a ClusterRoleBinding grants only what is
+   * cluster-scoped, and RoleBindings grant what the operator needs in the namespaces it watches and
+   * the Lease in its own, which is what OLM's clusterPermissions and permissions mean. A role bound
+   * twice (once per watched namespace) counts once.
+   */
+  private ArrayNode boundRules(String kind, String serviceAccount) {
+    ArrayNode rules = JsonNodeFactory.instance.arrayNode();
+    Set<String> roles = new LinkedHashSet<>();
+    for (ObjectNode binding : scoped) {
+      boolean toOperator = false;
+      for (JsonNode subject : binding.path("subjects")) {
+        toOperator |=
+            "ServiceAccount".equals(subject.path("kind").asText())
+                && serviceAccount.equals(subject.path("name").asText());
+      }
+      if (kind.equals(binding.path("kind").asText()) && toOperator) {
+        String roleKind = binding.at("/roleRef/kind").asText();
+        String roleName = binding.at("/roleRef/name").asText();
+        if (roles.add(roleKind + "/" + roleName)) {
+          rules.addAll(rules(find(scoped, roleKind, roleName)));
+        }
+      }
+    }
+    if (rules.isEmpty()) {
+      throw new AssertionError("the chart binds no role to " + serviceAccount + " with a " + kind);
+    }
+    return rules;
+  }
+
   private static ObjectNode permission(String serviceAccount, ArrayNode rules) {
     ObjectNode permission = JsonNodeFactory.instance.objectNode();
     permission.put("serviceAccountName", serviceAccount);
@@ -204,7 +242,11 @@ final class OlmBundle {
   }
 
   private ObjectNode find(String kind, String name) {
-    return rendered.stream()
+    return find(rendered, kind, name);
+  }
+
+  private static ObjectNode find(List<ObjectNode> objects, String kind, String name) {
+    return objects.stream()
         .filter(o -> kind.equals(o.path("kind").asText()))
         .filter(o -> name.equals(o.at("/metadata/name").asText()))
         .findFirst()
