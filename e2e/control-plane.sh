@@ -2,8 +2,12 @@
 # Vigil end-to-end harness: a real Kubernetes control plane (etcd + kube-apiserver,
 # no kubelet, no controller-manager, no scheduler), built here from Go modules.
 #
-#   e2e/control-plane.sh build [kubernetes|etcd|helm]...
-#                                build pinned kube-apiserver, kubectl, etcd, helm into the cache (reused)
+#   e2e/control-plane.sh build [kubernetes|etcd|helm|promtool|olm]...
+#                                build pinned kube-apiserver, kubectl, etcd, helm into the cache (reused);
+#                                promtool and bundle-validate (e2e/bundle-validate) go to directories
+#                                of their own, keyed by their versions
+#   e2e/control-plane.sh tool promtool|bundle-validate
+#                                print the path of a built tool (fails naming the build command)
 #   e2e/control-plane.sh start   start etcd + kube-apiserver on 127.0.0.1, write an admin kubeconfig
 #   e2e/control-plane.sh stop    stop both (idempotent)
 #   e2e/control-plane.sh env     print shell exports (VIGIL_E2E_KUBECONFIG, KUBECONFIG, PATH, ...)
@@ -20,6 +24,8 @@ set -euo pipefail
 K8S_VERSION=v1.37.2          # k8s.io/kubernetes; staging modules at v0.37.2
 ETCD_VERSION=v3.7.3          # go.etcd.io/etcd/server/v3
 HELM_VERSION=v3.22.0         # helm.sh/helm/v3
+PROMTOOL_VERSION=v0.316.0    # github.com/prometheus/prometheus (Prometheus 3.16.0): promtool
+OLM_API_VERSION=v0.36.0      # github.com/operator-framework/api: e2e/bundle-validate
 # The staging modules that k8s.io/kubernetes's go.mod lists as v0.0.0 with a
 # replace to ./staging/src/...; we pin each one to the published v0.Y.Z.
 K8S_STAGING_MODULES="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go
@@ -31,6 +37,13 @@ pod-security-admission sample-apiserver streaming"
 CACHE="${VIGIL_E2E_CACHE:-$HOME/.cache/vigil-e2e}"
 BIN="$CACHE/bin-k8s${K8S_VERSION}-etcd${ETCD_VERSION}-helm${HELM_VERSION}"
 STATE="${VIGIL_E2E_STATE:-$CACHE/state}"
+# Tools the tests run but the control plane does not need, each in a directory keyed by its own
+# version (pinning a new one never throws the hour-long Kubernetes build away). bundle-validate is
+# Vigil's own source: its directory is keyed by the source's hash too.
+E2E_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+PROMTOOL_BIN="$CACHE/bin-promtool$PROMTOOL_VERSION"
+OLM_SRC_HASH="$(sha256sum <"$E2E_DIR/bundle-validate/main.go" 2>/dev/null | cut -c1-12)"
+OLM_BIN="$CACHE/bin-olm-api$OLM_API_VERSION-$OLM_SRC_HASH"
 TIMEOUT="${VIGIL_E2E_TIMEOUT:-120}"
 
 log() { echo "[control-plane] $*" >&2; }
@@ -153,19 +166,72 @@ EOF
   )
 }
 
-# cmd_build [kubernetes|etcd|helm]...: build what is missing (default: all)
+# promtool from its own module's go.mod and go.sum (go install pkg@version: exactly the versions
+# Prometheus tested), without the cloud service-discovery plugins (tag remove_all_sd: rule checks
+# and rule unit tests do not use them).
+build_promtool() {
+  local dir="$CACHE/build/promtool-$PROMTOOL_VERSION" v pv
+  v="${PROMTOOL_VERSION#v0.}" # 316.0
+  pv="${v:0:1}.${v:1}"        # 3.16.0
+  mkdir -p "$dir" "$PROMTOOL_BIN"
+  (
+    cd "$dir"
+    go_build_env
+    export GOFLAGS= GOBIN="$dir/out"
+    log "building promtool $PROMTOOL_VERSION (Prometheus $pv)"
+    nice -n 10 go install -trimpath -tags remove_all_sd \
+      -ldflags "-s -w -X github.com/prometheus/common/version.Version=$pv -X github.com/prometheus/common/version.Branch=module-build" \
+      "github.com/prometheus/prometheus/cmd/promtool@$PROMTOOL_VERSION"
+    mv "$dir/out/promtool" "$PROMTOOL_BIN/promtool"
+  )
+}
+
+# e2e/bundle-validate: the operator-framework's bundle validation library in a small program.
+build_olm() {
+  local dir="$CACHE/build/olm-api-$OLM_API_VERSION"
+  [ -f "$E2E_DIR/bundle-validate/main.go" ] || die "no $E2E_DIR/bundle-validate/main.go"
+  mkdir -p "$dir" "$OLM_BIN"
+  printf '%s\n' "module vigil.local/e2e-build/bundle-validate" "" "go 1.26.0" "" \
+    "require github.com/operator-framework/api $OLM_API_VERSION" >"$dir/go.mod"
+  cp "$E2E_DIR/bundle-validate/main.go" "$dir/main.go"
+  (
+    cd "$dir"
+    go_build_env
+    log "resolving github.com/operator-framework/api $OLM_API_VERSION"
+    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
+    log "building bundle-validate (operator-framework/api $OLM_API_VERSION)"
+    nice -n 10 go build -trimpath -ldflags "-s -w" -o "$OLM_BIN/.bundle-validate.tmp" .
+    mv "$OLM_BIN/.bundle-validate.tmp" "$OLM_BIN/bundle-validate"
+  )
+}
+
+# cmd_tool promtool|bundle-validate: the path of a built tool
+cmd_tool() {
+  local path piece
+  case "${1:-}" in
+    promtool) path="$PROMTOOL_BIN/promtool"; piece=promtool ;;
+    bundle-validate) path="$OLM_BIN/bundle-validate"; piece=olm ;;
+    *) die "unknown tool '${1:-}' (promtool, bundle-validate)" ;;
+  esac
+  [ -x "$path" ] || die "$path missing: run '$0 build $piece' first"
+  echo "$path"
+}
+
+# cmd_build [kubernetes|etcd|helm|promtool|olm]...: build what is missing (default: all)
 cmd_build() {
   command -v go >/dev/null || die "go is not installed"
   mkdir -p "$BIN"
   local t0=$SECONDS t w parts=("$@")
-  [ ${#parts[@]} -gt 0 ] || parts=(kubernetes etcd helm)
+  [ ${#parts[@]} -gt 0 ] || parts=(kubernetes etcd helm promtool olm)
   for w in "${parts[@]}"; do
     t=$SECONDS
     case "$w" in
       kubernetes) [ -x "$BIN/kube-apiserver" ] && [ -x "$BIN/kubectl" ] && continue; build_k8s ;;
       etcd) [ -x "$BIN/etcd" ] && continue; build_etcd ;;
       helm) [ -x "$BIN/helm" ] && continue; build_helm ;;
-      *) die "unknown component '$w' (kubernetes, etcd, helm)" ;;
+      promtool) [ -x "$PROMTOOL_BIN/promtool" ] && continue; build_promtool ;;
+      olm) [ -x "$OLM_BIN/bundle-validate" ] && continue; build_olm ;;
+      *) die "unknown component '$w' (kubernetes, etcd, helm, promtool, olm)" ;;
     esac
     log "$w built in $((SECONDS - t))s"
   done
@@ -450,5 +516,6 @@ case "${1:-}" in
   env) cmd_env ;;
   status) cmd_status ;;
   bindir) echo "$BIN" ;;
-  *) echo "usage: $0 build|start|stop|env|status|bindir" >&2; exit 2 ;;
+  tool) shift; cmd_tool "$@" ;;
+  *) echo "usage: $0 build|start|stop|env|status|bindir|tool" >&2; exit 2 ;;
 esac

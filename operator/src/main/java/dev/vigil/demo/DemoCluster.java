@@ -22,6 +22,10 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -367,6 +371,27 @@ public final class DemoCluster implements AutoCloseable {
           .get(1, TimeUnit.SECONDS);
     } catch (Exception e) {
       return runtime.get().view();
+    }
+  }
+
+  /**
+   * The operator's {@code /metrics} in the Prometheus text format, fetched over HTTP from its
+   * metrics port as a scraper would; empty when that fails (the demo goes on without it).
+   */
+  public String scrapeMetrics() {
+    URI uri = URI.create("http://127.0.0.1:" + operator.ops().port() + "/metrics");
+    try {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200 ? response.body() : "";
+    } catch (IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
     }
   }
 

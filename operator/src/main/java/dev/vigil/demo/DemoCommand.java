@@ -46,8 +46,11 @@ public final class DemoCommand {
    * @param exitCode 0 every expectation held, 1 one did not
    * @param rows the summary rows
    * @param unmet the first unmet expectation, or null
+   * @param metrics every series the operator's {@code /metrics} showed during the scenario (scraped
+   *     over HTTP every second), each with its last value; empty if the demo did not get that far:
+   *     what a Prometheus would have stored, to check the alerts and the dashboard against
    */
-  public record Result(int exitCode, List<Row> rows, String unmet) {}
+  public record Result(int exitCode, List<Row> rows, String unmet, String metrics) {}
 
   public static Result run(DemoOptions options, PrintStream out) {
     // Plain output goes to a file or a pipe: no width to fit, only the locale to respect.
@@ -77,7 +80,7 @@ public final class DemoCommand {
       cluster = DemoCluster.create(examples, options.backends());
     } catch (Exception e) {
       out.println("FAILED: could not start the demo: " + e.getMessage());
-      return new Result(1, List.of(), "could not start the demo: " + e.getMessage());
+      return new Result(1, List.of(), "could not start the demo: " + e.getMessage(), "");
     }
     timeline.log(
         "embedded API server up with Vigil's CRDs; "
@@ -163,17 +166,22 @@ public final class DemoCommand {
                     .start()
                 : null;
         String unmet = null;
-        try {
-          scenarios.run(options.scenario());
-        } catch (Unmet e) {
-          unmet = e.getMessage();
-          timeline.row(
-              new Row(
-                  scenarios.step(), "UNMET: " + e.getMessage(), timeline.now(), -1, "-", false));
-        } finally {
-          if (screen != null) {
-            screen.stop();
+        String metrics;
+        // A Prometheus' view of the run: the series of one scrape a second.
+        try (SeriesRecorder recorder = new SeriesRecorder(cluster::scrapeMetrics).start(1_000)) {
+          try {
+            scenarios.run(options.scenario());
+          } catch (Unmet e) {
+            unmet = e.getMessage();
+            timeline.row(
+                new Row(
+                    scenarios.step(), "UNMET: " + e.getMessage(), timeline.now(), -1, "-", false));
+          } finally {
+            if (screen != null) {
+              screen.stop();
+            }
           }
+          metrics = recorder.series();
         }
         out.println();
         // status is coalesced (about a second), the slices are not: let them agree first
@@ -188,10 +196,10 @@ public final class DemoCommand {
         out.println();
         if (unmet != null) {
           out.println("FAILED: " + unmet);
-          return new Result(1, timeline.rows(), unmet);
+          return new Result(1, timeline.rows(), unmet, metrics);
         }
         out.println("PASSED: every expectation of scenario " + options.scenario() + " held");
-        return new Result(0, timeline.rows(), null);
+        return new Result(0, timeline.rows(), null, metrics);
       }
     } finally {
       out.flush();

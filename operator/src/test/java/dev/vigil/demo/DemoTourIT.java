@@ -3,10 +3,15 @@ package dev.vigil.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.demo.Timeline.Row;
+import dev.vigil.deploy.MonitoringQueries;
+import dev.vigil.deploy.MonitoringQueries.Query;
+import dev.vigil.deploy.Scrape;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +19,10 @@ import org.junit.jupiter.api.Test;
  * demo rots, this fails with the first unmet expectation. The expectations live in production code
  * ({@code Scenarios}), so the critical ones are pinned here as well, from the example's settings
  * and a slack of this test's own: loosening the demo's bounds does not loosen this test.
+ *
+ * <p>The tour runs every rule (down, flap, passive outcomes, panic, the ejection cap, damping), so
+ * the operator's {@code /metrics} at its end has every series a cluster would: the chart's alerts
+ * and the Grafana dashboard are checked against that scrape as well.
  */
 class DemoTourIT {
   /** Publishing and observing, on a loaded machine: the demo's own slack when this was written. */
@@ -21,15 +30,20 @@ class DemoTourIT {
 
   private static final int SPEED = 2;
 
-  @Test
-  void theTourHoldsEveryExpectationItPrints() {
+  private static DemoCommand.Result result;
+  private static String printed;
+
+  @BeforeAll
+  static void runTheTour() {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
     DemoOptions options = new DemoOptions(4, "tour", 240_000, SPEED, false, false);
+    result = DemoCommand.run(options, out);
+    printed = buffer.toString(StandardCharsets.UTF_8);
+  }
 
-    DemoCommand.Result result = DemoCommand.run(options, out);
-
-    String printed = buffer.toString(StandardCharsets.UTF_8);
+  @Test
+  void theTourHoldsEveryExpectationItPrints() {
     assertThat(result.unmet()).as(printed).isNull();
     assertThat(result.exitCode()).isZero();
     assertThat(printed)
@@ -53,6 +67,48 @@ class DemoTourIT {
     assertThat(measured(result, "down", "heals"))
         .as("a healed backend returns after rise probes")
         .isBetween(lower(ex, ex.rise()), upper(ex, ex.rise()));
+  }
+
+  /**
+   * Every metric, matcher label (and value, for {@code =}) and grouping, matching and legend or
+   * annotation label that the chart's alerts and the dashboard use exists in the scrape, and that
+   * check finds what is missing.
+   */
+  @Test
+  void theAlertsAndTheDashboardUseOnlyMetricsAndLabelsTheOperatorExports() {
+    assertThat(result.metrics()).as(printed).contains("vigil_pool_available");
+    Scrape scrape = Scrape.parse(result.metrics());
+    List<Query> alerts = MonitoringQueries.alerts();
+    List<Query> dashboard = MonitoringQueries.dashboard();
+    assertThat(alerts).hasSizeGreaterThanOrEqualTo(6);
+    assertThat(dashboard).hasSizeGreaterThan(30);
+
+    assertThat(MonitoringQueries.problems(alerts, scrape)).isEmpty();
+    assertThat(MonitoringQueries.problems(dashboard, scrape)).isEmpty();
+
+    // The same check on queries that are wrong in each way it looks for.
+    List<Query> wrong =
+        List.of(
+            new Query("misspelt metric", "sum(vigil_pool_availble)", Set.of()),
+            new Query("no such label", "vigil_pool_panic{pol=\"web\"}", Set.of()),
+            new Query("no such value", "vigil_backends{state=\"sleeping\"}", Set.of()),
+            new Query(
+                "grouped by a label of another metric",
+                "sum by (reason) (vigil_pool_available)",
+                Set.of()),
+            new Query(
+                "operator metric by namespace",
+                "sum by (namespace) (rate(vigil_probes_total[5m]))",
+                Set.of()),
+            new Query("legend label missing", "vigil_pool_panic", Set.of("backend")));
+    assertThat(MonitoringQueries.problems(wrong, scrape))
+        .hasSize(wrong.size())
+        .anySatisfy(p -> assertThat(p).contains("no metric vigil_pool_availble"))
+        .anySatisfy(p -> assertThat(p).contains("has no label pol"))
+        .anySatisfy(p -> assertThat(p).contains("state=\"sleeping\""))
+        .anySatisfy(p -> assertThat(p).contains("sum by (reason)"))
+        .anySatisfy(p -> assertThat(p).contains("sum by (namespace)"))
+        .anySatisfy(p -> assertThat(p).contains("shows label backend"));
   }
 
   private static long measured(DemoCommand.Result result, String step, String whatContains) {

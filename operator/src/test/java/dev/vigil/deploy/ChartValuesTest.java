@@ -94,11 +94,34 @@ class ChartValuesTest {
     assertThat(endpoints)
         .singleElement()
         .satisfies(
-            e -> assertThat(e).containsEntry("port", "metrics").containsEntry("path", "/metrics"));
+            e ->
+                assertThat(e)
+                    .containsEntry("port", "metrics")
+                    .containsEntry("path", "/metrics")
+                    // the pool metrics keep their own namespace label, not exported_namespace
+                    .containsEntry("honorLabels", true));
   }
 
   @Test
-  void alertsOnPanicRefusedEjectionsAndAMissingOperator() {
+  void shipsTheGrafanaDashboardForTheSidecarWhenAsked() throws java.io.IOException {
+    RenderedChart withDashboard =
+        vigil.render(
+            "grafanaDashboard: {enabled: true, namespace: monitoring,"
+                + " annotations: {grafana_folder: Vigil}}");
+    io.fabric8.kubernetes.api.model.ConfigMap map =
+        withDashboard.require(io.fabric8.kubernetes.api.model.ConfigMap.class, "vigil-dashboard");
+    assertThat(map.getMetadata().getNamespace()).isEqualTo("monitoring");
+    assertThat(map.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+    assertThat(map.getMetadata().getAnnotations()).containsEntry("grafana_folder", "Vigil");
+    String committed =
+        java.nio.file.Files.readString(vigil.repoRoot().resolve(MonitoringQueries.DASHBOARD));
+    assertThat(map.getData().get("vigil-dashboard.json")).isEqualTo(committed.strip());
+    assertThat(chart.named(io.fabric8.kubernetes.api.model.ConfigMap.class, "vigil-dashboard"))
+        .isEmpty();
+  }
+
+  @Test
+  void alertsOnPanicRefusedEjectionsPublishingTheIntakeAndAMissingOperator() {
     List<Map<String, Object>> groups = generic("PrometheusRule").get("spec", "groups");
     @SuppressWarnings("unchecked")
     Map<String, String> exprByAlert =
@@ -106,7 +129,19 @@ class ChartValuesTest {
             .flatMap(g -> ((List<Map<String, Object>>) g.get("rules")).stream())
             .collect(Collectors.toMap(r -> (String) r.get("alert"), r -> (String) r.get("expr")));
     assertThat(exprByAlert)
-        .containsOnlyKeys("VigilPoolInPanic", "VigilEjectionsRefused", "VigilOperatorDown");
+        .containsOnlyKeys(
+            "VigilPoolInPanic",
+            "VigilEjectionsRefused",
+            "VigilSlicePublishingFailing",
+            "VigilOutcomeRequestsRefused",
+            "VigilOutcomesRejected",
+            "VigilOperatorDown");
+    assertThat(exprByAlert.get("VigilSlicePublishingFailing"))
+        .contains("vigil_slice_publish_failures_total");
+    assertThat(exprByAlert.get("VigilOutcomeRequestsRefused"))
+        .contains("vigil_outcome_requests_total{code=~\"4..\"}")
+        .endsWith("> 0.1");
+    assertThat(exprByAlert.get("VigilOutcomesRejected")).contains("vigil_outcomes_rejected_total");
     assertThat(exprByAlert.get("VigilPoolInPanic")).contains("vigil_pool_panic");
     assertThat(exprByAlert.get("VigilEjectionsRefused")).contains("vigil_ejections_refused_total");
     assertThat(exprByAlert.get("VigilOperatorDown"))
