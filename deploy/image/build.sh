@@ -4,6 +4,7 @@
 #   deploy/image/build.sh                 # prints the image: localhost/vigil-operator:<version>
 #   VIGIL_IMAGE=name:tag deploy/image/build.sh
 #   BASE=eclipse-temurin:17-jre deploy/image/build.sh    # a registry base instead of the local one
+#   deploy/image/build.sh base            # only the tools and the local base (.ci/run, in the background)
 #
 # It builds the jar when it is missing or stale (the ./vigil launcher), the local base when it is
 # missing (deploy/image/base.sh, cached), then the repository's Dockerfile with --build-arg BASE.
@@ -25,6 +26,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
 fi
 
+if [ "${1:-}" = base ]; then
+  "$here/base.sh"
+  exit 0
+fi
 version="$("$repo/vigil" --version | awk '{print $2}')"   # builds the jar when missing or stale
 base="${BASE:-$("$here/base.sh")}"
 image="${VIGIL_IMAGE:-localhost/vigil-operator:$version}"
