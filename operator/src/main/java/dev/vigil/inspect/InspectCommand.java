@@ -2,6 +2,7 @@ package dev.vigil.inspect;
 
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.ops.LogFormat;
 import dev.vigil.reconcile.LabelSelectors;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -36,8 +37,12 @@ public final class InspectCommand {
     this.err = err;
   }
 
-  /** With the client of the current kube context (or, in a Pod, its ServiceAccount). */
+  /**
+   * With the client of the current kube context (or, in a Pod, its ServiceAccount); log lines go to
+   * standard error, which keeps standard output to the report.
+   */
   public static InspectCommand standard() {
+    LogFormat.toStandardError();
     return new InspectCommand(() -> new KubernetesClientBuilder().build(), System.out, System.err);
   }
 
@@ -73,7 +78,8 @@ public final class InspectCommand {
       return 2;
     }
     String name = a.positional().get(0);
-    try (KubernetesClient client = clients.get()) {
+    KubernetesClient client = clients.get();
+    try (client) {
       String ns = a.namespace(client);
       Pod pod = client.pods().inNamespace(ns).withName(name).get();
       if (pod == null) {
@@ -106,7 +112,7 @@ public final class InspectCommand {
       out.print(WhyReport.render(pod, facts, Instant.now()));
       return 0;
     } catch (KubernetesClientException e) {
-      return apiError("why", e);
+      return apiError("why", client, e);
     }
   }
 
@@ -117,7 +123,8 @@ public final class InspectCommand {
       err.print(usage("top"));
       return 2;
     }
-    try (KubernetesClient client = clients.get()) {
+    KubernetesClient client = clients.get();
+    try (client) {
       List<BackendPool> pools;
       List<Event> events;
       if (a.all()) {
@@ -133,7 +140,7 @@ public final class InspectCommand {
       out.print(TopReport.render(pools, refusals(events)));
       return 0;
     } catch (KubernetesClientException e) {
-      return apiError("top", e);
+      return apiError("top", client, e);
     }
   }
 
@@ -158,13 +165,28 @@ public final class InspectCommand {
         : service.getName();
   }
 
-  private int apiError(String command, KubernetesClientException e) {
+  private int apiError(String command, KubernetesClient client, KubernetesClientException e) {
+    if (e.getCode() > 0) {
+      err.println(
+          "vigil "
+              + command
+              + ": the API server answered HTTP "
+              + e.getCode()
+              + ": "
+              + e.getMessage());
+      return 1;
+    }
+    Throwable cause = e;
+    while (cause.getCause() != null) {
+      cause = cause.getCause();
+    }
     err.println(
         "vigil "
             + command
-            + ": the API server answered "
-            + (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "")
-            + e.getMessage());
+            + ": no answer from the API server "
+            + client.getMasterUrl()
+            + ": "
+            + cause);
     return 1;
   }
 

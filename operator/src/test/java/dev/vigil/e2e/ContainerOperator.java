@@ -88,7 +88,8 @@ public final class ContainerOperator implements RunningOperator {
     Path dir = mountSources(cluster, serviceAccount);
 
     List<String> run = new ArrayList<>(List.of(podman(cluster, "run", "--detach", "--name", name)));
-    run.addAll(List.of("--network", "host"));
+    // The Pod's name as its hostname, as the kubelet sets it: the leader election's identity.
+    run.addAll(List.of("--network", "host", "--hostname", name));
     run.addAll(securityFlags(pod, container));
     for (VolumeMount m : container.getVolumeMounts()) {
       run.addAll(mount(pod, m, dir));
