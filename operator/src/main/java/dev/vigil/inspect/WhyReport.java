@@ -183,6 +183,6 @@ public final class WhyReport {
   }
 
   private static void line(StringBuilder out, String label, String value) {
-    out.append("  ").append(String.format("%-11s", label + ":")).append(value).append('\n');
+    out.append("  ").append(String.format("%-12s", label + ":")).append(value).append('\n');
   }
 }

@@ -120,33 +120,33 @@ class KubectlVigilE2E {
     assertThat(up)
         .contains("Pod " + ns + "/web-1  IP " + TestHosts.address(1) + "  kubelet Ready: True")
         .contains("BackendPool web  (policy fast, HTTP every 500ms, rise 2, fall 3)")
-        .contains("pool:      1/4 available, panic: no (panic disabled)")
-        .contains("state:     Up since ")
-        .containsPattern("last probe:passed \\S+ \\(\\d+s ago\\), \\d+ ms: status 200")
-        .contains("ejection:  not ejected (0 ejections counted)")
-        .contains("slice:     ready=true serving=true terminating=false")
-        .contains("traffic:   YES")
-        .contains("to change: nothing: it takes traffic while its probes pass");
+        .contains("pool:       1/4 available, panic: no (panic disabled)")
+        .contains("state:      Up since ")
+        .containsPattern("last probe: passed \\S+ \\([\\dmh]+s? ago\\), \\d+ ms: status 200")
+        .contains("ejection:   not ejected (0 ejections counted)")
+        .contains("slice:      ready=true serving=true terminating=false")
+        .contains("traffic:    YES")
+        .contains("to change:  nothing: it takes traffic while its probes pass");
 
     assertThat(why("web-2"))
-        .contains("state:     Down since ")
-        .containsPattern("last probe:failed \\S+ \\(\\d+s ago\\), \\d+ ms: .*refused")
-        .contains("slice:     ready=false serving=false terminating=false")
-        .contains("traffic:   NO")
-        .contains("to change: 2 passing probes in a row bring it Up (one every 500ms)");
+        .contains("state:      Down since ")
+        .containsPattern("last probe: failed \\S+ \\([\\dmh]+s? ago\\), \\d+ ms: .*refused")
+        .contains("slice:      ready=false serving=false terminating=false")
+        .contains("traffic:    NO")
+        .contains("to change:  2 passing probes in a row bring it Up (one every 500ms)");
 
     assertThat(why("web-3"))
-        .contains("state:     Ejected since ")
+        .contains("state:      Ejected since ")
         .containsPattern(
-            "ejection:  ejected until \\S+ \\(in \\d+m?\\d*s\\) \\(1 ejection counted\\)")
-        .contains("traffic:   NO")
-        .contains("to change: its ejection ends ");
+            "ejection:   ejected until \\S+ \\(in [\\dmh]+s?\\) \\(1 ejection counted\\)")
+        .contains("traffic:    NO")
+        .contains("to change:  its ejection ends ");
 
     assertThat(why("web-4"))
         .contains("kubelet Ready: False")
-        .contains("state:     Draining since ")
-        .contains("traffic:   NO")
-        .contains("to change: the kubelet marks the Pod Ready again");
+        .contains("state:      Draining since ")
+        .contains("traffic:    NO")
+        .contains("to change:  the kubelet marks the Pod Ready again");
 
     long started = System.nanoTime();
     E2eCluster.Result top = cluster.kubectlWithPlugin("vigil", "top", "-n", ns).assertOk();

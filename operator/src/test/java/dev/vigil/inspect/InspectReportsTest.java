@@ -30,12 +30,12 @@ class InspectReportsTest {
     assertThat(text)
         .contains("Pod shop/web-2  IP 198.18.0.12")
         .contains("BackendPool web  (policy fast, HTTP every 500ms, rise 2, fall 3)")
-        .contains("pool:      3/4 available, panic: no (threshold 50%)")
-        .contains("state:     Down since 2026-12-01T11:59:48Z (12s ago)")
-        .contains("reason:    3 probes failed: connection refused")
-        .contains("last probe:failed 2026-12-01T11:59:59Z (1s ago), 1 ms: connection refused")
-        .contains("slice:     ready=false serving=false terminating=false")
-        .contains("traffic:   NO")
+        .contains("pool:       3/4 available, panic: no (threshold 50%)")
+        .contains("state:      Down since 2026-12-01T11:59:48Z (12s ago)")
+        .contains("reason:     3 probes failed: connection refused")
+        .contains("last probe: failed 2026-12-01T11:59:59Z (1s ago), 1 ms: connection refused")
+        .contains("slice:      ready=false serving=false terminating=false")
+        .contains("traffic:    NO")
         .contains("2 passing probes in a row bring it Up (one every 500ms)");
   }
 
@@ -46,7 +46,7 @@ class InspectReportsTest {
     String text = WhyReport.render(pod, List.of(facts(pool, policy(), slice(true))), NOW);
     assertThat(text)
         .contains("panic: YES (every decided backend is published)")
-        .contains("traffic:   YES")
+        .contains("traffic:    YES")
         .contains("the pool is in panic, so it is published anyway; panic ends when 50%");
   }
 
@@ -60,7 +60,7 @@ class InspectReportsTest {
         WhyReport.render(
             pod, List.of(facts(pool("web", 4, 3, false, ejected), policy(), slice(false))), NOW);
     assertThat(text)
-        .contains("ejection:  ejected until 2026-12-01T12:00:30Z (in 30s) (2 ejections counted)")
+        .contains("ejection:   ejected until 2026-12-01T12:00:30Z (in 30s) (2 ejections counted)")
         .contains("its ejection ends 2026-12-01T12:00:30Z (in 30s);");
 
     BackendStatus damped = backend("web-3", BackendState.DAMPED);
@@ -70,7 +70,7 @@ class InspectReportsTest {
         WhyReport.render(
             pod, List.of(facts(pool("web", 4, 3, false, damped), policy(), slice(false))), NOW);
     assertThat(text)
-        .contains("damping:   damped until 2026-12-01T12:02:00Z (in 2m)")
+        .contains("damping:    damped until 2026-12-01T12:02:00Z (in 2m)")
         .contains("flap damping holds it back until 2026-12-01T12:02:00Z (in 2m)");
   }
 
@@ -82,9 +82,9 @@ class InspectReportsTest {
     BackendPool pool = pool("web", 1, 1, false, backend("web-1", BackendState.UP));
     assertThat(WhyReport.render(pod, List.of(facts(pool, null, List.of())), NOW))
         .contains("(policy fast: not found)")
-        .contains("backend:   none: the pool selects the Pod but lists no backend for it")
-        .contains("slice:     not in the pool's slices")
-        .contains("traffic:   NO");
+        .contains("backend:    none: the pool selects the Pod but lists no backend for it")
+        .contains("slice:      not in the pool's slices")
+        .contains("traffic:    NO");
   }
 
   @Test
