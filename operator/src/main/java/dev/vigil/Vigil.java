@@ -110,6 +110,16 @@ public final class Vigil {
                     System.out,
                     System.err);
               }
+
+              @Override
+              public int why(List<String> rest) {
+                return dev.vigil.inspect.InspectCommand.standard().why(rest);
+              }
+
+              @Override
+              public int top(List<String> rest) {
+                return dev.vigil.inspect.InspectCommand.standard().top(rest);
+              }
             });
     System.exit(code);
   }

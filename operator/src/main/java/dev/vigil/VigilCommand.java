@@ -1,6 +1,7 @@
 package dev.vigil;
 
 import dev.vigil.demo.DemoOptions;
+import dev.vigil.inspect.InspectCommand;
 import dev.vigil.replay.ReplayCommand;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,9 +27,13 @@ public final class VigilCommand {
     int demo(List<String> args) throws Exception;
 
     int replay(List<String> args) throws Exception;
+
+    int why(List<String> args) throws Exception;
+
+    int top(List<String> args) throws Exception;
   }
 
-  public static final List<String> COMMANDS = List.of("operator", "demo", "replay");
+  public static final List<String> COMMANDS = List.of("operator", "demo", "replay", "why", "top");
 
   private VigilCommand() {}
 
@@ -74,6 +79,8 @@ public final class VigilCommand {
     return switch (command) {
       case "operator" -> run.operator(rest);
       case "demo" -> run.demo(rest);
+      case "why" -> run.why(rest);
+      case "top" -> run.top(rest);
       default -> run.replay(rest);
     };
   }
@@ -88,6 +95,8 @@ public final class VigilCommand {
           replay     read probe answers and request outcomes on stdin, print Vigil's decisions
           operator   run the operator against the API server of the current kube context (or, in a
                      Pod, its ServiceAccount); leader election is on unless --leader-election=false
+          why        why a Pod gets traffic or not: every pool that selects it, its verdict, its slice
+          top        pools sorted by unavailable share, with panic and refused ejections
           help       this text; 'vigil help <command>' or 'vigil <command> --help' for its flags
           version    the version (also --version)
 
@@ -102,6 +111,7 @@ public final class VigilCommand {
           case "operator" -> OperatorConfig.usage();
           case "demo" -> DemoOptions.usage();
           case "replay" -> ReplayCommand.usage();
+          case "why", "top" -> InspectCommand.usage(command);
           default -> throw new IllegalArgumentException("no command " + command);
         };
     return text.endsWith("\n") ? text : text + "\n";

@@ -44,6 +44,18 @@ class VigilCommandTest {
             started.add("replay " + rest);
             return 0;
           }
+
+          @Override
+          public int why(List<String> rest) {
+            started.add("why " + rest);
+            return 0;
+          }
+
+          @Override
+          public int top(List<String> rest) {
+            started.add("top " + rest);
+            return 0;
+          }
         });
   }
 

@@ -1,10 +1,12 @@
 package dev.vigil.ops;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.OutputStreamAppender;
 import java.util.Iterator;
 import org.slf4j.ILoggerFactory;
@@ -41,6 +43,28 @@ public final class LogFormat {
         appender.stop();
         appender.setEncoder(jsonEncoder(context));
         appender.start();
+      }
+    }
+  }
+
+  /**
+   * For a command whose standard output is its answer ({@code why}, {@code top}): log lines go to
+   * standard error, warnings and errors only, without Fabric8's note that Vigil's API is v1alpha1.
+   */
+  public static void toStandardError() {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;
+    }
+    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    root.setLevel(Level.WARN);
+    context
+        .getLogger("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils")
+        .setLevel(Level.OFF);
+    for (Iterator<Appender<ILoggingEvent>> it = root.iteratorForAppenders(); it.hasNext(); ) {
+      if (it.next() instanceof ConsoleAppender<ILoggingEvent> console) {
+        console.stop();
+        console.setTarget("System.err");
+        console.start();
       }
     }
   }

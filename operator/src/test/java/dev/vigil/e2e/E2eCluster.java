@@ -77,6 +77,17 @@ public final class E2eCluster {
     return instance;
   }
 
+  /**
+   * A precondition of the harness (the image built, a tool installed): with {@code -Pe2e} a failure
+   * naming what to do, without it a skipped test.
+   */
+  public static void require(boolean met, String message) {
+    if (Boolean.getBoolean("vigil.e2e.required")) {
+      assertThat(met).as(message).isTrue();
+    }
+    assumeTrue(met, message);
+  }
+
   public KubernetesClient admin() {
     return admin;
   }
@@ -261,8 +272,25 @@ public final class E2eCluster {
     }
   }
 
+  /**
+   * {@code kubectl args...} with the repository's {@code bin/} first on PATH, where kubectl's
+   * plugin discovery finds {@code kubectl-vigil}.
+   */
+  public Result kubectlWithPlugin(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(kubectl());
+    command.addAll(List.of(args));
+    String path = repo.resolve("bin") + java.io.File.pathSeparator + System.getenv("PATH");
+    return run(Duration.ofSeconds(180), null, Map.of("PATH", path), command.toArray(String[]::new));
+  }
+
   /** Runs a command from the repository root with the harness's environment, bounded in time. */
   public Result run(Duration timeout, String stdin, String... command) {
+    return run(timeout, stdin, Map.of(), command);
+  }
+
+  private Result run(
+      Duration timeout, String stdin, Map<String, String> extraEnv, String... command) {
     try {
       Path out = Files.createTempFile("vigil-e2e", ".out");
       Path err = Files.createTempFile("vigil-e2e", ".err");
@@ -273,6 +301,7 @@ public final class E2eCluster {
                 .redirectOutput(out.toFile())
                 .redirectError(err.toFile());
         pb.environment().put("KUBECONFIG", env.get("VIGIL_E2E_KUBECONFIG"));
+        pb.environment().putAll(extraEnv);
         Process p = pb.start();
         if (stdin != null) {
           p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));

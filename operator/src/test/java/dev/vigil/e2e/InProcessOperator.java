@@ -6,6 +6,7 @@ import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -14,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * that authenticates as the chart's ServiceAccount: every call it makes is checked by the chart's
  * RBAC. {@link #close()} stops it as a shut-down replica would stop.
  */
-public final class InProcessOperator implements AutoCloseable {
+public final class InProcessOperator implements RunningOperator {
   private final KubernetesClient client;
   private final Vertx vertx;
   private Vigil.Running running;
@@ -132,6 +133,12 @@ public final class InProcessOperator implements AutoCloseable {
   /** The port the outcome intake listens on (all addresses; tests use 127.0.0.1). */
   public int outcomePort() {
     return running.outcomePort();
+  }
+
+  /** None: this operator logs into the test JVM, where {@link OperatorLog} reads it. */
+  @Override
+  public List<String> forbidden() {
+    return List.of();
   }
 
   @Override

@@ -58,13 +58,13 @@ class OperatorE2E {
   private static final long LEASE_MS = 15_000;
 
   private static final long RETRY_MS = 2_000;
-  private static E2eCluster cluster;
+  protected static E2eCluster cluster;
 
-  private String ns;
+  protected String ns;
   private TestHosts hosts;
   private OperatorLog log;
   private PublishedSlices slices;
-  private final List<InProcessOperator> operators = new ArrayList<>();
+  private final List<RunningOperator> operators = new ArrayList<>();
   private boolean expectForbidden;
 
   @BeforeAll
@@ -84,13 +84,13 @@ class OperatorE2E {
   @AfterEach
   void tearDown() {
     try {
-      operators.forEach(InProcessOperator::close);
+      operators.forEach(RunningOperator::close);
       hosts.close();
     } finally {
       log.detach();
     }
     if (!expectForbidden) {
-      assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
+      assertThat(forbidden()).as("requests the chart's RBAC refused").isEmpty();
     }
   }
 
@@ -210,7 +210,7 @@ class OperatorE2E {
   @Test
   void aRestartedOperatorWritesNoEndpointSlicesWhenNothingChanged() {
     webPool(1, 2, 3);
-    InProcessOperator first = start(null);
+    RunningOperator first = start(null);
     awaitReady(1, 2, 3);
     awaitPool(p -> p.getStatus().getAvailable() == 3);
     sleep(3_000); // let the coalesced status writes settle
@@ -243,7 +243,7 @@ class OperatorE2E {
   void aStandbyTakesOverWithinTheLeaseDurationAndKeepsTheSlicesCorrect() {
     String lease = "vigil-" + ns;
     webPool(1, 2, 3);
-    InProcessOperator a = start(lease);
+    RunningOperator a = start(lease);
     awaitReady(1, 2, 3);
     String leaderA = holder(lease);
     assertThat(leaderA).isNotBlank();
@@ -315,7 +315,7 @@ class OperatorE2E {
                 .build())
         .create();
     webPool(1, 2);
-    operators.add(InProcessOperator.startAs(sa, cluster, ns, null, -1));
+    operators.add(startAs(sa, null));
     awaitReady(1, 2);
     hosts.set(2, Mode.REFUSE);
     awaitReady(1);
@@ -323,18 +323,35 @@ class OperatorE2E {
         .atMost(CONVERGE)
         .untilAsserted(
             () ->
-                assertThat(log.forbidden())
+                assertThat(forbidden())
                     .anySatisfy(l -> assertThat(l).contains("events").contains("forbidden")));
-    log.forbidden().forEach(l -> System.out.println("expected refusal: " + l));
+    forbidden().forEach(l -> System.out.println("expected refusal: " + l));
     expectForbidden = true;
   }
 
   // ---- helpers ------------------------------------------------------------------------------
 
-  private InProcessOperator start(String lease) {
-    InProcessOperator o = InProcessOperator.start(cluster, ns, lease);
+  private RunningOperator start(String lease) {
+    RunningOperator o = startAs(E2eCluster.RELEASE, lease);
     operators.add(o);
     return o;
+  }
+
+  /**
+   * The operator under test, watching this test's namespace as {@code vigil-system/<sa>}: here in
+   * the test JVM; {@link ImageE2E} runs the image instead.
+   *
+   * @param lease null: no leader election
+   */
+  protected RunningOperator startAs(String serviceAccount, String lease) {
+    return InProcessOperator.startAs(serviceAccount, cluster, ns, lease, -1);
+  }
+
+  /** What the test JVM's log and every operator's own log say the API server refused. */
+  private List<String> forbidden() {
+    List<String> lines = new ArrayList<>(log.forbidden());
+    operators.forEach(o -> lines.addAll(o.forbidden()));
+    return lines;
   }
 
   /** The HealthPolicy "fast", Pods web-i on test host i, and the BackendPool "web". */

@@ -57,6 +57,11 @@ public final class OperatorLog extends AppenderBase<ILoggingEvent> {
 
   /** The lines that report a request the API server refused (RBAC: 403 Forbidden). */
   public synchronized List<String> forbidden() {
-    return lines.stream().filter(l -> FORBIDDEN.matcher(l).find()).toList();
+    return lines.stream().filter(OperatorLog::isForbidden).toList();
+  }
+
+  /** Whether a log line reports a request the API server refused. */
+  public static boolean isForbidden(String line) {
+    return FORBIDDEN.matcher(line).find();
   }
 }

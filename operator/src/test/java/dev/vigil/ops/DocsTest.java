@@ -35,8 +35,7 @@ class DocsTest {
     setUp = setUp.substring(setUp.indexOf('\n') + 1, setUp.indexOf("```"));
     List<String> commands =
         setUp.lines().filter(l -> !l.isBlank()).map(l -> l.replaceAll("\\s+#.*", "")).toList();
-    assertThat(commands)
-        .containsExactly("java -jar operator/target/vigil-operator.jar demo", "mvn -B verify");
+    assertThat(commands).containsExactly("./vigil demo", "mvn -B verify");
   }
 
   @Test
@@ -120,7 +119,8 @@ class DocsTest {
   @Test
   void everyCommandLineShownNamesACommandAndFlagsItTakes() throws Exception {
     Pattern invocation =
-        Pattern.compile("(?:vigil-operator\\.jar|^\\.\\.\\.)\\s+([a-z-]+)([^#`]*)");
+        Pattern.compile(
+            "(?:vigil-operator\\.jar|^\\.\\.\\.|^\\$? ?\\./vigil|kubectl vigil)\\s+([a-z-]+)([^#`]*)");
     int checked = 0;
     for (Path doc : docs()) {
       for (String line : Files.readAllLines(doc)) {
@@ -154,7 +154,11 @@ class DocsTest {
     List<String> lines = block.lines().filter(l -> !l.isBlank()).toList();
     assertThat(lines).hasSizeGreaterThanOrEqualTo(3);
     for (String line : lines) {
-      String args = line.replaceAll("\\s+#.*", "").replace("java -jar " + JAR, "").strip();
+      String args =
+          line.replaceAll("\\s+#.*", "")
+              .replace("java -jar " + JAR, "")
+              .replaceFirst("^\\./vigil ", "")
+              .strip();
       int code =
           VigilCommand.run(
               List.of(args.split(" ")),
@@ -220,6 +224,16 @@ class DocsTest {
         @Override
         public int replay(List<String> args) {
           throw new AssertionError("started replay");
+        }
+
+        @Override
+        public int why(List<String> args) {
+          throw new AssertionError("started why");
+        }
+
+        @Override
+        public int top(List<String> args) {
+          throw new AssertionError("started top");
         }
       };
 

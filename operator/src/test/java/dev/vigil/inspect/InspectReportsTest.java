@@ -1,0 +1,193 @@
+package dev.vigil.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendPoolStatus;
+import dev.vigil.api.v1alpha1.BackendState;
+import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.api.v1alpha1.LastProbe;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code vigil why} and {@code vigil top} from objects, at a fixed time. */
+class InspectReportsTest {
+  private static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+
+  @Test
+  void whyNamesTheStateTheProbeTheSliceAndWhatBringsADownPodBack() {
+    Pod pod = Fixtures.pod("shop", "web-2", "web", "198.18.0.12");
+    BackendPool pool = pool("web", 4, 3, false, backend("web-2", BackendState.DOWN));
+    String text = WhyReport.render(pod, List.of(facts(pool, policy(), slice(false))), NOW);
+    assertThat(text)
+        .contains("Pod shop/web-2  IP 198.18.0.12")
+        .contains("BackendPool web  (policy fast, HTTP every 500ms, rise 2, fall 3)")
+        .contains("pool:       3/4 available, panic: no (threshold 50%)")
+        .contains("state:      Down since 2026-12-01T11:59:48Z (12s ago)")
+        .contains("reason:     3 probes failed: connection refused")
+        .contains("last probe: failed 2026-12-01T11:59:59Z (1s ago), 1 ms: connection refused")
+        .contains("slice:      ready=false serving=false terminating=false")
+        .contains("traffic:    NO")
+        .contains("2 passing probes in a row bring it Up (one every 500ms)");
+  }
+
+  @Test
+  void whySaysADownPodInAPanickingPoolGetsTrafficAndWhenPanicEnds() {
+    Pod pod = Fixtures.pod("shop", "web-2", "web", "198.18.0.12");
+    BackendPool pool = pool("web", 4, 1, true, backend("web-2", BackendState.DOWN));
+    String text = WhyReport.render(pod, List.of(facts(pool, policy(), slice(true))), NOW);
+    assertThat(text)
+        .contains("panic: YES (every decided backend is published)")
+        .contains("traffic:    YES")
+        .contains("the pool is in panic, so it is published anyway; panic ends when 50%");
+  }
+
+  @Test
+  void whyGivesTheEndOfAnEjectionAndOfDamping() {
+    Pod pod = Fixtures.pod("shop", "web-3", "web", "198.18.0.12");
+    BackendStatus ejected = backend("web-3", BackendState.EJECTED);
+    ejected.setEjectedUntil("2026-12-01T12:00:30Z");
+    ejected.setEjections(2);
+    String text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 4, 3, false, ejected), policy(), slice(false))), NOW);
+    assertThat(text)
+        .contains("ejection:   ejected until 2026-12-01T12:00:30Z (in 30s) (2 ejections counted)")
+        .contains("its ejection ends 2026-12-01T12:00:30Z (in 30s);");
+
+    BackendStatus damped = backend("web-3", BackendState.DAMPED);
+    damped.setDampedUntil("2026-12-01T12:02:00Z");
+    damped.setMerit(3500.0);
+    text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 4, 3, false, damped), policy(), slice(false))), NOW);
+    assertThat(text)
+        .contains("damping:    damped until 2026-12-01T12:02:00Z (in 2m)")
+        .contains("flap damping holds it back until 2026-12-01T12:02:00Z (in 2m)");
+  }
+
+  @Test
+  void whySaysWhenNoPoolSelectsThePodAndWhenThePoolDoesNotListIt() {
+    Pod pod = Fixtures.pod("shop", "web-9", "web", "198.18.0.19");
+    assertThat(WhyReport.render(pod, List.of(), NOW))
+        .contains("No BackendPool in namespace shop selects this Pod");
+    BackendPool pool = pool("web", 1, 1, false, backend("web-1", BackendState.UP));
+    assertThat(WhyReport.render(pod, List.of(facts(pool, null, List.of())), NOW))
+        .contains("(policy fast: not found)")
+        .contains("backend:    none: the pool selects the Pod but lists no backend for it")
+        .contains("slice:      not in the pool's slices")
+        .contains("traffic:    NO");
+  }
+
+  @Test
+  void topSortsByUnavailableShareAndCountsStatesAndRefusals() {
+    BackendPool healthy = pool("api", 2, 2, false, backend("api-1", BackendState.UP));
+    BackendPool bad =
+        pool(
+            "web",
+            4,
+            1,
+            false,
+            backend("web-1", BackendState.UP),
+            backend("web-2", BackendState.DOWN),
+            backend("web-3", BackendState.EJECTED),
+            backend("web-4", BackendState.DRAINING));
+    var refusedEvent =
+        new EventBuilder()
+            .withReason("EjectionRefused")
+            .withCount(3)
+            .withNewInvolvedObject()
+            .withKind("BackendPool")
+            .withNamespace("shop")
+            .withName("web")
+            .endInvolvedObject()
+            .build();
+    String text =
+        TopReport.render(List.of(healthy, bad), InspectCommand.refusals(List.of(refusedEvent)));
+    List<String> lines = text.lines().toList();
+    assertThat(lines.get(0).split("\\s+")).containsExactlyElementsOf(TopReport.HEADER);
+    assertThat(lines.get(1).split("\\s+"))
+        .containsExactly("shop", "web", "1/4", "75%", "1", "1", "0", "1", "0", "false", "3");
+    assertThat(lines.get(2).split("\\s+"))
+        .containsExactly("shop", "api", "2/2", "0%", "0", "0", "0", "0", "0", "false", "0");
+  }
+
+  @Test
+  void theFlagsAreKubectls() {
+    var a = InspectCommand.Args.parse(List.of("web-1", "-n", "shop"), false);
+    assertThat(a.positional()).containsExactly("web-1");
+    assertThat(a.namespace()).isEqualTo("shop");
+    assertThat(InspectCommand.Args.parse(List.of("--namespace=shop"), true).namespace())
+        .isEqualTo("shop");
+    assertThat(InspectCommand.Args.parse(List.of("-nshop"), true).namespace()).isEqualTo("shop");
+    assertThat(InspectCommand.Args.parse(List.of("-A"), true).all()).isTrue();
+    assertThat(InspectCommand.Args.parse(List.of("-A"), false).error())
+        .isEqualTo("unknown flag -A");
+    assertThat(InspectCommand.Args.parse(List.of("-n"), false).error())
+        .isEqualTo("-n needs a namespace");
+  }
+
+  private static HealthPolicy policy() {
+    return Fixtures.policy("shop", "fast", "500ms", "300ms");
+  }
+
+  private static WhyReport.PoolFacts facts(
+      BackendPool pool, HealthPolicy policy, List<EndpointSlice> slices) {
+    return new WhyReport.PoolFacts(pool, policy, slices);
+  }
+
+  private static BackendPool pool(
+      String name, int total, int available, boolean panic, BackendStatus... backends) {
+    BackendPool pool = Fixtures.pool("shop", name, "fast", name, 8080);
+    BackendPoolStatus s = new BackendPoolStatus();
+    s.setTotal(total);
+    s.setAvailable(available);
+    s.setAvailability(available + "/" + total);
+    s.setPanic(panic);
+    s.setBackends(new ArrayList<>(List.of(backends)));
+    pool.setStatus(s);
+    return pool;
+  }
+
+  private static BackendStatus backend(String pod, BackendState state) {
+    BackendStatus b = new BackendStatus();
+    b.setPod(pod);
+    b.setState(state);
+    b.setSince("2026-12-01T11:59:48Z");
+    if (state == BackendState.DOWN) {
+      b.setReason("3 probes failed: connection refused");
+    }
+    LastProbe p = new LastProbe();
+    p.setAt("2026-12-01T11:59:59Z");
+    p.setOk(state != BackendState.DOWN);
+    p.setLatencyMs(1L);
+    p.setDetail(state == BackendState.DOWN ? "connection refused" : "status 200");
+    b.setLastProbe(p);
+    return b;
+  }
+
+  private static List<EndpointSlice> slice(boolean ready) {
+    return List.of(
+        new EndpointSliceBuilder()
+            .withNewMetadata()
+            .withName("web-vigil-0")
+            .endMetadata()
+            .addNewEndpoint()
+            .withAddresses("198.18.0.12")
+            .withNewConditions()
+            .withReady(ready)
+            .withServing(ready)
+            .withTerminating(false)
+            .endConditions()
+            .endEndpoint()
+            .build());
+  }
+}
