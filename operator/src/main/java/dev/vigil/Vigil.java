@@ -39,6 +39,10 @@ import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.PoolView;
 import dev.vigil.runtime.ScheduledProbing;
+import dev.vigil.shard.PoolHandoff;
+import dev.vigil.shard.ShardConfig;
+import dev.vigil.shard.ShardOwner;
+import dev.vigil.shard.ShardRing;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -56,6 +60,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -115,9 +120,11 @@ public final class Vigil {
   /** Runs the operator until the JVM stops; returns only when it cannot start. */
   private static int runOperator(List<String> args) throws InterruptedException {
     OperatorConfig config;
+    ShardConfig shards;
     boolean debug;
     try {
       config = OperatorConfig.parse(args, System.getenv());
+      shards = OperatorConfig.sharding(args, System.getenv(), config.leaseNamespace());
       debug = OperatorConfig.debug(args, System.getenv());
     } catch (OperatorConfig.InvalidConfigException e) {
       System.err.println("vigil: " + e.getMessage());
@@ -148,17 +155,28 @@ public final class Vigil {
         config.leaderElection()
             ? "on (Lease " + config.leaseNamespace() + "/" + config.leaseName() + ")"
             : "off");
+    if (shards.enabled()) {
+      LOG.info(
+          "sharding on: shard {} (Lease {}/{}), ring {}; the leader Lease elects the sharder",
+          shards.identity(),
+          shards.namespace(),
+          dev.vigil.shard.ShardLease.leaseName(shards.identity()),
+          shards.ring());
+    }
     Vertx vertx = Vertx.vertx();
     Running running;
     try {
       running =
           start(
               config,
+              shards,
               client,
+              new Fabric8Reviewer(client, config.outcomeTokenAudience()),
               vertx,
               new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
               System::currentTimeMillis,
-              true);
+              true,
+              Election.DEFAULTS);
     } catch (RuntimeException e) {
       return cannotStart("vigil: could not start: " + e.getMessage(), e, debug);
     }
@@ -188,7 +206,8 @@ public final class Vigil {
       Vertx vertx,
       OutcomeIntake intake,
       int outcomePort,
-      OpsServer ops) {
+      OpsServer ops,
+      ShardRing ring) {
     public void stop() {
       try {
         operator.stop();
@@ -226,6 +245,10 @@ public final class Vigil {
             .orTimeout(10, TimeUnit.SECONDS)
             .exceptionally(e -> null)
             .join();
+        // last: released only once this replica no longer probes or writes its pools
+        if (ring != null) {
+          ring.close();
+        }
       }
     }
   }
@@ -307,6 +330,39 @@ public final class Vigil {
       LongSupplier clock,
       boolean exitOnStopLeading,
       Election election) {
+    return start(
+        config,
+        ShardConfig.OFF,
+        client,
+        reviewer,
+        vertx,
+        meters,
+        clock,
+        exitOnStopLeading,
+        election);
+  }
+
+  /**
+   * As {@link #start(OperatorConfig, KubernetesClient, Reviewer, Vertx, MeterRegistry,
+   * LongSupplier, boolean, Election)}, with scale-out settings: with {@code shards.enabled()} this
+   * replica renews its shard Lease, reconciles only the pools labelled with its identity, and
+   * stands for leader to run the sharder (JOSDK's leader election is then off: every replica
+   * works); the election's timing applies to the leader Lease.
+   */
+  public static Running start(
+      OperatorConfig config,
+      ShardConfig shards,
+      KubernetesClient client,
+      Reviewer reviewer,
+      Vertx vertx,
+      MeterRegistry meters,
+      LongSupplier clock,
+      boolean exitOnStopLeading,
+      Election election) {
+    boolean sharded = shards.enabled();
+    // with sharding, every replica reconciles (its own pools): JOSDK's election is off and the
+    // leader Lease elects the sharder instead (ShardRing)
+    boolean electLeader = config.leaderElection() && !sharded;
     PrometheusMeterRegistry prometheus =
         meters instanceof PrometheusMeterRegistry p
             ? p
@@ -329,7 +385,7 @@ public final class Vigil {
         Executors.newScheduledThreadPool(STATUS_WRITERS, named("vigil-status"));
     WriteCounter writes = new MeteredWriteCounter(registry);
     Prober probers = new MeteredProber(ProtocolProber.create(vertx), registry);
-    Leadership leadership = config.leaderElection() ? Leadership.elected() : Leadership.sole();
+    Leadership leadership = electLeader ? Leadership.elected() : Leadership.sole();
     PoolRuntimes runtimes =
         new PoolRuntimes(
             vertx,
@@ -375,7 +431,11 @@ public final class Vigil {
                 new ServiceWriter(client, writes, budget, sources::serviceCache), slices),
             status[0],
             slices,
-            clock);
+            clock,
+            sharded ? new PoolHandoff(client, shards.identity()) : null);
+    if (sharded) {
+      status[0].ownedBy(shards.identity());
+    }
     HealthPolicyReconciler policies =
         new HealthPolicyReconciler(
             runtimes,
@@ -390,7 +450,7 @@ public final class Vigil {
                   .checkingCRDAndValidateLocalModel(false)
                   .withCloseClientOnStop(false)
                   .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
-              if (config.leaderElection()) {
+              if (electLeader) {
                 LeaderElectionConfigurationBuilder lease =
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
                             config.leaseName())
@@ -427,11 +487,15 @@ public final class Vigil {
             c.settingNamespaces(config.namespaces());
           }
         });
+    Set<String> namespaces = config.namespaces();
     operator.register(
         pools,
         c -> {
-          if (!config.namespaces().isEmpty()) {
-            c.settingNamespaces(config.namespaces());
+          if (!namespaces.isEmpty()) {
+            c.settingNamespaces(namespaces);
+          }
+          if (sharded) {
+            ShardOwner.configure(c, shards.identity());
           }
         });
     ServingCertificate certificate =
@@ -465,6 +529,41 @@ public final class Vigil {
         "serving /metrics{}, /healthz and /readyz on port {}",
         config.metricsAuth() ? " (TLS, authorized)" : "",
         port);
+    ShardRing ring = null;
+    if (sharded) {
+      Election times = election == Election.DEFAULTS ? Election.DEFAULTS : election;
+      ring =
+          new ShardRing(
+              client,
+              shards,
+              new ShardRing.Leader(
+                  config.leaseName(),
+                  times.leaseDuration(),
+                  times.renewDeadline(),
+                  times.retryPeriod()),
+              namespaces,
+              clock,
+              registry,
+              () -> {
+                LOG.warn("shard Lease lost: stopping probes and reconciles");
+                runtimes.closeAll();
+                Thread stopper = new Thread(operator::stop, "vigil-fenced");
+                stopper.setDaemon(true);
+                stopper.start();
+                if (exitOnStopLeading) {
+                  System.exit(1);
+                }
+              });
+      try {
+        // A replica restarted under its old name may find its Lease fenced until it expires.
+        if (!ring.start(Duration.ofMillis(shards.leaseDurationMs() * 2))) {
+          LOG.warn("shard Lease {} not taken yet; reconciling once it is", shards.identity());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while taking the shard Lease", e);
+      }
+    }
     operator.start();
     OutcomeIntake intake = null;
     int outcomePort = -1;
@@ -478,7 +577,7 @@ public final class Vigil {
                 registry,
                 IntakeLimits.defaults(),
                 clock,
-                leadership::active,
+                sharded ? () -> false : leadership::active,
                 certificate);
         outcomePort =
             await(
@@ -503,7 +602,8 @@ public final class Vigil {
         vertx,
         intake,
         outcomePort,
-        ops);
+        ops,
+        ring);
   }
 
   /**
