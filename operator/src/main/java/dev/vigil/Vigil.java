@@ -423,6 +423,30 @@ public final class Vigil {
     // The runtime's change event goes straight to the slice and status publishers (no reconcile).
     runtimes.addListener(slices);
     runtimes.addListener(status[0]);
+    // Sharded: the shard Lease guards every pool this replica runs. Lost, the replica stops its
+    // probes (so nothing changes and nothing is written) and its reconciles run no pool; in a
+    // cluster it exits and restarts clean.
+    ShardRing ring =
+        sharded
+            ? new ShardRing(
+                client,
+                shards,
+                new ShardRing.Leader(
+                    config.leaseName(),
+                    election.leaseDuration(),
+                    election.renewDeadline(),
+                    election.retryPeriod()),
+                config.namespaces(),
+                clock,
+                registry,
+                () -> {
+                  LOG.warn("shard Lease lost: this replica stops probing and writing");
+                  runtimes.closeAll();
+                  if (exitOnStopLeading) {
+                    System.exit(1);
+                  }
+                })
+            : null;
     BackendPoolReconciler pools =
         new BackendPoolReconciler(
             runtimes,
@@ -432,7 +456,9 @@ public final class Vigil {
             status[0],
             slices,
             clock,
-            sharded ? new PoolHandoff(client, shards.identity()) : null);
+            ring == null
+                ? null
+                : new PoolHandoff(client, shards.identity(), ring.lease()::writable));
     if (sharded) {
       status[0].ownedBy(shards.identity());
     }
@@ -529,31 +555,7 @@ public final class Vigil {
         "serving /metrics{}, /healthz and /readyz on port {}",
         config.metricsAuth() ? " (TLS, authorized)" : "",
         port);
-    ShardRing ring = null;
-    if (sharded) {
-      Election times = election == Election.DEFAULTS ? Election.DEFAULTS : election;
-      ring =
-          new ShardRing(
-              client,
-              shards,
-              new ShardRing.Leader(
-                  config.leaseName(),
-                  times.leaseDuration(),
-                  times.renewDeadline(),
-                  times.retryPeriod()),
-              namespaces,
-              clock,
-              registry,
-              () -> {
-                LOG.warn("shard Lease lost: stopping probes and reconciles");
-                runtimes.closeAll();
-                Thread stopper = new Thread(operator::stop, "vigil-fenced");
-                stopper.setDaemon(true);
-                stopper.start();
-                if (exitOnStopLeading) {
-                  System.exit(1);
-                }
-              });
+    if (ring != null) {
       try {
         // A replica restarted under its old name may find its Lease fenced until it expires.
         if (!ring.start(Duration.ofMillis(shards.leaseDurationMs() * 2))) {

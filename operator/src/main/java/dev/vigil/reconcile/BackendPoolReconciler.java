@@ -97,6 +97,10 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
           .get(WAIT_SECONDS, TimeUnit.SECONDS);
       return UpdateControl.noUpdate();
     }
+    if (handoff != null && !handoff.mayRun()) {
+      // sharded, without a held shard Lease (not yet taken, or lost): run nothing, write nothing
+      return UpdateControl.<BackendPool>noUpdate().rescheduleAfter(1, TimeUnit.SECONDS);
+    }
     String target = handoff == null ? null : handoff.drainTarget(pool);
     if (target != null) {
       handOver(pool, key, target);

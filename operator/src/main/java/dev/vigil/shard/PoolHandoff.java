@@ -18,10 +18,21 @@ import java.util.Map;
 public final class PoolHandoff {
   private final KubernetesClient client;
   private final String identity;
+  private final java.util.function.BooleanSupplier writable;
 
-  public PoolHandoff(KubernetesClient client, String identity) {
+  /**
+   * @param writable whether this replica holds its shard Lease (else it must not run pools)
+   */
+  public PoolHandoff(
+      KubernetesClient client, String identity, java.util.function.BooleanSupplier writable) {
     this.client = client;
     this.identity = identity;
+    this.writable = writable;
+  }
+
+  /** False while this replica does not hold its shard Lease: it must not start or run pools. */
+  public boolean mayRun() {
+    return writable.getAsBoolean();
   }
 
   /** This replica's shard name. */
@@ -46,7 +57,6 @@ public final class PoolHandoff {
     labels.put(ShardConfig.DRAIN_LABEL, null);
     Map<String, Object> metadata = new HashMap<>();
     metadata.put("labels", labels);
-    metadata.put("resourceVersion", pool.getMetadata().getResourceVersion());
     client
         .resources(BackendPool.class)
         .inNamespace(pool.getMetadata().getNamespace())

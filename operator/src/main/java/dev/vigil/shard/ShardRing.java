@@ -64,7 +64,16 @@ public final class ShardRing implements AutoCloseable {
     this.namespaces = namespaces;
     this.clock = clock;
     this.meters = meters;
-    this.lease = new ShardLease(client, config, config.identity(), clock, onLost);
+    this.lease =
+        new ShardLease(
+            client,
+            config,
+            config.identity(),
+            clock,
+            () -> {
+              abdicate();
+              onLost.run();
+            });
   }
 
   /**
@@ -132,6 +141,18 @@ public final class ShardRing implements AutoCloseable {
       sharder.stop();
       sharder = null;
     }
+  }
+
+  /** A fenced replica neither shards nor stands for leader again. */
+  private void abdicate() {
+    synchronized (this) {
+      closed = true;
+    }
+    CompletableFuture<?> e = election;
+    if (e != null) {
+      e.cancel(true);
+    }
+    stopLeading();
   }
 
   /** Stops sharding and releases both Leases (a graceful stop: pools move at once). */

@@ -151,7 +151,7 @@ class SharderIT {
     assertThat(drains()).isEqualTo(4);
 
     // the owner acknowledges each drain: the pool is relabelled to the target
-    PoolHandoff owner = new PoolHandoff(client, "a");
+    PoolHandoff owner = new PoolHandoff(client, "a", () -> true);
     for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
       String to = owner.drainTarget(p);
       if (to != null) {
