@@ -447,6 +447,21 @@ public final class Vigil {
                   }
                 })
             : null;
+    if (ring != null) {
+      // per shard: each replica's /metrics shows its own share (probes/s: rate of vigil_probes)
+      io.micrometer.core.instrument.Gauge.builder(
+              "vigil_shard_pools", runtimes, r -> r.all().size())
+          .description("BackendPools this replica owns and probes")
+          .tag("shard", shards.identity())
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder(
+              "vigil_shard_backends",
+              runtimes,
+              r -> r.all().stream().mapToInt(p -> p.view().snapshot().counts().total()).sum())
+          .description("Backends in the BackendPools this replica owns")
+          .tag("shard", shards.identity())
+          .register(registry);
+    }
     BackendPoolReconciler pools =
         new BackendPoolReconciler(
             runtimes,

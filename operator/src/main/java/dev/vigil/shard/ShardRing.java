@@ -64,6 +64,11 @@ public final class ShardRing implements AutoCloseable {
     this.namespaces = namespaces;
     this.clock = clock;
     this.meters = meters;
+    io.micrometer.core.instrument.Gauge.builder(
+            "vigil_shard_live", this, r -> r.sharder == null ? 0 : r.sharder.liveShards())
+        .description(
+            "Live shards the sharder saw in its last round (0 on replicas that do not lead)")
+        .register(meters);
     this.lease =
         new ShardLease(
             client,

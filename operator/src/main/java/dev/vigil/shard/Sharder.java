@@ -59,6 +59,7 @@ public final class Sharder {
   private final Map<String, Pool> pending = new ConcurrentHashMap<>();
 
   private ScheduledFuture<?> task;
+  private volatile int liveShards;
 
   /**
    * @param namespaces the pools' namespaces; empty: all
@@ -153,6 +154,11 @@ public final class Sharder {
     pools.clear();
   }
 
+  /** Live shards seen in the last round. */
+  public int liveShards() {
+    return liveShards;
+  }
+
   /** True once every informer has listed. */
   public boolean synced() {
     return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::hasSynced);
@@ -173,6 +179,7 @@ public final class Sharder {
     }
     long now = clock.getAsLong();
     Map<String, ShardState> shards = shardStates(now);
+    liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
     Map<String, Pool> current = new HashMap<>();
     for (SharedIndexInformer<BackendPool> informer : pools) {
       for (BackendPool p : informer.getStore().list()) {
