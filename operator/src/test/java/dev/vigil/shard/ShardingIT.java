@@ -10,9 +10,12 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.passive.Fabric8Reviewer;
+import dev.vigil.passive.Identity;
+import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.passive.Reviewer;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -24,11 +27,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -49,6 +57,23 @@ class ShardingIT {
   private static final int PER_POOL = 2;
   private static final long INTERVAL = 300;
 
+  /** Token "t" is the reporter "proxy", allowed every pool (reviews are not under test here). */
+  private static final Reviewer EVERY_REPORTER =
+      new Reviewer() {
+        @Override
+        public Optional<Identity> authenticate(String token) {
+          return "t".equals(token)
+              ? Optional.of(new Identity("proxy", "uid-proxy", List.of(), Map.of()))
+              : Optional.empty();
+        }
+
+        @Override
+        public boolean mayReport(Identity caller, PoolKey pool) {
+          return true;
+        }
+      };
+
+  private final HttpClient http = TestTls.client();
   private EmbeddedApiServer api;
   private KubernetesClient client;
   private Vertx vertx;
@@ -98,10 +123,11 @@ class ShardingIT {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     Vigil.Running running =
         Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, true, "vigil", LEASE_NS, "text", 200),
+            new OperatorConfig(Set.of(NS), 0, 0, true, "vigil", LEASE_NS, "text", 200)
+                .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
             ShardConfig.of(identity, LEASE_NS, 3, 0),
             own,
-            new Fabric8Reviewer(own),
+            EVERY_REPORTER,
             vertx,
             meters,
             System::currentTimeMillis,
@@ -269,5 +295,61 @@ class ShardingIT {
     assertThat(a.probes()).as("a fenced replica probes no more").isEqualTo(probesOfA);
     assertThat(readyIps()).isEqualTo(allIps());
     assertThat(flaps).as("endpoints published not ready while the pools moved").isEmpty();
+  }
+
+  private HttpResponse<String> report(Replica r, String pool, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create(
+                    "https://127.0.0.1:"
+                        + r.running().outcomePort()
+                        + OutcomeIntake.path(NS, pool)))
+            .header("Content-Type", "application/x-ndjson")
+            .header("Authorization", "Bearer t")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aReportReachingAReplicaThatDoesNotOwnThePoolIsRefusedWithRetryAfter() throws Exception {
+    pools();
+    Replica a = start("replica-a");
+    Replica b = start("replica-b");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                owners().containsValue("replica-a")
+                    && owners().containsValue("replica-b")
+                    && settled(a, b));
+    String pool =
+        owners().entrySet().stream()
+            .filter(e -> e.getValue().equals("replica-a"))
+            .findFirst()
+            .orElseThrow()
+            .getKey();
+    String backend = backends.get(Integer.parseInt(pool.substring(3)) * PER_POOL).host();
+    String outcome =
+        "{\"namespace\":\""
+            + NS
+            + "\",\"pool\":\""
+            + pool
+            + "\",\"backend\":\""
+            + backend
+            + ":"
+            + port
+            + "\",\"status\":200,\"origin\":\"upstream\",\"latencyMs\":3}";
+
+    // the replica that does not own the pool answers before reading the body (a body it cannot
+    // parse changes nothing), so the reporter's retry reaches the owner; nothing is applied there
+    HttpResponse<String> elsewhere = report(b, pool, "not json");
+    assertThat(elsewhere.statusCode()).isEqualTo(503);
+    assertThat(elsewhere.headers().firstValue("Retry-After")).hasValue("2");
+    assertThat(elsewhere.body()).contains("another replica owns the pool");
+
+    HttpResponse<String> owner = report(a, pool, outcome);
+    assertThat(owner.statusCode()).as(owner.body()).isBetween(200, 299);
+    assertThat(owner.body()).contains("\"accepted\":1");
   }
 }
