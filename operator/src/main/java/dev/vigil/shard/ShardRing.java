@@ -163,14 +163,7 @@ public final class ShardRing implements AutoCloseable {
   /** Stops sharding and releases both Leases (a graceful stop: pools move at once). */
   @Override
   public void close() {
-    synchronized (this) {
-      closed = true;
-    }
-    CompletableFuture<?> e = election;
-    if (e != null) {
-      e.cancel(true);
-    }
-    stopLeading();
+    abdicate();
     lease.release();
     timer.shutdownNow();
   }

@@ -6,19 +6,15 @@ import static org.awaitility.Awaitility.await;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.Fixtures;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import dev.vigil.testing.SliceFlaps;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,8 +40,7 @@ class ShardingE2E {
   private String ns;
   private TestHosts hosts;
   private OperatorLog log;
-  private Watch watch;
-  private final List<String> flaps = new CopyOnWriteArrayList<>();
+  private SliceFlaps flaps;
   private final Map<String, InProcessOperator> replicas = new LinkedHashMap<>();
 
   @BeforeEach
@@ -60,8 +55,8 @@ class ShardingE2E {
   @AfterEach
   void tearDown() {
     try {
-      if (watch != null) {
-        watch.close();
+      if (flaps != null) {
+        flaps.close();
       }
       replicas.values().forEach(InProcessOperator::close);
       hosts.close();
@@ -134,38 +129,6 @@ class ShardingE2E {
     return ready.values().stream().filter(b -> b).count();
   }
 
-  private void watchForFlaps() {
-    watch =
-        cluster
-            .admin()
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(ns)
-            .watch(
-                new Watcher<>() {
-                  @Override
-                  public void eventReceived(Action action, EndpointSlice slice) {
-                    if (action == Action.DELETED) {
-                      flaps.add("deleted " + slice.getMetadata().getName());
-                      return;
-                    }
-                    for (Endpoint e : slice.getEndpoints()) {
-                      if (!Boolean.TRUE.equals(e.getConditions().getReady())) {
-                        flaps.add(slice.getMetadata().getName() + " " + e.getAddresses());
-                      }
-                    }
-                  }
-
-                  @Override
-                  public void onClose(WatcherException cause) {
-                    if (cause != null) {
-                      flaps.add("watch closed: " + cause);
-                    }
-                  }
-                });
-  }
-
   @Test
   void threeReplicasShareThePoolsSurviveACrashAndARollingRestartWithoutAFlap() {
     for (int h = 1; h <= HOSTS; h++) {
@@ -193,7 +156,7 @@ class ShardingE2E {
             + owners());
     assertThat(owners().values()).allSatisfy(n -> assertThat(n).isBetween(85L, 115L));
 
-    watchForFlaps();
+    flaps = new SliceFlaps(admin, ns);
 
     // a crash of a replica that does not lead (a leader's crash adds the leader Lease's 15 s):
     // its client and Vert.x close at once; its Lease is left to expire
@@ -241,7 +204,7 @@ class ShardingE2E {
         List.of("a", "b", "c").stream().filter(n -> !n.equals(victim)).toArray(String[]::new);
     await().atMost(CONVERGE).until(() -> settled(survivors));
     assertThat(readyPools()).isEqualTo(POOLS);
-    assertThat(flaps).as("endpoints not ready after the crash").isEmpty();
+    assertThat(flaps.seen()).as("endpoints not ready after the crash").isEmpty();
 
     // a rolling restart: the crashed replica comes back, then each stops and starts in turn
     replicas.remove(victim).close();
@@ -257,6 +220,6 @@ class ShardingE2E {
       System.out.println("sharding: restarted " + name + "; per shard " + owners());
     }
     assertThat(readyPools()).isEqualTo(POOLS);
-    assertThat(flaps).as("endpoints not ready during the rolling restart").isEmpty();
+    assertThat(flaps.seen()).as("endpoints not ready during the rolling restart").isEmpty();
   }
 }

@@ -99,6 +99,17 @@ class SharderIT {
     return actions;
   }
 
+  /** Sharder rounds until the condition holds (the caches catch up between rounds). */
+  private void roundsUntil(java.util.concurrent.Callable<Boolean> condition) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              sharder.round();
+              return condition.call();
+            });
+  }
+
   private static void pause() {
     try {
       Thread.sleep(300);
@@ -127,24 +138,12 @@ class SharderIT {
     pools(40);
     lease("a", () -> {});
     startSharder(0.1);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              sharder.round();
-              return !owners().containsValue(null);
-            });
+    roundsUntil(() -> !owners().containsValue(null));
     assertThat(owners().values()).containsOnly("a");
 
     lease("b", () -> {});
     await().atMost(Duration.ofSeconds(5)).until(() -> sharder.synced());
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(
-            () -> {
-              sharder.round();
-              return drains() > 0;
-            });
+    roundsUntil(() -> drains() > 0);
     // 10 % of 40 pools a minute: a bucket of 4 moves, then nothing until time passes
     assertThat(drains()).isEqualTo(4);
     assertThat(round()).isEmpty();
@@ -176,13 +175,7 @@ class SharderIT {
     lease("a", () -> {});
     lease("b", () -> {});
     startSharder(0.1);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              sharder.round();
-              return !owners().containsValue(null);
-            });
+    roundsUntil(() -> !owners().containsValue(null));
     long onB = owners().values().stream().filter("b"::equals).count();
     assertThat(onB).isPositive();
 
@@ -199,13 +192,7 @@ class SharderIT {
     Lease fenced = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-b").get();
     assertThat(fenced.getSpec().getHolderIdentity()).isEqualTo("fenced-by-a");
     // b's pools move in the rounds after the fence, all of them, not 10 % a minute
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(
-            () -> {
-              sharder.round();
-              return owners().values().stream().allMatch("a"::equals);
-            });
+    roundsUntil(() -> owners().values().stream().allMatch("a"::equals));
   }
 
   @Test

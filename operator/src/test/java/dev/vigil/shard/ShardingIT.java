@@ -15,14 +15,12 @@ import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.passive.Reviewer;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.SliceFlaps;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -39,7 +37,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,8 +75,7 @@ class ShardingIT {
   private KubernetesClient client;
   private Vertx vertx;
   private int port;
-  private Watch watch;
-  private final List<String> flaps = new CopyOnWriteArrayList<>();
+  private SliceFlaps flaps;
   private final List<Replica> replicas = new ArrayList<>();
   private final List<DemoBackend> backends = new ArrayList<>();
 
@@ -108,8 +104,8 @@ class ShardingIT {
 
   @AfterEach
   void tearDown() {
-    if (watch != null) {
-      watch.close();
+    if (flaps != null) {
+      flaps.close();
     }
     for (Replica r : replicas) {
       r.stop();
@@ -151,34 +147,6 @@ class ShardingIT {
       }
       client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, port)).create();
     }
-  }
-
-  /** Records every endpoint a slice event shows not ready: none may, all backends stay up. */
-  private void watchForFlaps() {
-    watch =
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(NS)
-            .watch(
-                new Watcher<>() {
-                  @Override
-                  public void eventReceived(Action action, EndpointSlice slice) {
-                    if (action == Action.DELETED) {
-                      flaps.add("deleted " + slice.getMetadata().getName());
-                      return;
-                    }
-                    for (Endpoint e : slice.getEndpoints()) {
-                      if (!Boolean.TRUE.equals(e.getConditions().getReady())) {
-                        flaps.add(slice.getMetadata().getName() + " " + e.getAddresses());
-                      }
-                    }
-                  }
-
-                  @Override
-                  public void onClose(WatcherException cause) {}
-                });
   }
 
   private Set<String> readyIps() {
@@ -242,7 +210,7 @@ class ShardingIT {
     await().atMost(Duration.ofSeconds(20)).until(() -> readyIps().equals(allIps()) && settled(a));
     assertThat(owners().values()).containsOnly("replica-a");
 
-    watchForFlaps();
+    flaps = new SliceFlaps(client, NS);
     Replica b = start("replica-b");
     await()
         .atMost(Duration.ofSeconds(30))
@@ -250,7 +218,7 @@ class ShardingIT {
     assertThat(owners().values()).contains("replica-a", "replica-b");
     await().atMost(Duration.ofSeconds(10)).until(() -> b.probes() >= 3);
     assertThat(readyIps()).isEqualTo(allIps());
-    assertThat(flaps).as("endpoints published not ready during the handoff").isEmpty();
+    assertThat(flaps.seen()).as("endpoints published not ready during the handoff").isEmpty();
 
     // the new owner publishes: a death in one of its pools leaves the ready set
     String moved =
@@ -278,7 +246,7 @@ class ShardingIT {
                     && owners().containsValue("replica-a")
                     && owners().containsValue("replica-b")
                     && settled(a, b));
-    watchForFlaps();
+    flaps = new SliceFlaps(client, NS);
 
     // the sharder's takeover of a's Lease, as after a missed renewal
     Lease lease = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-replica-a").get();
@@ -294,7 +262,7 @@ class ShardingIT {
     Thread.sleep(3 * INTERVAL);
     assertThat(a.probes()).as("a fenced replica probes no more").isEqualTo(probesOfA);
     assertThat(readyIps()).isEqualTo(allIps());
-    assertThat(flaps).as("endpoints published not ready while the pools moved").isEmpty();
+    assertThat(flaps.seen()).as("endpoints published not ready while the pools moved").isEmpty();
   }
 
   private HttpResponse<String> report(Replica r, String pool, String body) throws Exception {
