@@ -74,6 +74,11 @@ app.kubernetes.io/component: operator
 {{- end }}
 {{- end }}
 
+{{/* "true" when the replicas share the pools (sharding on and more than one replica). */}}
+{{- define "vigil.sharded" -}}
+{{- and .Values.sharding.enabled (gt (int .Values.replicaCount) 1) | toString -}}
+{{- end }}
+
 {{/* The kubernetes.io/tls Secret the outcome port's certificate and key come from. */}}
 {{- define "vigil.tlsSecretName" -}}
 {{- if eq .Values.outcomes.tls.mode "secret" -}}

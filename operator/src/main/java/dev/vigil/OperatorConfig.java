@@ -199,6 +199,11 @@ public record OperatorConfig(
           "tls-cert-file",
           "tls-key-file",
           "metrics-auth",
+          "sharding",
+          "shard-identity",
+          "shard-ring",
+          "shard-lease-duration",
+          "shard-move-rate",
           "debug");
 
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
@@ -209,6 +214,26 @@ public record OperatorConfig(
     Map<String, String> flags = flagValues(args);
     String v = flags.containsKey("debug") ? flags.get("debug") : env.get("VIGIL_DEBUG");
     return bool("debug", or(v, "false"));
+  }
+
+  /**
+   * The scale-out flags ({@code --sharding} and {@code --shard-*}, DESIGN §7), parsed apart from
+   * the rest so the record stays as it is; the shard Leases live beside the leader Lease.
+   */
+  public static dev.vigil.shard.ShardConfig sharding(
+      List<String> args, Map<String, String> env, String leaseNamespace) {
+    Map<String, String> flags = flagValues(args);
+    try {
+      return dev.vigil.shard.ShardConfig.parse(
+          name -> {
+            String v = flags.get(name);
+            return v != null ? v : env.get("VIGIL_" + name.toUpperCase().replace('-', '_'));
+          },
+          env::get,
+          leaseNamespace);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidConfigException(e.getMessage());
+    }
   }
 
   private static Map<String, String> flagValues(List<String> args) {
@@ -355,6 +380,11 @@ public record OperatorConfig(
           --status-interval-ms MS   VIGIL_STATUS_INTERVAL_MS  at most one status write per pool per MS (default 1000)
           --api-qps N               VIGIL_API_QPS             write budget: API writes per second, slices before status before Events (default 200)
           --api-burst N             VIGIL_API_BURST           write budget: writes at once after a quiet spell (default 400)
+          --sharding BOOL           VIGIL_SHARDING            every replica probes the pools the leader assigns it (shard Leases; default false; the chart turns it on with more than one replica)
+          --shard-identity NAME     VIGIL_SHARD_IDENTITY      this replica's shard name (default: $POD_NAME, else $HOSTNAME)
+          --shard-ring NAME         VIGIL_SHARD_RING          the vigil.dev/ring label of the shard Leases (default vigil)
+          --shard-lease-duration S  VIGIL_SHARD_LEASE_DURATION shard Lease duration in seconds; renewed every third, writes stop after two thirds unrenewed (default 15)
+          --shard-move-rate PCT     VIGIL_SHARD_MOVE_RATE     planned pool moves per minute, percent of all pools (default 10; 0 = no limit; a dead replica's pools move at once)
           --debug                   VIGIL_DEBUG               stack traces with start-up errors (default false)
           -h, --help                                          this text
 

@@ -41,6 +41,10 @@ import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.PoolView;
 import dev.vigil.runtime.ScheduledProbing;
+import dev.vigil.shard.PoolHandoff;
+import dev.vigil.shard.ShardConfig;
+import dev.vigil.shard.ShardOwner;
+import dev.vigil.shard.ShardRing;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -58,6 +62,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -127,9 +132,11 @@ public final class Vigil {
   /** Runs the operator until the JVM stops; returns only when it cannot start. */
   private static int runOperator(List<String> args) throws InterruptedException {
     OperatorConfig config;
+    ShardConfig shards;
     boolean debug;
     try {
       config = OperatorConfig.parse(args, System.getenv());
+      shards = OperatorConfig.sharding(args, System.getenv(), config.leaseNamespace());
       debug = OperatorConfig.debug(args, System.getenv());
     } catch (OperatorConfig.InvalidConfigException e) {
       System.err.println("vigil: " + e.getMessage());
@@ -160,17 +167,28 @@ public final class Vigil {
         config.leaderElection()
             ? "on (Lease " + config.leaseNamespace() + "/" + config.leaseName() + ")"
             : "off");
+    if (shards.enabled()) {
+      LOG.info(
+          "sharding on: shard {} (Lease {}/{}), ring {}; the leader Lease elects the sharder",
+          shards.identity(),
+          shards.namespace(),
+          dev.vigil.shard.ShardLease.leaseName(shards.identity()),
+          shards.ring());
+    }
     Vertx vertx = Vertx.vertx();
     Running running;
     try {
       running =
           start(
               config,
+              shards,
               client,
+              new Fabric8Reviewer(client, config.outcomeTokenAudience()),
               vertx,
               new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
               System::currentTimeMillis,
-              true);
+              true,
+              Election.DEFAULTS);
     } catch (RuntimeException e) {
       return cannotStart("vigil: could not start: " + e.getMessage(), e, debug);
     }
@@ -200,7 +218,8 @@ public final class Vigil {
       Vertx vertx,
       OutcomeIntake intake,
       int outcomePort,
-      OpsServer ops) {
+      OpsServer ops,
+      ShardRing ring) {
     public void stop() {
       try {
         operator.stop();
@@ -228,6 +247,10 @@ public final class Vigil {
         statusWriters.shutdownNow();
         awaitStopped(ops.close(), "the ops server (/metrics, /healthz, /readyz)");
         awaitStopped(runtimes.closeAll(), "the pools' probes and timers");
+        // last: released only once this replica no longer probes or writes its pools
+        if (ring != null) {
+          ring.close();
+        }
       }
     }
   }
@@ -309,6 +332,39 @@ public final class Vigil {
       LongSupplier clock,
       boolean exitOnStopLeading,
       Election election) {
+    return start(
+        config,
+        ShardConfig.OFF,
+        client,
+        reviewer,
+        vertx,
+        meters,
+        clock,
+        exitOnStopLeading,
+        election);
+  }
+
+  /**
+   * As {@link #start(OperatorConfig, KubernetesClient, Reviewer, Vertx, MeterRegistry,
+   * LongSupplier, boolean, Election)}, with scale-out settings: with {@code shards.enabled()} this
+   * replica renews its shard Lease, reconciles only the pools labelled with its identity, and
+   * stands for leader to run the sharder (JOSDK's leader election is then off: every replica
+   * works); the election's timing applies to the leader Lease.
+   */
+  public static Running start(
+      OperatorConfig config,
+      ShardConfig shards,
+      KubernetesClient client,
+      Reviewer reviewer,
+      Vertx vertx,
+      MeterRegistry meters,
+      LongSupplier clock,
+      boolean exitOnStopLeading,
+      Election election) {
+    boolean sharded = shards.enabled();
+    // with sharding, every replica reconciles (its own pools): JOSDK's election is off and the
+    // leader Lease elects the sharder instead (ShardRing)
+    boolean electLeader = config.leaderElection() && !sharded;
     PrometheusMeterRegistry prometheus =
         meters instanceof PrometheusMeterRegistry p
             ? p
@@ -336,7 +392,7 @@ public final class Vigil {
     TlsWarmUp.runAndWait(vertx, protocols, Duration.ofSeconds(10));
     Prober probers = new MeteredProber(protocols, registry);
     HealthWatcher watcher = protocols.watcher();
-    Leadership leadership = config.leaderElection() ? Leadership.elected() : Leadership.sole();
+    Leadership leadership = electLeader ? Leadership.elected() : Leadership.sole();
     PoolRuntimes runtimes =
         new PoolRuntimes(
             vertx,
@@ -374,6 +430,45 @@ public final class Vigil {
     // The runtime's change event goes straight to the slice and status publishers (no reconcile).
     runtimes.addListener(slices);
     runtimes.addListener(status[0]);
+    // Sharded: the shard Lease guards every pool this replica runs. Lost, the replica stops its
+    // probes (so nothing changes and nothing is written) and its reconciles run no pool; in a
+    // cluster it exits and restarts clean.
+    ShardRing ring =
+        sharded
+            ? new ShardRing(
+                client,
+                shards,
+                new ShardRing.Leader(
+                    config.leaseName(),
+                    election.leaseDuration(),
+                    election.renewDeadline(),
+                    election.retryPeriod()),
+                config.namespaces(),
+                clock,
+                registry,
+                () -> {
+                  LOG.warn("shard Lease lost: this replica stops probing and writing");
+                  runtimes.closeAll();
+                  if (exitOnStopLeading) {
+                    System.exit(1);
+                  }
+                })
+            : null;
+    if (ring != null) {
+      // per shard: each replica's /metrics shows its own share (probes/s: rate of vigil_probes)
+      io.micrometer.core.instrument.Gauge.builder(
+              "vigil_shard_pools", runtimes, r -> r.all().size())
+          .description("BackendPools this replica owns and probes")
+          .tag("shard", shards.identity())
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder(
+              "vigil_shard_backends",
+              runtimes,
+              r -> r.all().stream().mapToInt(p -> p.view().snapshot().counts().total()).sum())
+          .description("Backends in the BackendPools this replica owns")
+          .tag("shard", shards.identity())
+          .register(registry);
+    }
     BackendPoolReconciler pools =
         new BackendPoolReconciler(
             runtimes,
@@ -382,7 +477,13 @@ public final class Vigil {
                 new ServiceWriter(client, writes, budget, sources::serviceCache), slices),
             status[0],
             slices,
-            clock);
+            clock,
+            ring == null
+                ? null
+                : new PoolHandoff(client, shards.identity(), ring.lease()::writable));
+    if (sharded) {
+      status[0].ownedBy(shards.identity());
+    }
     HealthPolicyReconciler policies =
         new HealthPolicyReconciler(
             runtimes,
@@ -397,7 +498,7 @@ public final class Vigil {
                   .checkingCRDAndValidateLocalModel(false)
                   .withCloseClientOnStop(false)
                   .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
-              if (config.leaderElection()) {
+              if (electLeader) {
                 LeaderElectionConfigurationBuilder lease =
                     LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
                             config.leaseName())
@@ -434,11 +535,15 @@ public final class Vigil {
             c.settingNamespaces(config.namespaces());
           }
         });
+    Set<String> namespaces = config.namespaces();
     operator.register(
         pools,
         c -> {
-          if (!config.namespaces().isEmpty()) {
-            c.settingNamespaces(config.namespaces());
+          if (!namespaces.isEmpty()) {
+            c.settingNamespaces(namespaces);
+          }
+          if (sharded) {
+            ShardOwner.configure(c, shards.identity());
           }
         });
     ServingCertificate certificate =
@@ -468,6 +573,9 @@ public final class Vigil {
           if (certificate != null) {
             certificate.close();
           }
+          if (ring != null) {
+            ring.close();
+          }
         };
     int port;
     int healthPort = -1;
@@ -486,6 +594,18 @@ public final class Vigil {
         config.metricsAuth() ? " (TLS, authorized)" : "",
         port,
         healthPort < 0 ? "" : "; /healthz and /readyz (plain HTTP) on port " + healthPort);
+    if (ring != null) {
+      try {
+        // A replica restarted under its old name may find its Lease fenced until it expires.
+        if (!ring.start(Duration.ofMillis(shards.leaseDurationMs() * 2))) {
+          LOG.warn("shard Lease {} not taken yet; reconciling once it is", shards.identity());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        release.run();
+        throw new IllegalStateException("interrupted while taking the shard Lease", e);
+      }
+    }
     try {
       operator.start();
     } catch (RuntimeException e) {
@@ -509,7 +629,7 @@ public final class Vigil {
                 registry,
                 IntakeLimits.defaults(),
                 clock,
-                leadership::active,
+                sharded ? () -> false : leadership::active,
                 certificate);
         outcomePort =
             await(
@@ -534,7 +654,8 @@ public final class Vigil {
         vertx,
         intake,
         outcomePort,
-        ops);
+        ops,
+        ring);
   }
 
   /**

@@ -115,6 +115,15 @@ class OperatorConfigTest {
             "VIGIL_API_QPS", "50.5",
             "VIGIL_API_BURST", "70"));
     env.put("VIGIL_DEBUG", "false");
+    env.putAll(
+        Map.of(
+            "VIGIL_SHARDING", "true",
+            "VIGIL_SHARD_IDENTITY", "vigil-0",
+            "VIGIL_SHARD_RING", "blue",
+            "VIGIL_SHARD_LEASE_DURATION", "30",
+            "VIGIL_SHARD_MOVE_RATE", "25"));
+    assertThat(OperatorConfig.sharding(List.of(), env, "env-ns"))
+        .isEqualTo(new dev.vigil.shard.ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25));
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
@@ -215,6 +224,27 @@ class OperatorConfigTest {
     assertThat(OperatorConfig.debug(List.of("--debug=false"), Map.of("VIGIL_DEBUG", "true")))
         .isFalse();
     assertRefused(List.of("--debug=maybe"), Map.of(), "--debug must be true or false");
+  }
+
+  @Test
+  void shardingFlagsAreCheckedAndNamed() {
+    Map<String, String> pod = Map.of("POD_NAME", "vigil-7d9-abc");
+    assertThat(OperatorConfig.sharding(List.of("--sharding"), pod, "ns"))
+        .isEqualTo(new dev.vigil.shard.ShardConfig(true, "vigil-7d9-abc", "vigil", "ns", 15, 0.1));
+    assertThat(OperatorConfig.sharding(List.of(), pod, "ns").enabled()).isFalse();
+    assertThatThrownBy(() -> OperatorConfig.sharding(List.of("--sharding"), Map.of(), "ns"))
+        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
+        .hasMessageContaining("--shard-identity");
+    assertThatThrownBy(() -> OperatorConfig.sharding(List.of("--shard-move-rate=150"), pod, "ns"))
+        .hasMessageContaining("--shard-move-rate must be a percentage 0..100");
+    assertThatThrownBy(
+            () -> OperatorConfig.sharding(List.of("--shard-lease-duration=2"), pod, "ns"))
+        .hasMessageContaining("--shard-lease-duration must be 3..3600 seconds");
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.sharding(
+                    List.of("--sharding", "--shard-identity=Not_A_Name"), pod, "ns"))
+        .hasMessageContaining("--shard-identity must be a label value");
   }
 
   @Test

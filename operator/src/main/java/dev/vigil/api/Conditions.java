@@ -19,6 +19,9 @@ public final class Conditions {
   /** BackendPool: some backends are down or ejected. */
   public static final String DEGRADED = "Degraded";
 
+  /** BackendPool, sharded: a replica owns the pool and probes it. */
+  public static final String PROBING = "Probing";
+
   // Condition statuses.
   public static final String TRUE = "True";
   public static final String FALSE = "False";
@@ -38,6 +41,8 @@ public final class Conditions {
   public static final String ENOUGH_AVAILABLE = "EnoughAvailable";
   public static final String BACKENDS_UNAVAILABLE = "BackendsUnavailable";
   public static final String ALL_AVAILABLE = "AllAvailable";
+  public static final String OWNED = "Owned";
+  public static final String HANDING_OVER = "HandingOver";
 
   private Conditions() {}
 }

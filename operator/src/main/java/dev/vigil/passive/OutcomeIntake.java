@@ -471,7 +471,9 @@ public final class OutcomeIntake {
             req,
             503,
             "not_leader",
-            "this replica stands by and runs no BackendPools; retry (another replica leads)");
+            "this replica does not run BackendPool "
+                + pool
+                + " now (it stands by, or another replica owns the pool); retry");
       } else {
         refuse(req, 404, "unknown_pool", "no BackendPool " + pool + " is running here");
       }

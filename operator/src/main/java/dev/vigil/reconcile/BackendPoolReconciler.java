@@ -11,6 +11,7 @@ import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.shard.PoolHandoff;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -43,6 +44,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final PoolStatusPublisher status;
   private final SlicePublisher slices;
   private final LongSupplier clock;
+  private final PoolHandoff handoff;
 
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
@@ -51,6 +53,22 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       PoolStatusPublisher status,
       SlicePublisher slices,
       LongSupplier clock) {
+    this(runtimes, sources, publisher, status, slices, clock, null);
+  }
+
+  /**
+   * @param handoff with sharding on: hands a pool labelled {@code vigil.dev/drain} over to its next
+   *     owner; null: sharding off
+   */
+  public BackendPoolReconciler(
+      PoolRuntimes runtimes,
+      PoolSources sources,
+      PoolPublisher publisher,
+      PoolStatusPublisher status,
+      SlicePublisher slices,
+      LongSupplier clock,
+      PoolHandoff handoff) {
+    this.handoff = handoff;
     this.runtimes = runtimes;
     this.sources = sources;
     this.publisher = publisher;
@@ -77,6 +95,15 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
           .toCompletionStage()
           .toCompletableFuture()
           .get(WAIT_SECONDS, TimeUnit.SECONDS);
+      return UpdateControl.noUpdate();
+    }
+    if (handoff != null && !handoff.mayRun()) {
+      // sharded, without a held shard Lease (not yet taken, or lost): run nothing, write nothing
+      return UpdateControl.<BackendPool>noUpdate().rescheduleAfter(1, TimeUnit.SECONDS);
+    }
+    String target = handoff == null ? null : handoff.drainTarget(pool);
+    if (target != null) {
+      handOver(pool, key, target);
       return UpdateControl.noUpdate();
     }
     String policyName = pool.getSpec().getPolicyRef().getName();
@@ -112,6 +139,26 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
         key,
         new PoolStatusPublisher.Observed(pool.getMetadata().getGeneration(), policyName, problem));
     return UpdateControl.noUpdate();
+  }
+
+  /**
+   * A planned move (DESIGN §7): stop publishing and probing, write the status the next owner
+   * restores from, then acknowledge by relabelling the pool to the target. The pool then leaves
+   * this replica's informer, whose delete event forgets it here.
+   */
+  private void handOver(BackendPool pool, PoolKey key, String target) throws Exception {
+    slices.hold(key);
+    if (!status.flushNow(key, target)) {
+      throw new IllegalStateException("could not write the status of " + key + " before handoff");
+    }
+    runtimes
+        .close(key)
+        .toCompletionStage()
+        .toCompletableFuture()
+        .get(WAIT_SECONDS, TimeUnit.SECONDS);
+    slices.forget(key);
+    status.forget(key);
+    handoff.acknowledge(pool, target);
   }
 
   /**

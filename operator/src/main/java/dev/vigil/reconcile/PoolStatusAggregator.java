@@ -81,6 +81,39 @@ public final class PoolStatusAggregator {
     return status;
   }
 
+  /**
+   * Sharded: names the owner in {@code status.shard} and adds the {@code Probing} condition, True
+   * while {@code shard} probes the pool, False (reason {@code HandingOver}) in the status an owner
+   * writes as it hands the pool to {@code movingTo}.
+   */
+  static void owned(
+      BackendPoolStatus status,
+      BackendPoolStatus previous,
+      String shard,
+      String movingTo,
+      long nowMs) {
+    status.setShard(shard);
+    ConditionSet probing =
+        new ConditionSet(
+            previous == null ? null : previous.getConditions(),
+            Instant.ofEpochMilli(nowMs).toString(),
+            status.getObservedGeneration());
+    if (movingTo == null) {
+      probing.set(
+          Conditions.PROBING, true, Conditions.OWNED, "shard " + shard + " probes this pool");
+    } else {
+      probing.set(
+          Conditions.PROBING,
+          false,
+          Conditions.HANDING_OVER,
+          "shard " + shard + " stopped probing; shard " + movingTo + " takes over");
+    }
+    List<io.fabric8.kubernetes.api.model.Condition> all =
+        new java.util.ArrayList<>(status.getConditions());
+    all.addAll(probing.build());
+    status.setConditions(all);
+  }
+
   private static void readyCondition(ConditionSet conditions, PoolView view, Problem problem) {
     if (problem != null) {
       conditions.set(Conditions.READY, false, problem.reason(), problem.message());

@@ -57,7 +57,13 @@ public final class PoolStatusPublisher implements PoolListener {
     boolean again;
 
     long lastWrite = Long.MIN_VALUE / 2;
+
+    /** Sharded: the shard this pool is being handed to, while the handoff writes its status. */
+    volatile String movingTo;
   }
+
+  /** Sharded: this replica's shard name, shown in every status it writes; null: not sharded. */
+  private volatile String shard;
 
   private final Map<PoolKey, Entry> entries = new ConcurrentHashMap<>();
   private final KubernetesClient client;
@@ -112,8 +118,30 @@ public final class PoolStatusPublisher implements PoolListener {
     }
   }
 
+  /** Sharded: statuses name this shard and carry the Probing condition. */
+  public void ownedBy(String shard) {
+    this.shard = shard;
+  }
+
   public void forget(PoolKey key) {
     entries.remove(key);
+  }
+
+  /**
+   * Writes the pool's status now, whatever the interval (a handoff to {@code movingTo}: the next
+   * owner restores from it); retries a conflict a few times. False when it could not be written.
+   */
+  public boolean flushNow(PoolKey key, String movingTo) {
+    Entry e = entries.get(key);
+    if (e != null) {
+      e.movingTo = movingTo;
+    }
+    for (int attempt = 0; e != null && attempt < 5; attempt++) {
+      if (write(key, e) < 0) {
+        return true;
+      }
+    }
+    return e == null;
   }
 
   private void request(PoolKey key, Entry e, long atLeastMs) {
@@ -166,6 +194,9 @@ public final class PoolStatusPublisher implements PoolListener {
     }
     BackendPool pool = cached.get();
     BackendPoolStatus status = build(key, observed, pool.getStatus());
+    if (status != null && shard != null) {
+      PoolStatusAggregator.owned(status, pool.getStatus(), shard, e.movingTo, clock.getAsLong());
+    }
     if (status == null || StatusWriter.materiallyEqual(pool.getStatus(), status)) {
       return -1;
     }

@@ -93,7 +93,7 @@ class CrdContentTest {
     List<CustomResourceColumnDefinition> columns = columns(backendPool);
     assertThat(columns)
         .extracting(column -> column.getName().toUpperCase())
-        .containsExactly("POLICY", "AVAILABLE", "TOTAL", "EJECTED", "PANIC", "AGE");
+        .containsExactly("POLICY", "AVAILABLE", "TOTAL", "EJECTED", "PANIC", "SHARD", "AGE");
     assertThat(columns)
         .extracting(CustomResourceColumnDefinition::getJsonPath)
         .containsExactly(
@@ -102,7 +102,13 @@ class CrdContentTest {
             ".status.total",
             ".status.ejected",
             ".status.panic",
+            ".status.shard",
             ".metadata.creationTimestamp");
+    // the owner shows with kubectl get bp -o wide only
+    assertThat(columns)
+        .filteredOn(c -> c.getPriority() != null && c.getPriority() > 0)
+        .extracting(CustomResourceColumnDefinition::getName)
+        .containsExactly("Shard");
   }
 
   @Test
@@ -294,7 +300,8 @@ class CrdContentTest {
             "panic",
             "availability",
             "conditions",
-            "backends");
+            "backends",
+            "shard");
     assertThat(property(bp, "status.backends.[]").getProperties())
         .containsOnlyKeys(
             "pod",

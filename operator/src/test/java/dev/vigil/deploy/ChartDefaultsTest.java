@@ -38,11 +38,40 @@ class ChartDefaultsTest {
   }
 
   @Test
-  void runsOneReplicaWithLeaderElection() {
-    assertThat(deployment.getSpec().getReplicas()).isEqualTo(1);
-    assertThat(env()).containsEntry("VIGIL_LEADER_ELECTION", "true");
+  void runsTwoShardedReplicasSpreadAcrossZonesWithADisruptionBudget() {
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(env())
+        .containsEntry("VIGIL_LEADER_ELECTION", "true")
+        .containsEntry("VIGIL_SHARDING", "true")
+        .containsEntry("VIGIL_SHARD_LEASE_DURATION", "15")
+        .containsEntry("VIGIL_SHARD_MOVE_RATE", "10");
+    EnvVar podName =
+        operator.getEnv().stream()
+            .filter(e -> e.getName().equals("POD_NAME"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(podName.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
     assertThat(operator.getArgs()).containsExactly("operator", "--lease-name=vigil");
-    assertThat(chart.all(PodDisruptionBudget.class)).isEmpty();
+    assertThat(chart.all(PodDisruptionBudget.class)).hasSize(1);
+    var spread = deployment.getSpec().getTemplate().getSpec().getTopologySpreadConstraints();
+    assertThat(spread).hasSize(1);
+    assertThat(spread.get(0).getTopologyKey()).isEqualTo("topology.kubernetes.io/zone");
+    assertThat(spread.get(0).getWhenUnsatisfiable()).isEqualTo("ScheduleAnyway");
+  }
+
+  @Test
+  void oneReplicaRunsEveryPoolWithoutSharding() {
+    Deployment one = VigilChart.locate().render("replicaCount: 1").one(Deployment.class);
+    Container c = one.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(one.getSpec().getReplicas()).isEqualTo(1);
+    assertThat(c.getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("VIGIL_SHARDING");
+              assertThat(e.getValue()).isEqualTo("false");
+            });
+    assertThat(one.getSpec().getTemplate().getSpec().getTopologySpreadConstraints())
+        .isNullOrEmpty();
   }
 
   @Test

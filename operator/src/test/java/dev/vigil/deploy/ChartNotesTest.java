@@ -17,7 +17,8 @@ class ChartNotesTest {
         .contains("kubectl -n shop describe backendpool web")
         .contains("--clusterrole=vigil-outcome-reporter")
         .contains("port-forward service/vigil 8080")
-        .contains("--set replicaCount=2")
+        .contains("Replicas: 2, sharded")
+        .contains("kubectl get bp -A -o wide")
         .doesNotContain("<no value>");
   }
 }

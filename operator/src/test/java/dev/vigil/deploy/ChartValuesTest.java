@@ -163,7 +163,8 @@ class ChartValuesTest {
 
   @Test
   void dropsTheLeaseWhenLeaderElectionIsOff() {
-    Deployment single = vigil.render("leaderElection: {enabled: false}").one(Deployment.class);
+    Deployment single =
+        vigil.render("replicaCount: 1\nleaderElection: {enabled: false}").one(Deployment.class);
     Container operator = single.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(operator.getArgs()).containsExactly("operator");
     assertThat(env(single)).containsEntry("VIGIL_LEADER_ELECTION", "false");

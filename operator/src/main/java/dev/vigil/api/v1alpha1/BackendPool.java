@@ -37,6 +37,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Total", jsonPath = ".status.total", type = Type.INTEGER)
 @AdditionalPrinterColumn(name = "Ejected", jsonPath = ".status.ejected", type = Type.INTEGER)
 @AdditionalPrinterColumn(name = "Panic", jsonPath = ".status.panic", type = Type.BOOLEAN)
+@AdditionalPrinterColumn(
+    name = "Shard",
+    jsonPath = ".status.shard",
+    type = Type.STRING,
+    priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class BackendPool extends CustomResource<BackendPoolSpec, BackendPoolStatus>
     implements Namespaced {

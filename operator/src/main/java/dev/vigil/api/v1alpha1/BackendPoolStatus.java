@@ -36,7 +36,11 @@ public class BackendPoolStatus {
   private String availability;
 
   @JsonPropertyDescription(
-      "Conditions: Ready (the verdict is published), Panic and Degraded, each with a reason.")
+      "The replica (shard) that probes this pool and writes its status, when Vigil runs sharded.")
+  private String shard;
+
+  @JsonPropertyDescription(
+      "Conditions: Ready (the verdict is published), Panic and Degraded, each with a reason; Probing (a replica owns and probes the pool) when Vigil runs sharded.")
   private List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription(
@@ -49,6 +53,14 @@ public class BackendPoolStatus {
 
   public void setObservedGeneration(Long observedGeneration) {
     this.observedGeneration = observedGeneration;
+  }
+
+  public String getShard() {
+    return shard;
+  }
+
+  public void setShard(String shard) {
+    this.shard = shard;
   }
 
   public String getPolicy() {

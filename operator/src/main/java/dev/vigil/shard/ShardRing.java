@@ -1,0 +1,170 @@
+package dev.vigil.shard;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A replica's part in the ring (DESIGN §7): its own shard Lease, renewed on a thread of its own,
+ * and a candidacy for the leader Lease; the leader runs the {@link Sharder}. With sharding on,
+ * JOSDK's leader election is off (every replica reconciles its own pools) and this elects the
+ * sharder with Fabric8's {@code LeaderElector} on the same Lease name.
+ */
+public final class ShardRing implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardRing.class);
+
+  /** The leader Lease's name and timing. */
+  public record Leader(
+      String leaseName, Duration duration, Duration renewDeadline, Duration retry) {}
+
+  private final KubernetesClient client;
+  private final ShardConfig config;
+  private final Leader leader;
+  private final Set<String> namespaces;
+  private final LongSupplier clock;
+  private final MeterRegistry meters;
+  private final ScheduledExecutorService timer =
+      Executors.newScheduledThreadPool(
+          2,
+          r -> {
+            Thread t = new Thread(r, "vigil-shard");
+            t.setDaemon(true);
+            return t;
+          });
+  private final ShardLease lease;
+  private volatile Sharder sharder;
+  private volatile CompletableFuture<?> election;
+  private volatile boolean closed;
+
+  /**
+   * @param onLost runs once when this replica must stop writing (its Lease was lost)
+   */
+  public ShardRing(
+      KubernetesClient client,
+      ShardConfig config,
+      Leader leader,
+      Set<String> namespaces,
+      LongSupplier clock,
+      MeterRegistry meters,
+      Runnable onLost) {
+    this.client = client;
+    this.config = config;
+    this.leader = leader;
+    this.namespaces = namespaces;
+    this.clock = clock;
+    this.meters = meters;
+    io.micrometer.core.instrument.Gauge.builder(
+            "vigil_shard_live", this, r -> r.sharder == null ? 0 : r.sharder.liveShards())
+        .description(
+            "Live shards the sharder saw in its last round (0 on replicas that do not lead)")
+        .register(meters);
+    this.lease =
+        new ShardLease(
+            client,
+            config,
+            config.identity(),
+            clock,
+            () -> {
+              abdicate();
+              onLost.run();
+            });
+  }
+
+  /**
+   * Takes this replica's shard Lease, waiting at most {@code wait} (a replica restarted under the
+   * same name finds its old Lease fenced until it expires), then stands for leader.
+   *
+   * @return false when the Lease was not taken in time (renewal goes on in the background)
+   */
+  public boolean start(Duration wait) throws InterruptedException {
+    lease.start(timer);
+    long until = System.nanoTime() + wait.toNanos();
+    while (!lease.writable() && System.nanoTime() < until) {
+      Thread.sleep(50);
+    }
+    stand();
+    return lease.writable();
+  }
+
+  /** This replica's shard Lease. */
+  public ShardLease lease() {
+    return lease;
+  }
+
+  /** The sharder while this replica leads, else null. */
+  public Sharder sharder() {
+    return sharder;
+  }
+
+  private synchronized void stand() {
+    if (closed) {
+      return;
+    }
+    election =
+        client
+            .leaderElector()
+            .withConfig(
+                new LeaderElectionConfigBuilder()
+                    .withName("vigil-sharder")
+                    .withLock(
+                        new LeaseLock(config.namespace(), leader.leaseName(), config.identity()))
+                    .withLeaseDuration(leader.duration())
+                    .withRenewDeadline(leader.renewDeadline())
+                    .withRetryPeriod(leader.retry())
+                    .withReleaseOnCancel(true)
+                    .withLeaderCallbacks(
+                        new LeaderCallbacks(this::lead, this::stopLeading, who -> {}))
+                    .build())
+            .build()
+            .start();
+    // a lost leadership ends the elector; stand again (unless closing)
+    election.whenComplete((v, e) -> timer.schedule(this::stand, 1, TimeUnit.SECONDS));
+  }
+
+  private synchronized void lead() {
+    if (closed || sharder != null) {
+      return;
+    }
+    LOG.info("{} leads: sharding pools over the ring {}", config.identity(), config.ring());
+    sharder = new Sharder(client, config, namespaces, clock, meters).start(timer);
+  }
+
+  private synchronized void stopLeading() {
+    if (sharder != null) {
+      LOG.info("{} stopped leading: sharder stopped", config.identity());
+      sharder.stop();
+      sharder = null;
+    }
+  }
+
+  /** A fenced replica neither shards nor stands for leader again. */
+  private void abdicate() {
+    synchronized (this) {
+      closed = true;
+    }
+    CompletableFuture<?> e = election;
+    if (e != null) {
+      e.cancel(true);
+    }
+    stopLeading();
+  }
+
+  /** Stops sharding and releases both Leases (a graceful stop: pools move at once). */
+  @Override
+  public void close() {
+    abdicate();
+    lease.release();
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,306 @@
+package dev.vigil.shard;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.shard.ShardPlanner.Action;
+import dev.vigil.shard.ShardPlanner.Assign;
+import dev.vigil.shard.ShardPlanner.Drain;
+import dev.vigil.shard.ShardPlanner.Fence;
+import dev.vigil.shard.ShardPlanner.Pool;
+import dev.vigil.shard.ShardPlanner.ShardState;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sharder (DESIGN §7), run by the leader: watches the ring's shard Leases and every BackendPool
+ * (keeping only UID and labels of each, about 300 bytes a pool), asks the {@link ShardPlanner} what
+ * to write, and writes it: a fenced Lease, or a pool's {@code vigil.dev/shard} or {@code
+ * vigil.dev/drain} label (JSON merge patches carrying the resourceVersion they were planned from,
+ * so a concurrent change makes the API server refuse the write and the next round re-plans). One
+ * round a second, on one thread; {@link #round()} for tests with a manual clock.
+ */
+public final class Sharder {
+  private static final Logger LOG = LoggerFactory.getLogger(Sharder.class);
+  private static final long ROUND_MS = 1_000;
+
+  private final KubernetesClient client;
+  private final ShardConfig config;
+  private final Set<String> namespaces;
+  private final LongSupplier clock;
+  private final ShardPlanner planner;
+  private final Counter moves;
+  private final Counter assignments;
+  private final Counter fences;
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private SharedIndexInformer<Lease> leases;
+  private final List<SharedIndexInformer<BackendPool>> pools = new ArrayList<>();
+
+  /** Pools written this round or before, until their informer event arrives: id -> written. */
+  private final Map<String, Pool> pending = new ConcurrentHashMap<>();
+
+  private ScheduledFuture<?> task;
+  private volatile int liveShards;
+
+  /**
+   * @param namespaces the pools' namespaces; empty: all
+   */
+  public Sharder(
+      KubernetesClient client,
+      ShardConfig config,
+      Set<String> namespaces,
+      LongSupplier clock,
+      MeterRegistry meters) {
+    this.client = client;
+    this.config = config;
+    this.namespaces = namespaces;
+    this.clock = clock;
+    this.planner = new ShardPlanner(config.movesPerMinuteFraction());
+    this.moves =
+        Counter.builder("vigil_shard_moves_total")
+            .description("Planned pool moves (drains) the sharder started")
+            .register(meters);
+    this.assignments =
+        Counter.builder("vigil_shard_assignments_total")
+            .description("Pools the sharder assigned (new, or from a gone shard)")
+            .register(meters);
+    this.fences =
+        Counter.builder("vigil_shard_fences_total")
+            .description("Expired shard Leases the sharder took over")
+            .register(meters);
+  }
+
+  /** Starts the informers; rounds begin once they have synced. */
+  public synchronized Sharder start(ScheduledExecutorService timer) {
+    startInformers();
+    task = timer.scheduleWithFixedDelay(this::safeRound, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /** Starts the Lease and pool informers (without rounds). */
+  public synchronized void startInformers() {
+    ResourceEventHandler<HasMetadata> forget =
+        new ResourceEventHandler<>() {
+          @Override
+          public void onAdd(HasMetadata obj) {
+            pending.remove(id(obj));
+          }
+
+          @Override
+          public void onUpdate(HasMetadata before, HasMetadata now) {
+            pending.remove(id(now));
+          }
+
+          @Override
+          public void onDelete(HasMetadata obj, boolean unknown) {
+            pending.remove(id(obj));
+          }
+        };
+    leases =
+        client
+            .leases()
+            .inNamespace(config.namespace())
+            .withLabel(ShardConfig.RING_LABEL, config.ring())
+            .inform();
+    informers.add(leases);
+    List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>> sources =
+        new ArrayList<>();
+    if (namespaces.isEmpty()) {
+      sources.add(client.resources(BackendPool.class).inAnyNamespace());
+    } else {
+      namespaces.forEach(ns -> sources.add(client.resources(BackendPool.class).inNamespace(ns)));
+    }
+    for (var source : sources) {
+      SharedIndexInformer<BackendPool> informer = source.runnableInformer(0);
+      informer.itemStore(
+          new ReducedStateItemStore<>(
+              ReducedStateItemStore.NAME_KEY_STATE,
+              BackendPool.class,
+              client.getKubernetesSerialization(),
+              "metadata.uid",
+              "metadata.labels"));
+      informer.addEventHandler(forget);
+      informer.start();
+      pools.add(informer);
+      informers.add(informer);
+    }
+  }
+
+  public synchronized void stop() {
+    if (task != null) {
+      task.cancel(false);
+    }
+    informers.forEach(SharedIndexInformer::stop);
+    informers.clear();
+    pools.clear();
+  }
+
+  /** Live shards seen in the last round. */
+  public int liveShards() {
+    return liveShards;
+  }
+
+  /** True once every informer has listed. */
+  public boolean synced() {
+    return !informers.isEmpty() && informers.stream().allMatch(SharedIndexInformer::hasSynced);
+  }
+
+  private void safeRound() {
+    try {
+      round();
+    } catch (RuntimeException e) {
+      LOG.warn("sharder round failed: {}", e.toString());
+    }
+  }
+
+  /** One round: plan from the caches, write. Returns the actions planned (tests). */
+  public synchronized List<Action> round() {
+    if (!synced()) {
+      return List.of();
+    }
+    long now = clock.getAsLong();
+    Map<String, ShardState> shards = shardStates(now);
+    liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
+    Map<String, Pool> current = new HashMap<>();
+    for (SharedIndexInformer<BackendPool> informer : pools) {
+      for (BackendPool p : informer.getStore().list()) {
+        Map<String, String> labels = p.getMetadata().getLabels();
+        String id = id(p);
+        current.put(
+            id,
+            new Pool(
+                id,
+                p.getMetadata().getUid(),
+                labels == null ? null : labels.get(ShardConfig.SHARD_LABEL),
+                labels == null ? null : labels.get(ShardConfig.DRAIN_LABEL)));
+      }
+    }
+    pending.forEach((id, written) -> current.computeIfPresent(id, (k, v) -> written));
+    List<Action> actions = planner.plan(current.values(), shards, now);
+    for (Action a : actions) {
+      apply(a, now);
+    }
+    return actions;
+  }
+
+  private Map<String, ShardState> shardStates(long now) {
+    Map<String, ShardState> states = new HashMap<>();
+    for (Lease lease : leases.getStore().list()) {
+      String name = lease.getMetadata().getName();
+      if (!name.startsWith(ShardConfig.LEASE_PREFIX) || lease.getSpec() == null) {
+        continue;
+      }
+      String shard = name.substring(ShardConfig.LEASE_PREFIX.length());
+      var spec = lease.getSpec();
+      states.put(
+          shard,
+          ShardState.of(
+              shard,
+              spec.getHolderIdentity(),
+              spec.getRenewTime() == null ? 0 : ShardLease.millis(spec.getRenewTime()),
+              ShardLease.durationMs(lease),
+              now));
+    }
+    return states;
+  }
+
+  private void apply(Action action, long now) {
+    try {
+      if (action instanceof Fence f) {
+        fence(f.shard(), now);
+      } else if (action instanceof Assign a) {
+        patch(a.pool(), a.shard(), null, true);
+        assignments.increment();
+      } else if (action instanceof Drain d) {
+        patch(d.pool(), null, d.to(), false);
+        moves.increment();
+      }
+    } catch (KubernetesClientException e) {
+      LOG.info(
+          "sharder: {} not written ({} {}); next round re-plans",
+          action,
+          e.getCode(),
+          e.getMessage());
+    }
+  }
+
+  /** Takes over an expired shard Lease, so its replica can no longer renew it. */
+  private void fence(String shard, long now) {
+    Lease lease =
+        leases.getStore().getByKey(config.namespace() + "/" + ShardLease.leaseName(shard));
+    if (lease == null) {
+      return;
+    }
+    Lease copy = client.getKubernetesSerialization().clone(lease);
+    copy.getSpec().setHolderIdentity("fenced-by-" + config.identity());
+    copy.getSpec().setRenewTime(ShardLease.time(now));
+    client.leases().inNamespace(config.namespace()).resource(copy).update();
+    fences.increment();
+    LOG.info("shard {} missed its Lease; fenced it, its pools move now", shard);
+  }
+
+  private void patch(String id, String shard, String drainTo, boolean clearDrain) {
+    int slash = id.indexOf('/');
+    String ns = id.substring(0, slash);
+    String name = id.substring(slash + 1);
+    BackendPool cached = cached(ns, name);
+    if (cached == null) {
+      return;
+    }
+    Map<String, Object> labels = new HashMap<>();
+    if (shard != null) {
+      labels.put(ShardConfig.SHARD_LABEL, shard);
+    }
+    if (drainTo != null) {
+      labels.put(ShardConfig.DRAIN_LABEL, drainTo);
+    } else if (clearDrain) {
+      labels.put(ShardConfig.DRAIN_LABEL, null);
+    }
+    Map<String, Object> metadata = new HashMap<>();
+    metadata.put("labels", labels);
+    metadata.put("resourceVersion", cached.getMetadata().getResourceVersion());
+    String body = client.getKubernetesSerialization().asJson(Map.of("metadata", metadata));
+    client
+        .resources(BackendPool.class)
+        .inNamespace(ns)
+        .withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), body);
+    Map<String, String> old = cached.getMetadata().getLabels();
+    String oldShard = old == null ? null : old.get(ShardConfig.SHARD_LABEL);
+    pending.put(
+        id, new Pool(id, cached.getMetadata().getUid(), shard != null ? shard : oldShard, drainTo));
+  }
+
+  private BackendPool cached(String ns, String name) {
+    for (SharedIndexInformer<BackendPool> informer : pools) {
+      BackendPool p = informer.getStore().getByKey(ns + "/" + name);
+      if (p != null) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private static String id(HasMetadata obj) {
+    return obj.getMetadata().getNamespace() + "/" + obj.getMetadata().getName();
+  }
+}

@@ -1,0 +1,223 @@
+package dev.vigil.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sharder against the Fabric8 mock server in CRUD mode, with a manual clock: it assigns pools,
+ * rate-limits planned moves, fences an expired shard Lease before moving that shard's pools, and a
+ * replica's {@link ShardLease} stops it writing when its Lease is taken over or goes unrenewed.
+ */
+class SharderIT {
+  private static final String NS = "shop";
+  private static final String LEASE_NS = "vigil-system";
+
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private final AtomicLong now = new AtomicLong(1_000_000_000_000L);
+  private Sharder sharder;
+
+  @BeforeEach
+  void setUp() {
+    api = EmbeddedApiServer.start();
+    client = api.client();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (sharder != null) {
+      sharder.stop();
+    }
+    api.close();
+  }
+
+  private ShardConfig config(String identity, double moves) {
+    return ShardConfig.of(identity, LEASE_NS, 15, moves);
+  }
+
+  private ShardLease lease(String identity, Runnable onLost) {
+    ShardLease lease = new ShardLease(client, config(identity, 0), identity, now::get, onLost);
+    lease.tick();
+    return lease;
+  }
+
+  private void pools(int n) {
+    client.resource(Fixtures.policy(NS, "fast", "1s", "250ms")).create();
+    for (int i = 0; i < n; i++) {
+      client.resource(Fixtures.pool(NS, "p" + i, "fast", "app" + i, 8080)).create();
+    }
+  }
+
+  private Map<String, String> owners() {
+    Map<String, String> owners = new HashMap<>();
+    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
+      Map<String, String> labels = p.getMetadata().getLabels();
+      owners.put(
+          p.getMetadata().getName(), labels == null ? null : labels.get(ShardConfig.SHARD_LABEL));
+    }
+    return owners;
+  }
+
+  private long drains() {
+    return client.resources(BackendPool.class).inNamespace(NS).list().getItems().stream()
+        // the mock server keeps a label that a merge patch sets to null (the API server removes it)
+        .filter(
+            p ->
+                p.getMetadata().getLabels() != null
+                    && p.getMetadata().getLabels().get(ShardConfig.DRAIN_LABEL) != null)
+        .count();
+  }
+
+  private void startSharder(double moves) {
+    sharder =
+        new Sharder(client, config("a", moves), Set.of(NS), now::get, new SimpleMeterRegistry());
+    sharder.startInformers();
+    await().atMost(Duration.ofSeconds(10)).until(sharder::synced);
+  }
+
+  /** Rounds until the caches show what the last round wrote. */
+  private List<ShardPlanner.Action> round() {
+    List<ShardPlanner.Action> actions = sharder.round();
+    pause();
+    return actions;
+  }
+
+  /** Sharder rounds until the condition holds (the caches catch up between rounds). */
+  private void roundsUntil(java.util.concurrent.Callable<Boolean> condition) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              sharder.round();
+              return condition.call();
+            });
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(300);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
+  void assignsEveryPoolToALiveShardAndSpreadsThem() {
+    pools(30);
+    lease("a", () -> {});
+    lease("b", () -> {});
+    startSharder(0.1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> sharder.round().isEmpty() && !owners().containsValue(null));
+    Map<String, Long> counts =
+        owners().values().stream().collect(Collectors.groupingBy(s -> s, Collectors.counting()));
+    assertThat(counts.keySet()).containsExactlyInAnyOrder("a", "b");
+    assertThat(counts.values()).allSatisfy(n -> assertThat(n).isBetween(13L, 16L));
+  }
+
+  @Test
+  void plannedMovesAreRateLimitedAndAcknowledgedDrainsComplete() {
+    pools(40);
+    lease("a", () -> {});
+    startSharder(0.1);
+    roundsUntil(() -> !owners().containsValue(null));
+    assertThat(owners().values()).containsOnly("a");
+
+    lease("b", () -> {});
+    await().atMost(Duration.ofSeconds(5)).until(() -> sharder.synced());
+    roundsUntil(() -> drains() > 0);
+    // 10 % of 40 pools a minute: a bucket of 4 moves, then nothing until time passes
+    assertThat(drains()).isEqualTo(4);
+    assertThat(round()).isEmpty();
+    assertThat(drains()).isEqualTo(4);
+
+    // the owner acknowledges each drain: the pool is relabelled to the target
+    PoolHandoff owner = new PoolHandoff(client, "a", () -> true);
+    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
+      String to = owner.drainTarget(p);
+      if (to != null) {
+        owner.acknowledge(p, to);
+      }
+    }
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> drains() == 0 && owners().values().stream().filter("b"::equals).count() == 4);
+
+    now.addAndGet(30_000);
+    lease("a", () -> {});
+    lease("b", () -> {});
+    pause(); // the sharder's Lease informer sees both renewals
+    round();
+    assertThat(drains()).as("30 s earn 2 moves").isEqualTo(2);
+  }
+
+  @Test
+  void anExpiredShardIsFencedFirstThenItsPoolsMoveAtOnce() {
+    pools(20);
+    lease("a", () -> {});
+    lease("b", () -> {});
+    startSharder(0.1);
+    roundsUntil(() -> !owners().containsValue(null));
+    long onB = owners().values().stream().filter("b"::equals).count();
+    assertThat(onB).isPositive();
+
+    // b stops renewing; a keeps renewing; 15 s later b's Lease expired
+    now.addAndGet(15_001);
+    lease("a", () -> {});
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> {
+              List<ShardPlanner.Action> actions = sharder.round();
+              return actions.contains(new ShardPlanner.Fence("b"));
+            });
+    Lease fenced = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-b").get();
+    assertThat(fenced.getSpec().getHolderIdentity()).isEqualTo("fenced-by-a");
+    // b's pools move in the rounds after the fence, all of them, not 10 % a minute
+    roundsUntil(() -> owners().values().stream().allMatch("a"::equals));
+  }
+
+  @Test
+  void aReplicaStopsWritingWhenItsLeaseIsTakenOverOrNotRenewedInTime() {
+    AtomicLong lostA = new AtomicLong();
+    ShardLease a = lease("a", lostA::incrementAndGet);
+    assertThat(a.writable()).isTrue();
+    Lease l = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-a").get();
+    assertThat(l.getMetadata().getLabels()).containsEntry(ShardConfig.RING_LABEL, "vigil");
+    l.getSpec().setHolderIdentity("fenced-by-b");
+    client.leases().inNamespace(LEASE_NS).resource(l).update();
+    a.tick();
+    assertThat(a.writable()).isFalse();
+    assertThat(lostA).hasValue(1);
+    a.tick();
+    assertThat(lostA).as("told once").hasValue(1);
+
+    AtomicLong lostC = new AtomicLong();
+    ShardLease c = lease("c", lostC::incrementAndGet);
+    now.addAndGet(9_999);
+    assertThat(c.writable()).isTrue();
+    now.addAndGet(1);
+    assertThat(c.writable()).as("10 s (two thirds of 15) without a renewal").isFalse();
+    api.server().shutdown(); // the API server is gone: the renewal fails
+    c.tick();
+    assertThat(lostC).hasValue(1);
+  }
+}

@@ -1,0 +1,323 @@
+package dev.vigil.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.Conditions;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.passive.Identity;
+import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.passive.Reviewer;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.SliceFlaps;
+import dev.vigil.testing.TestTls;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two sharded replicas of the real operator against the Fabric8 mock server in CRUD mode: pools
+ * spread over both, a planned move hands a pool over without any backend leaving the ready set, and
+ * a replica whose shard Lease is taken over stops probing while its pools move to the other at
+ * once. Slices are watched throughout: any endpoint published not-ready counts as a flap.
+ */
+class ShardingIT {
+  private static final String NS = "shop";
+  private static final String LEASE_NS = "vigil-system";
+  private static final int POOLS = 4;
+  private static final int PER_POOL = 2;
+  private static final long INTERVAL = 300;
+
+  /** Token "t" is the reporter "proxy", allowed every pool (reviews are not under test here). */
+  private static final Reviewer EVERY_REPORTER =
+      new Reviewer() {
+        @Override
+        public Optional<Identity> authenticate(String token) {
+          return "t".equals(token)
+              ? Optional.of(new Identity("proxy", "uid-proxy", List.of(), Map.of()))
+              : Optional.empty();
+        }
+
+        @Override
+        public boolean mayReport(Identity caller, PoolKey pool) {
+          return true;
+        }
+      };
+
+  private final HttpClient http = TestTls.client();
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private Vertx vertx;
+  private int port;
+  private SliceFlaps flaps;
+  private final List<Replica> replicas = new ArrayList<>();
+  private final List<DemoBackend> backends = new ArrayList<>();
+
+  private record Replica(
+      String identity, KubernetesClient client, SimpleMeterRegistry meters, Vigil.Running running) {
+    void stop() {
+      running.stop();
+      client.close();
+    }
+
+    long probes() {
+      return Math.round(
+          meters.find("vigil_probes").counters().stream().mapToDouble(Counter::count).sum());
+    }
+  }
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = EmbeddedApiServer.start();
+    client = api.client();
+    vertx = Vertx.vertx();
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (flaps != null) {
+      flaps.close();
+    }
+    for (Replica r : replicas) {
+      r.stop();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+
+  private Replica start(String identity) {
+    KubernetesClient own = api.newClient();
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Vigil.Running running =
+        Vigil.start(
+            new OperatorConfig(Set.of(NS), 0, 0, true, "vigil", LEASE_NS, "text", 200)
+                .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
+            ShardConfig.of(identity, LEASE_NS, 3, 0),
+            own,
+            EVERY_REPORTER,
+            vertx,
+            meters,
+            System::currentTimeMillis,
+            false,
+            new Vigil.Election(
+                identity, Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(300)));
+    Replica r = new Replica(identity, own, meters, running);
+    replicas.add(r);
+    return r;
+  }
+
+  private void pools() {
+    client.resource(Fixtures.policy(NS, "fast", INTERVAL + "ms", "250ms")).create();
+    int host = 20;
+    for (int p = 0; p < POOLS; p++) {
+      for (int i = 0; i < PER_POOL; i++) {
+        DemoBackend b = new DemoBackend(vertx, "127.0.0." + host++, port);
+        b.start().toCompletionStage().toCompletableFuture().join();
+        backends.add(b);
+        client.resource(Fixtures.pod(NS, "web" + p + "-" + i, "web" + p, b.host())).create();
+      }
+      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, port)).create();
+    }
+  }
+
+  private Set<String> readyIps() {
+    Set<String> ready = new TreeSet<>();
+    for (EndpointSlice s :
+        client.discovery().v1().endpointSlices().inNamespace(NS).list().getItems()) {
+      for (Endpoint e : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          ready.add(e.getAddresses().get(0));
+        }
+      }
+    }
+    return ready;
+  }
+
+  private Set<String> allIps() {
+    Set<String> all = new TreeSet<>();
+    backends.forEach(b -> all.add(b.host()));
+    return all;
+  }
+
+  private Map<String, String> owners() {
+    Map<String, String> owners = new HashMap<>();
+    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
+      Map<String, String> labels = p.getMetadata().getLabels();
+      String drain = labels == null ? null : labels.get(ShardConfig.DRAIN_LABEL);
+      owners.put(
+          p.getMetadata().getName(),
+          labels == null || drain != null ? null : labels.get(ShardConfig.SHARD_LABEL));
+    }
+    return owners;
+  }
+
+  /** Every pool is labelled, runs on its owner alone, and its status names the owner. */
+  private boolean settled(Replica... live) {
+    Map<String, String> owners = owners();
+    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
+      String owner = owners.get(p.getMetadata().getName());
+      if (owner == null
+          || p.getStatus() == null
+          || !owner.equals(p.getStatus().getShard())
+          || p.getStatus().getConditions().stream()
+              .noneMatch(
+                  c -> c.getType().equals(Conditions.PROBING) && c.getStatus().equals("True"))) {
+        return false;
+      }
+      PoolKey key = new PoolKey(NS, p.getMetadata().getName());
+      for (Replica r : live) {
+        if (r.running().runtimes().get(key).isPresent() != r.identity().equals(owner)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void poolsSpreadOverBothReplicasAndMoveWithoutAFlap() {
+    pools();
+    Replica a = start("replica-a");
+    await().atMost(Duration.ofSeconds(20)).until(() -> readyIps().equals(allIps()) && settled(a));
+    assertThat(owners().values()).containsOnly("replica-a");
+
+    flaps = new SliceFlaps(client, NS);
+    Replica b = start("replica-b");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> owners().containsValue("replica-b") && settled(a, b));
+    assertThat(owners().values()).contains("replica-a", "replica-b");
+    await().atMost(Duration.ofSeconds(10)).until(() -> b.probes() >= 3);
+    assertThat(readyIps()).isEqualTo(allIps());
+    assertThat(flaps.seen()).as("endpoints published not ready during the handoff").isEmpty();
+
+    // the new owner publishes: a death in one of its pools leaves the ready set
+    String moved =
+        owners().entrySet().stream()
+            .filter(e -> e.getValue().equals("replica-b"))
+            .findFirst()
+            .orElseThrow()
+            .getKey();
+    int index = Integer.parseInt(moved.substring(3)) * PER_POOL;
+    backends.get(index).set(Mode.REFUSE).toCompletionStage().toCompletableFuture().join();
+    String dead = backends.get(index).host();
+    await().atMost(Duration.ofSeconds(10)).until(() -> !readyIps().contains(dead));
+  }
+
+  @Test
+  void aFencedReplicaStopsProbingAndItsPoolsMoveAtOnce() throws Exception {
+    pools();
+    Replica a = start("replica-a");
+    Replica b = start("replica-b");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                readyIps().equals(allIps())
+                    && owners().containsValue("replica-a")
+                    && owners().containsValue("replica-b")
+                    && settled(a, b));
+    flaps = new SliceFlaps(client, NS);
+
+    // the sharder's takeover of a's Lease, as after a missed renewal
+    Lease lease = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-replica-a").get();
+    lease.getSpec().setHolderIdentity("fenced-by-test");
+    client.leases().inNamespace(LEASE_NS).resource(lease).update();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> a.running().ring().lease().lost());
+    await().atMost(Duration.ofSeconds(5)).until(() -> a.running().runtimes().all().isEmpty());
+    long probesOfA = a.probes();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> owners().values().stream().allMatch("replica-b"::equals) && settled(b));
+    Thread.sleep(3 * INTERVAL);
+    assertThat(a.probes()).as("a fenced replica probes no more").isEqualTo(probesOfA);
+    assertThat(readyIps()).isEqualTo(allIps());
+    assertThat(flaps.seen()).as("endpoints published not ready while the pools moved").isEmpty();
+  }
+
+  private HttpResponse<String> report(Replica r, String pool, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create(
+                    "https://127.0.0.1:"
+                        + r.running().outcomePort()
+                        + OutcomeIntake.path(NS, pool)))
+            .header("Content-Type", "application/x-ndjson")
+            .header("Authorization", "Bearer t")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aReportReachingAReplicaThatDoesNotOwnThePoolIsRefusedWithRetryAfter() throws Exception {
+    pools();
+    Replica a = start("replica-a");
+    Replica b = start("replica-b");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                owners().containsValue("replica-a")
+                    && owners().containsValue("replica-b")
+                    && settled(a, b));
+    String pool =
+        owners().entrySet().stream()
+            .filter(e -> e.getValue().equals("replica-a"))
+            .findFirst()
+            .orElseThrow()
+            .getKey();
+    String backend = backends.get(Integer.parseInt(pool.substring(3)) * PER_POOL).host();
+    String outcome =
+        "{\"namespace\":\""
+            + NS
+            + "\",\"pool\":\""
+            + pool
+            + "\",\"backend\":\""
+            + backend
+            + ":"
+            + port
+            + "\",\"status\":200,\"origin\":\"upstream\",\"latencyMs\":3}";
+
+    // the replica that does not own the pool answers before reading the body (a body it cannot
+    // parse changes nothing), so the reporter's retry reaches the owner; nothing is applied there
+    HttpResponse<String> elsewhere = report(b, pool, "not json");
+    assertThat(elsewhere.statusCode()).isEqualTo(503);
+    assertThat(elsewhere.headers().firstValue("Retry-After")).hasValue("2");
+    assertThat(elsewhere.body()).contains("another replica owns the pool");
+
+    HttpResponse<String> owner = report(a, pool, outcome);
+    assertThat(owner.statusCode()).as(owner.body()).isBetween(200, 299);
+    assertThat(owner.body()).contains("\"accepted\":1");
+  }
+}
