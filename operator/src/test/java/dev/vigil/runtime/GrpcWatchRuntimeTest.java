@@ -137,8 +137,7 @@ class GrpcWatchRuntimeTest {
     PoolRuntime runtime =
         new PoolRuntime(
             new PoolKey("shop", "greeter"),
-            vertx,
-            context,
+            new VertxTimers(context),
             settings,
             cb ->
                 new ScheduledProbing(

@@ -8,6 +8,7 @@ import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.VertxTimers;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -87,8 +88,7 @@ class SeedRuleReasonsTest {
     PoolRuntime rt =
         new PoolRuntime(
             new PoolKey("shop", "web"),
-            vertx,
-            context,
+            new VertxTimers(context),
             settings,
             cb -> {
               callback.set(cb);
