@@ -431,8 +431,7 @@ public final class PoolRuntime {
         return false;
       }
       case WOULD_EJECT -> {
-        dryRun(
-            t, why(d, origin) + " (dry run: passive.enforce is false)", d.ejectedUntil());
+        dryRun(t, why(d, origin) + " (dry run: passive.enforce is false)", d.ejectedUntil());
         sink.wouldEject(key, t.member.id(), why(d, origin));
         return true;
       }

@@ -152,7 +152,13 @@ public final class InProcessOperator implements RunningOperator {
 
   private static InProcessOperator start(
       E2eCluster cluster, String serviceAccount, OperatorConfig config) {
-    KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, serviceAccount);
+    return startAs(cluster, E2eCluster.RELEASE_NAMESPACE, serviceAccount, config);
+  }
+
+  /** Starts an operator with {@code config}, authenticated as {@code namespace/serviceAccount}. */
+  public static InProcessOperator startAs(
+      E2eCluster cluster, String namespace, String serviceAccount, OperatorConfig config) {
+    KubernetesClient client = cluster.clientAs(namespace, serviceAccount);
     Vertx vertx = Vertx.vertx();
     try {
       Vigil.Running running =
