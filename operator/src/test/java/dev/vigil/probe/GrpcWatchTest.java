@@ -9,10 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.grpc.common.GrpcMessageDecoder;
-import io.vertx.grpc.common.GrpcMessageEncoder;
 import io.vertx.grpc.common.ServiceMethod;
-import io.vertx.grpc.common.ServiceName;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerResponse;
 import java.time.Duration;
@@ -31,11 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class GrpcWatchTest {
   static final ServiceMethod<HealthCheckRequest, HealthCheckResponse> WATCH =
-      ServiceMethod.server(
-          ServiceName.create("grpc.health.v1.Health"),
-          "Watch",
-          GrpcMessageEncoder.encoder(),
-          GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
+      LoopbackServers.healthMethod("Watch");
 
   static Vertx vertx;
   static GrpcProber prober;
