@@ -119,7 +119,7 @@ class GrpcWatchTest {
             });
     List<ProbeResult> results = new CopyOnWriteArrayList<>();
     HealthWatcher.Watch w = watch(port, results);
-    waitFor(() -> calls.get() >= 2, 5_000);
+    waitFor(() -> results.size() >= 2, 5_000);
     w.close();
     assertThat(calls.get()).as("re-opened after about 1 s").isEqualTo(2);
     assertThat(results).hasSize(2).allMatch(ProbeResult::passed);
