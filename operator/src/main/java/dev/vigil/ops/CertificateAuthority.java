@@ -63,6 +63,13 @@ public final class CertificateAuthority {
 
   /** A serving certificate and its key as PEM text. */
   public record Issued(String certPem, String keyPem, BigInteger serial) {
+    /** The certificate and key as a Vert.x server's key-cert options (no files). */
+    public io.vertx.core.net.PemKeyCertOptions keyCertOptions() {
+      return new io.vertx.core.net.PemKeyCertOptions()
+          .setCertValue(io.vertx.core.buffer.Buffer.buffer(certPem))
+          .setKeyValue(io.vertx.core.buffer.Buffer.buffer(keyPem));
+    }
+
     /** Writes {@code tls.crt} and {@code tls.key} into the directory; returns it. */
     public Path writeTo(Path dir) {
       try {

@@ -7,10 +7,8 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Protocol;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.net.PemKeyCertOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,10 +79,7 @@ public final class TlsWarmUp {
                 .setPort(0)
                 .setSsl(true)
                 .setUseAlpn(true)
-                .setKeyCertOptions(
-                    new PemKeyCertOptions()
-                        .setCertValue(Buffer.buffer(cert.certPem()))
-                        .setKeyValue(Buffer.buffer(cert.keyPem()))));
+                .setKeyCertOptions(cert.keyCertOptions()));
     // HTTP answers 200; gRPC a clean UNIMPLEMENTED (a stream reset would be logged as an error)
     server.requestHandler(
         request -> {

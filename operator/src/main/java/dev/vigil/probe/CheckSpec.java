@@ -246,6 +246,31 @@ public record CheckSpec(
     }
 
     /**
+     * The detail of the first entry a response fails ({@code header X-Ready missing}, {@code header
+     * X-Ready: "no" does not match ^yes$}), or null when every entry holds.
+     *
+     * @param values a response's values of a header name (any case), empty when absent
+     */
+    public static String firstMismatch(
+        List<HeaderMatch> matches, java.util.function.Function<String, List<String>> values) {
+      for (HeaderMatch m : matches) {
+        List<String> got = values.apply(m.name());
+        if (got.isEmpty()) {
+          return "header " + m.name() + " missing";
+        }
+        if (m.value() != null && got.stream().noneMatch(v -> m.value().matcher(v).find())) {
+          return "header "
+              + m.name()
+              + ": "
+              + StatusLineClassifier.excerpt(got.get(0))
+              + " does not match "
+              + m.value().pattern();
+        }
+      }
+      return null;
+    }
+
+    /**
      * Compiles one entry, naming the field in the error; an empty value regex means presence only.
      */
     public static HeaderMatch of(int index, String name, String valueRegex) {

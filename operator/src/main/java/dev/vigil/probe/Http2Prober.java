@@ -159,25 +159,11 @@ public final class Http2Prober implements Prober {
         finish(status);
         return;
       }
-      for (CheckSpec.HeaderMatch m : http.headerMatch()) {
-        List<String> values = response.headers().getAll(m.name());
-        String detail = null;
-        if (values.isEmpty()) {
-          detail = "header " + m.name() + " missing";
-        } else if (m.value() != null
-            && values.stream().noneMatch(v -> m.value().matcher(v).find())) {
-          detail =
-              "header "
-                  + m.name()
-                  + ": "
-                  + StatusLineClassifier.excerpt(values.get(0))
-                  + " does not match "
-                  + m.value().pattern();
-        }
-        if (detail != null) {
-          finish(new ProbeResult(false, Reason.HEADER_MISMATCH, code, detail, elapsed()));
-          return;
-        }
+      String mismatch =
+          CheckSpec.HeaderMatch.firstMismatch(http.headerMatch(), response.headers()::getAll);
+      if (mismatch != null) {
+        finish(new ProbeResult(false, Reason.HEADER_MISMATCH, code, mismatch, elapsed()));
+        return;
       }
       if (http.bodyMatch() == null) {
         finish(status);

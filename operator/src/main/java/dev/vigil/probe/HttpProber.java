@@ -349,27 +349,12 @@ public final class HttpProber implements Prober {
 
     /** The first headerMatch entry the response fails, as a verdict; null when all hold. */
     ProbeResult headerMismatch() {
-      for (CheckSpec.HeaderMatch m : spec.http().headerMatch()) {
-        java.util.List<String> values = parser.headerValues(m.name());
-        String detail = null;
-        if (values.isEmpty()) {
-          detail = "header " + m.name() + " missing";
-        } else if (m.value() != null
-            && values.stream().noneMatch(v -> m.value().matcher(v).find())) {
-          detail =
-              "header "
-                  + m.name()
-                  + ": "
-                  + StatusLineClassifier.excerpt(values.get(0))
-                  + " does not match "
-                  + m.value().pattern();
-        }
-        if (detail != null) {
-          return ProbeResult.fail(Reason.HEADER_MISMATCH, detail, elapsedMs(start))
+      String detail =
+          CheckSpec.HeaderMatch.firstMismatch(spec.http().headerMatch(), parser::headerValues);
+      return detail == null
+          ? null
+          : ProbeResult.fail(Reason.HEADER_MISMATCH, detail, elapsedMs(start))
               .withStatusCode(parser.statusCode());
-        }
-      }
-      return null;
     }
 
     boolean statusPasses() {

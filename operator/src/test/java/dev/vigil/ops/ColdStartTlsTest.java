@@ -3,10 +3,8 @@ package dev.vigil.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.net.PemKeyCertOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -45,10 +43,7 @@ class ColdStartTlsTest {
                   .setHost("127.0.0.1")
                   .setPort(0)
                   .setSsl(true)
-                  .setKeyCertOptions(
-                      new PemKeyCertOptions()
-                          .setCertValue(Buffer.buffer(cert.certPem()))
-                          .setKeyValue(Buffer.buffer(cert.keyPem()))));
+                  .setKeyCertOptions(cert.keyCertOptions()));
       server.requestHandler(r -> r.response().setStatusCode(200).end("ok"));
       server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       ports.add(server.actualPort());

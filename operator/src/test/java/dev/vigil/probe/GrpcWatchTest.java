@@ -9,10 +9,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.grpc.common.GrpcMessageDecoder;
-import io.vertx.grpc.common.GrpcMessageEncoder;
 import io.vertx.grpc.common.ServiceMethod;
-import io.vertx.grpc.common.ServiceName;
 import io.vertx.grpc.server.GrpcServer;
 import io.vertx.grpc.server.GrpcServerResponse;
 import java.time.Duration;
@@ -31,11 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class GrpcWatchTest {
   static final ServiceMethod<HealthCheckRequest, HealthCheckResponse> WATCH =
-      ServiceMethod.server(
-          ServiceName.create("grpc.health.v1.Health"),
-          "Watch",
-          GrpcMessageEncoder.encoder(),
-          GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
+      LoopbackServers.healthMethod("Watch");
 
   static Vertx vertx;
   static GrpcProber prober;
@@ -126,7 +119,7 @@ class GrpcWatchTest {
             });
     List<ProbeResult> results = new CopyOnWriteArrayList<>();
     HealthWatcher.Watch w = watch(port, results);
-    waitFor(() -> calls.get() >= 2, 5_000);
+    waitFor(() -> results.size() >= 2, 5_000);
     w.close();
     assertThat(calls.get()).as("re-opened after about 1 s").isEqualTo(2);
     assertThat(results).hasSize(2).allMatch(ProbeResult::passed);

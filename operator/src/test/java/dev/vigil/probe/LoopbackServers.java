@@ -83,14 +83,8 @@ final class LoopbackServers implements AutoCloseable {
   int grpcHealth(Map<String, HealthCheckResponse.ServingStatus> statuses) {
     GrpcServer grpc = GrpcServer.server(vertx);
     if (statuses != null) {
-      ServiceMethod<HealthCheckRequest, HealthCheckResponse> check =
-          ServiceMethod.server(
-              ServiceName.create("grpc.health.v1.Health"),
-              "Check",
-              GrpcMessageEncoder.encoder(),
-              GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
       grpc.callHandler(
-          check,
+          healthMethod("Check"),
           request ->
               request.handler(
                   message -> {
@@ -122,14 +116,8 @@ final class LoopbackServers implements AutoCloseable {
       certificate = SelfSignedCertificate.create("localhost");
     }
     GrpcServer grpc = GrpcServer.server(vertx);
-    ServiceMethod<HealthCheckRequest, HealthCheckResponse> check =
-        ServiceMethod.server(
-            ServiceName.create("grpc.health.v1.Health"),
-            "Check",
-            GrpcMessageEncoder.encoder(),
-            GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
     grpc.callHandler(
-        check,
+        healthMethod("Check"),
         request ->
             request.handler(
                 message ->
@@ -153,6 +141,15 @@ final class LoopbackServers implements AutoCloseable {
     await(server.listen());
     closers.add(server::close);
     return server.actualPort();
+  }
+
+  /** The server side of a {@code grpc.health.v1.Health} method ({@code Check}, {@code Watch}). */
+  static ServiceMethod<HealthCheckRequest, HealthCheckResponse> healthMethod(String name) {
+    return ServiceMethod.server(
+        ServiceName.create("grpc.health.v1.Health"),
+        name,
+        GrpcMessageEncoder.encoder(),
+        GrpcMessageDecoder.decoder(HealthCheckRequest.getDefaultInstance()));
   }
 
   /** A port where nothing listens (bound, then released). */
