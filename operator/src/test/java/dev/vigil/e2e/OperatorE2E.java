@@ -314,6 +314,23 @@ class OperatorE2E {
                 .endSubject()
                 .build())
         .create();
+    // the chart's cluster-scoped calls (Nodes for zones, the reviews) stay granted as the chart
+    // does
+    admin
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(sa + "-cluster")
+                .endMetadata()
+                .withNewRoleRef(
+                    "rbac.authorization.k8s.io", "ClusterRole", E2eCluster.RELEASE + "-reviews")
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(sa)
+                .withNamespace(E2eCluster.RELEASE_NAMESPACE)
+                .endSubject()
+                .build())
+        .create();
     webPool(1, 2);
     operators.add(startAs(sa, null));
     awaitReady(1, 2);
