@@ -7,17 +7,9 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.Fixtures;
-import dev.vigil.testing.TestTls;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,11 +27,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class OutcomeIntakeE2E {
   private static final int PORT = 8080;
-  private static final String AUDIENCE = "vigil.dev";
   private static final Duration CONVERGE = Duration.ofSeconds(60);
   private static E2eCluster cluster;
 
-  private final HttpClient http = TestTls.client();
   private String ns;
   private TestHosts hosts;
   private OperatorLog log;
@@ -86,40 +76,18 @@ class OutcomeIntakeE2E {
       cluster.createRunningPod(ns, "web-" + h, "web", TestHosts.address(h));
     }
     admin.resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
-    for (String sa : List.of("reporter", "stranger")) {
-      admin
-          .serviceAccounts()
-          .inNamespace(ns)
-          .resource(
-              new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-          .create();
-    }
-    admin
-        .resource(
-            new RoleBindingBuilder()
-                .withNewMetadata()
-                .withName("reporter")
-                .withNamespace(ns)
-                .endMetadata()
-                .withNewRoleRef(
-                    "rbac.authorization.k8s.io", "ClusterRole", "vigil-outcome-reporter")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName("reporter")
-                .withNamespace(ns)
-                .endSubject()
-                .build())
-        .create();
+    OutcomeReporter reporter = OutcomeReporter.bind(cluster, ns, "reporter");
+    OutcomeReporter stranger = OutcomeReporter.unbound(cluster, ns, "stranger");
 
     operator = InProcessOperator.start(cluster, ns, null, 0);
     awaitReady(1, 2, 3);
     String victim = TestHosts.address(2);
-    String failures = failures(victim, 8);
+    String failures = OutcomeReporter.failures(ns, victim, 8, PORT);
 
     HttpResponse<String> none = post(null, failures);
     assertThat(none.statusCode()).as(none.body()).isEqualTo(401);
 
-    HttpResponse<String> apiAudience = post(cluster.token(ns, "reporter"), failures);
+    HttpResponse<String> apiAudience = post(reporter.apiServerToken(), failures);
     assertThat(apiAudience.statusCode())
         .as("the reporter's own token, minted for the API server: replayable, so refused")
         .isEqualTo(401);
@@ -143,14 +111,14 @@ class OutcomeIntakeE2E {
       assertThat(answer).as("plain HTTP gets no HTTP answer").doesNotContain("HTTP/1.");
     }
 
-    HttpResponse<String> stranger = post(cluster.token(ns, "stranger", AUDIENCE), failures);
-    assertThat(stranger.statusCode()).as(stranger.body()).isEqualTo(403);
-    assertThat(stranger.body()).contains("system:serviceaccount:" + ns + ":stranger");
+    HttpResponse<String> refused = post(stranger.token(), failures);
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+    assertThat(refused.body()).contains("system:serviceaccount:" + ns + ":stranger");
     Thread.sleep(2_000);
     assertThat(slices.readyIps()).as("a refused report changes nothing").hasSize(3);
 
-    HttpResponse<String> reporter = post(cluster.token(ns, "reporter", AUDIENCE), failures);
-    assertThat(reporter.statusCode()).as(reporter.body()).isEqualTo(200);
+    HttpResponse<String> accepted = post(reporter.token(), failures);
+    assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(200);
     awaitReady(1, 3);
     await()
         .atMost(CONVERGE)
@@ -162,28 +130,8 @@ class OutcomeIntakeE2E {
                     .satisfies(b -> assertThat(b.getState().name()).isEqualTo("EJECTED")));
   }
 
-  private static String failures(String ip, int n) {
-    List<String> items = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      items.add(
-          "{\"namespace\":\"%s\",\"pool\":\"web\",\"backend\":\"%s:%d\",\"ok\":false,\"status\":503,\"origin\":\"upstream\",\"latencyMs\":3}"
-              .formatted("NS", ip, PORT));
-    }
-    return "[" + String.join(",", items) + "]";
-  }
-
   private HttpResponse<String> post(String token, String body) throws Exception {
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(
-                URI.create(
-                    "https://127.0.0.1:" + operator.outcomePort() + OutcomeIntake.path(ns, "web")))
-            .timeout(Duration.ofSeconds(30))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.replace("NS", ns)));
-    if (token != null) {
-      req.header("Authorization", "Bearer " + token);
-    }
-    return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    return OutcomeReporter.post(operator.outcomePort(), ns, token, body);
   }
 
   private BackendPool pool() {
