@@ -48,23 +48,42 @@ go_build_env() {
   export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 }
 
+# k8s_go_mod NAME: a go.mod requiring k8s.io/kubernetes with every staging module pinned
+k8s_go_mod() {
+  local sv m
+  sv="$(staging_minor)"
+  echo "module vigil.local/e2e-build/$1"
+  echo
+  echo "go 1.26.0"
+  echo
+  echo "require k8s.io/kubernetes $K8S_VERSION"
+  echo
+  echo "replace ("
+  for m in $K8S_STAGING_MODULES; do
+    echo "	k8s.io/$m => k8s.io/$m $sv"
+  done
+  echo ")"
+}
+
+# k8s_ldflags: -s -w and the version variables, so the binaries report K8S_VERSION
+k8s_ldflags() {
+  local major minor date ldflags pkg
+  major="${K8S_VERSION#v}"; major="${major%%.*}"
+  minor="${K8S_VERSION#v*.}"; minor="${minor%%.*}"
+  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  ldflags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=vigil-e2e-module-build -X $pkg.buildDate=$date"
+  done
+  echo "$ldflags"
+}
+
 build_k8s() {
-  local dir="$CACHE/build/k8s-$K8S_VERSION" sv m
+  local dir="$CACHE/build/k8s-$K8S_VERSION" sv
   sv="$(staging_minor)"
   mkdir -p "$dir"
-  {
-    echo "module vigil.local/e2e-build/k8s"
-    echo
-    echo "go 1.26.0"
-    echo
-    echo "require k8s.io/kubernetes $K8S_VERSION"
-    echo
-    echo "replace ("
-    for m in $K8S_STAGING_MODULES; do
-      echo "	k8s.io/$m => k8s.io/$m $sv"
-    done
-    echo ")"
-  } >"$dir/go.mod"
+  k8s_go_mod k8s >"$dir/go.mod"
   cat >"$dir/tools.go" <<'EOF'
 //go:build tools
 
@@ -75,15 +94,8 @@ import (
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 EOF
-  local major minor date ldflags pkg
-  major="${K8S_VERSION#v}"; major="${major%%.*}"
-  minor="${K8S_VERSION#v*.}"; minor="${minor%%.*}"
-  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  ldflags="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=vigil-e2e-module-build -X $pkg.buildDate=$date"
-  done
+  local ldflags
+  ldflags="$(k8s_ldflags)"
   (
     cd "$dir"
     go_build_env
@@ -161,22 +173,9 @@ EOF
 # can build while the kubernetes piece builds. It goes into $BIN beside kube-apiserver, as a piece
 # of its own: a cache made before kube-proxy was added builds only kube-proxy.
 build_kube_proxy() {
-  local dir="$CACHE/build/k8s-$K8S_VERSION-kube-proxy" sv m
-  sv="$(staging_minor)"
+  local dir="$CACHE/build/k8s-$K8S_VERSION-kube-proxy" ldflags
   mkdir -p "$dir"
-  {
-    echo "module vigil.local/e2e-build/kube-proxy"
-    echo
-    echo "go 1.26.0"
-    echo
-    echo "require k8s.io/kubernetes $K8S_VERSION"
-    echo
-    echo "replace ("
-    for m in $K8S_STAGING_MODULES; do
-      echo "	k8s.io/$m => k8s.io/$m $sv"
-    done
-    echo ")"
-  } >"$dir/go.mod"
+  k8s_go_mod kube-proxy >"$dir/go.mod"
   cat >"$dir/tools.go" <<'EOF'
 //go:build tools
 
@@ -184,15 +183,7 @@ package tools
 
 import _ "k8s.io/kubernetes/cmd/kube-proxy"
 EOF
-  local major minor date ldflags pkg
-  major="${K8S_VERSION#v}"; major="${major%%.*}"
-  minor="${K8S_VERSION#v*.}"; minor="${minor%%.*}"
-  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  ldflags="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=vigil-e2e-module-build -X $pkg.buildDate=$date"
-  done
+  ldflags="$(k8s_ldflags)"
   (
     cd "$dir"
     go_build_env
