@@ -6,10 +6,12 @@
 Answers every path on ADDRESS:PORT according to the first word of MODE_FILE, read on each
 request (a missing file means healthy):
 
-    healthy   200 "ok"
-    failing   503 "failing"
+    healthy   200 "ok ADDRESS"
+    failing   503 "failing ADDRESS"
     hang      accepts, reads the request and never answers (the prober's timeout fires)
 
+Every answer names the backend (its address) in the body and in an X-Backend header, so a
+client behind kube-proxy or an ingress (e2e/traffic.py) sees which backend served it.
 "Connection refused" is the test killing this process. Exits by itself after --ttl seconds
 (default 1800), so a crashed test JVM leaves no server behind for long.
 """
@@ -39,9 +41,11 @@ def main():
             if m == "hang":
                 time.sleep(ttl)
                 return
-            code, body = (503, b"failing\n") if m == "failing" else (200, b"ok\n")
+            code, word = (503, "failing") if m == "failing" else (200, "ok")
+            body = ("%s %s\n" % (word, address)).encode()
             self.send_response(code)
             self.send_header("Content-Type", "text/plain")
+            self.send_header("X-Backend", address)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

@@ -26,6 +26,7 @@ ETCD_VERSION=v3.7.3          # go.etcd.io/etcd/server/v3
 HELM_VERSION=v3.22.0         # helm.sh/helm/v3
 PROMTOOL_VERSION=v0.316.0    # github.com/prometheus/prometheus (Prometheus 3.16.0): promtool
 OLM_API_VERSION=v0.36.0      # github.com/operator-framework/api: e2e/bundle-validate
+TRAEFIK_VERSION=v3.7.13      # github.com/traefik/traefik/v3 (the consumer tests, e2e/consumers.sh)
 # The staging modules that k8s.io/kubernetes's go.mod lists as v0.0.0 with a
 # replace to ./staging/src/...; we pin each one to the published v0.Y.Z.
 K8S_STAGING_MODULES="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go
@@ -44,6 +45,7 @@ E2E_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PROMTOOL_BIN="$CACHE/bin-promtool$PROMTOOL_VERSION"
 OLM_SRC_HASH="$(sha256sum <"$E2E_DIR/bundle-validate/main.go" 2>/dev/null | cut -c1-12)"
 OLM_BIN="$CACHE/bin-olm-api$OLM_API_VERSION-$OLM_SRC_HASH"
+TRAEFIK_BIN="$CACHE/bin-traefik${TRAEFIK_VERSION}"
 TIMEOUT="${VIGIL_E2E_TIMEOUT:-120}"
 
 log() { echo "[control-plane] $*" >&2; }
@@ -59,23 +61,42 @@ go_build_env() {
   export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 }
 
+# k8s_go_mod NAME: a go.mod requiring k8s.io/kubernetes with every staging module pinned
+k8s_go_mod() {
+  local sv m
+  sv="$(staging_minor)"
+  echo "module vigil.local/e2e-build/$1"
+  echo
+  echo "go 1.26.0"
+  echo
+  echo "require k8s.io/kubernetes $K8S_VERSION"
+  echo
+  echo "replace ("
+  for m in $K8S_STAGING_MODULES; do
+    echo "	k8s.io/$m => k8s.io/$m $sv"
+  done
+  echo ")"
+}
+
+# k8s_ldflags: -s -w and the version variables, so the binaries report K8S_VERSION
+k8s_ldflags() {
+  local major minor date ldflags pkg
+  major="${K8S_VERSION#v}"; major="${major%%.*}"
+  minor="${K8S_VERSION#v*.}"; minor="${minor%%.*}"
+  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  ldflags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=vigil-e2e-module-build -X $pkg.buildDate=$date"
+  done
+  echo "$ldflags"
+}
+
 build_k8s() {
-  local dir="$CACHE/build/k8s-$K8S_VERSION" sv m
+  local dir="$CACHE/build/k8s-$K8S_VERSION" sv
   sv="$(staging_minor)"
   mkdir -p "$dir"
-  {
-    echo "module vigil.local/e2e-build/k8s"
-    echo
-    echo "go 1.26.0"
-    echo
-    echo "require k8s.io/kubernetes $K8S_VERSION"
-    echo
-    echo "replace ("
-    for m in $K8S_STAGING_MODULES; do
-      echo "	k8s.io/$m => k8s.io/$m $sv"
-    done
-    echo ")"
-  } >"$dir/go.mod"
+  k8s_go_mod k8s >"$dir/go.mod"
   cat >"$dir/tools.go" <<'EOF'
 //go:build tools
 
@@ -86,15 +107,8 @@ import (
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 EOF
-  local major minor date ldflags pkg
-  major="${K8S_VERSION#v}"; major="${major%%.*}"
-  minor="${K8S_VERSION#v*.}"; minor="${minor%%.*}"
-  date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  ldflags="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-    ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=vigil-e2e-module-build -X $pkg.buildDate=$date"
-  done
+  local ldflags
+  ldflags="$(k8s_ldflags)"
   (
     cd "$dir"
     go_build_env
@@ -217,12 +231,180 @@ cmd_tool() {
   echo "$path"
 }
 
-# cmd_build [kubernetes|etcd|helm|promtool|olm]...: build what is missing (default: all)
+
+# ---- consumers of the slices: kube-proxy and Traefik (issue 20) ------------
+# kube-proxy: k8s.io/kubernetes/cmd/kube-proxy at K8S_VERSION, with the same module graph and
+# ldflags as kube-apiserver (so Go's build cache is shared), in a build directory of its own so it
+# can build while the kubernetes piece builds. It goes into $BIN beside kube-apiserver, as a piece
+# of its own: a cache made before kube-proxy was added builds only kube-proxy.
+build_kube_proxy() {
+  local dir="$CACHE/build/k8s-$K8S_VERSION-kube-proxy" ldflags
+  mkdir -p "$dir"
+  k8s_go_mod kube-proxy >"$dir/go.mod"
+  cat >"$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kube-proxy"
+EOF
+  ldflags="$(k8s_ldflags)"
+  (
+    cd "$dir"
+    go_build_env
+    log "resolving k8s.io/kubernetes $K8S_VERSION for kube-proxy"
+    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
+    log "building kube-proxy $K8S_VERSION"
+    nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$BIN/.kube-proxy.tmp" k8s.io/kubernetes/cmd/kube-proxy
+    mv "$BIN/.kube-proxy.tmp" "$BIN/kube-proxy"
+  )
+}
+
+# Traefik: github.com/traefik/traefik/v3/cmd/traefik at TRAEFIK_VERSION, in its own cache
+# directory ($TRAEFIK_BIN, keyed by its version). Three modules it needs are not to be had from
+# the module proxy here, so the build differs from upstream's in three places (e2e/README.md):
+# - github.com/traefik/traefik/dynamic/ext, a nested module that Traefik's go.mod replaces with a
+#   local directory (absent from the published zip, not served): a stand-in with the two
+#   extension points package dynamic embeds (ext.HTTP, ext.Router), empty structs;
+# - Traefik's fork of github.com/abbot/go-http-auth (version refused, 403): upstream v0.4.0 copied
+#   from the module cache, plus the two functions the fork added that Traefik's basic and digest
+#   auth middlewares call (CheckSecret: the htpasswd comparison upstream's BasicAuth.CheckAuth
+#   does; DigestAuth.RequireAuthStale: a new challenge with stale=true);
+# - the SDKs of 13 of lego's ACME DNS-01 providers (versions refused, 403): lego is copied from
+#   the module cache with its provider registry replaced by one that knows no DNS provider, so
+#   ACME DNS challenges are unavailable in this build (the tests use plain HTTP).
+# Traefik's other replace and exclude directives are copied from its go.mod (a dependency's
+# directives do not apply to the main module).
+build_traefik() {
+  local dir="$CACHE/build/traefik-$TRAEFIK_VERSION" upstream
+  mkdir -p "$dir/ext" "$TRAEFIK_BIN"
+  printf 'module github.com/traefik/traefik/dynamic/ext\n\ngo 1.24.0\n' >"$dir/ext/go.mod"
+  cat >"$dir/ext/ext.go" <<'EOF'
+// Package ext stands in for github.com/traefik/traefik/dynamic/ext (not served by the module
+// proxy): the extension points that package dynamic embeds, empty.
+package ext
+
+// HTTP is embedded in dynamic.HTTP.
+type HTTP struct{}
+
+// Router is embedded in dynamic.Router.
+type Router struct{}
+EOF
+  cat >"$dir/tools.go" <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "github.com/traefik/traefik/v3/cmd/traefik"
+EOF
+  (
+    cd "$dir"
+    go_build_env
+    log "resolving github.com/traefik/traefik/v3 $TRAEFIK_VERSION"
+    printf 'module vigil.local/e2e-build/traefik\n\ngo 1.26.0\n' >go.mod
+    upstream="$(GOFLAGS=-mod=mod go mod download -json "github.com/traefik/traefik/v3@$TRAEFIK_VERSION" \
+      | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+    [ -f "$upstream" ] || { log "no go.mod for traefik $TRAEFIK_VERSION"; exit 1; }
+    local lego_version lego_dir
+    lego_version="$(awk '$1 == "github.com/go-acme/lego/v5" {print $2; exit}' "$upstream")"
+    lego_dir="$(go mod download -json "github.com/go-acme/lego/v5@$lego_version" \
+      | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [ -d "$lego_dir" ] || { log "no source for lego $lego_version"; exit 1; }
+    rm -rf lego
+    cp -r "$lego_dir" lego
+    chmod -R u+w lego
+    rm -f lego/providers/dns/*.go
+    cat >lego/providers/dns/dns_providers.go <<'EOF'
+// Package dns: lego's DNS-01 provider registry, without providers (Vigil's e2e build of Traefik).
+package dns
+
+import (
+	"fmt"
+
+	"github.com/go-acme/lego/v5/challenge"
+)
+
+// NewDNSChallengeProviderByName knows no provider in this build.
+func NewDNSChallengeProviderByName(name string) (challenge.Provider, error) {
+	return nil, fmt.Errorf("DNS provider %s: ACME DNS challenges are not in this build", name)
+}
+EOF
+    local auth_dir
+    auth_dir="$(go mod download -json github.com/abbot/go-http-auth@v0.4.0 \
+      | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [ -d "$auth_dir" ] || { log "no source for go-http-auth v0.4.0"; exit 1; }
+    rm -rf go-http-auth
+    cp -r "$auth_dir" go-http-auth
+    chmod -R u+w go-http-auth
+    rm -f go-http-auth/*_test.go
+    printf 'module github.com/abbot/go-http-auth\n\ngo 1.13\n' >go-http-auth/go.mod
+    cat >go-http-auth/vigil_e2e_fork_api.go <<'EOF'
+package auth
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// CheckSecret reports whether password matches an htpasswd secret (MD5, {SHA} or bcrypt), the
+// comparison BasicAuth.CheckAuth makes.
+func CheckSecret(password, secret string) bool {
+	compare := compareFuncs[0].compare
+	for _, cmp := range compareFuncs[1:] {
+		if strings.HasPrefix(secret, cmp.prefix) {
+			compare = cmp.compare
+			break
+		}
+	}
+	return compare([]byte(secret), []byte(password)) == nil
+}
+
+// RequireAuthStale challenges again, as RequireAuth does, with stale=true.
+func (a *DigestAuth) RequireAuthStale(w http.ResponseWriter, r *http.Request) {
+	if len(a.clients) > a.ClientCacheSize+a.ClientCacheTolerance {
+		a.Purge(a.ClientCacheTolerance * 2)
+	}
+	nonce := RandomKey()
+	a.clients[nonce] = &digest_client{nc: 0, last_seen: time.Now().UnixNano()}
+	w.Header().Set(contentType, a.Headers.V().UnauthContentType)
+	w.Header().Set(a.Headers.V().Authenticate,
+		fmt.Sprintf(`Digest realm="%s", nonce="%s", opaque="%s", algorithm="MD5", qop="auth", stale=true`,
+			a.Realm, nonce, a.Opaque))
+	w.WriteHeader(a.Headers.V().UnauthCode)
+	w.Write([]byte(a.Headers.V().UnauthResponse))
+}
+EOF
+    {
+      echo "require github.com/traefik/traefik/v3 $TRAEFIK_VERSION"
+      echo "replace github.com/traefik/traefik/dynamic/ext => ./ext"
+      echo "replace github.com/go-acme/lego/v5 => ./lego"
+      echo "replace github.com/abbot/go-http-auth => ./go-http-auth"
+      # upstream replace blocks and lines, except the local (=> ./...) one and the go-http-auth
+      # fork; excludes
+      awk '/^replace \($/ {inb=1; next}
+           inb && /^\)/   {inb=0; next}
+           /go-http-auth/ {next}
+           inb && NF      {print "replace " $0; next}
+           /^replace / && $0 !~ /=> \.\// {print}
+           /^exclude /    {print}' "$upstream"
+    } >>go.mod
+    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
+    log "building traefik $TRAEFIK_VERSION"
+    nice -n 10 go build -trimpath \
+      -ldflags "-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=$TRAEFIK_VERSION" \
+      -o "$TRAEFIK_BIN/.traefik.tmp" github.com/traefik/traefik/v3/cmd/traefik
+    mv "$TRAEFIK_BIN/.traefik.tmp" "$TRAEFIK_BIN/traefik"
+  )
+}
+
+# cmd_build [kubernetes|etcd|helm|promtool|olm|kube-proxy|traefik]...: build what is missing (default: all)
 cmd_build() {
   command -v go >/dev/null || die "go is not installed"
   mkdir -p "$BIN"
   local t0=$SECONDS t w parts=("$@")
-  [ ${#parts[@]} -gt 0 ] || parts=(kubernetes etcd helm promtool olm)
+  [ ${#parts[@]} -gt 0 ] || parts=(kubernetes etcd helm promtool olm kube-proxy traefik)
   for w in "${parts[@]}"; do
     t=$SECONDS
     case "$w" in
@@ -231,7 +413,9 @@ cmd_build() {
       helm) [ -x "$BIN/helm" ] && continue; build_helm ;;
       promtool) [ -x "$PROMTOOL_BIN/promtool" ] && continue; build_promtool ;;
       olm) [ -x "$OLM_BIN/bundle-validate" ] && continue; build_olm ;;
-      *) die "unknown component '$w' (kubernetes, etcd, helm, promtool, olm)" ;;
+      kube-proxy) [ -x "$BIN/kube-proxy" ] && continue; build_kube_proxy ;;
+      traefik) [ -x "$TRAEFIK_BIN/traefik" ] && continue; build_traefik ;;
+      *) die "unknown component '$w' (kubernetes, etcd, helm, promtool, olm, kube-proxy, traefik)" ;;
     esac
     log "$w built in $((SECONDS - t))s"
   done
@@ -517,5 +701,6 @@ case "${1:-}" in
   status) cmd_status ;;
   bindir) echo "$BIN" ;;
   tool) shift; cmd_tool "$@" ;;
-  *) echo "usage: $0 build|start|stop|env|status|bindir|tool" >&2; exit 2 ;;
+  traefik-bindir) echo "$TRAEFIK_BIN" ;;
+  *) echo "usage: $0 build|start|stop|env|status|bindir|tool|traefik-bindir" >&2; exit 2 ;;
 esac

@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class OutcomeIntakeE2E {
   private static final int PORT = 8080;
-  private static final String AUDIENCE = "vigil.dev";
   private static final Duration CONVERGE = Duration.ofSeconds(60);
   private static E2eCluster cluster;
 
@@ -77,18 +76,18 @@ class OutcomeIntakeE2E {
       cluster.createRunningPod(ns, "web-" + h, "web", TestHosts.address(h));
     }
     admin.resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
-    OutcomeReporter.createServiceAccount(cluster, ns, "reporter", true);
-    OutcomeReporter.createServiceAccount(cluster, ns, "stranger", false);
+    OutcomeReporter reporter = OutcomeReporter.bind(cluster, ns, "reporter");
+    OutcomeReporter stranger = OutcomeReporter.unbound(cluster, ns, "stranger");
 
     operator = InProcessOperator.start(cluster, ns, null, 0);
     awaitReady(1, 2, 3);
-    OutcomeReporter reporting = new OutcomeReporter(cluster, ns, operator.outcomePort());
-    String failures = reporting.failures(TestHosts.address(2), PORT, 8);
+    String victim = TestHosts.address(2);
+    String failures = OutcomeReporter.failures(ns, victim, 8, PORT);
 
-    HttpResponse<String> none = reporting.post(null, failures);
+    HttpResponse<String> none = post(null, failures);
     assertThat(none.statusCode()).as(none.body()).isEqualTo(401);
 
-    HttpResponse<String> apiAudience = reporting.post(cluster.token(ns, "reporter"), failures);
+    HttpResponse<String> apiAudience = post(reporter.apiServerToken(), failures);
     assertThat(apiAudience.statusCode())
         .as("the reporter's own token, minted for the API server: replayable, so refused")
         .isEqualTo(401);
@@ -112,16 +111,14 @@ class OutcomeIntakeE2E {
       assertThat(answer).as("plain HTTP gets no HTTP answer").doesNotContain("HTTP/1.");
     }
 
-    HttpResponse<String> stranger =
-        reporting.post(cluster.token(ns, "stranger", AUDIENCE), failures);
-    assertThat(stranger.statusCode()).as(stranger.body()).isEqualTo(403);
-    assertThat(stranger.body()).contains("system:serviceaccount:" + ns + ":stranger");
+    HttpResponse<String> refused = post(stranger.token(), failures);
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+    assertThat(refused.body()).contains("system:serviceaccount:" + ns + ":stranger");
     Thread.sleep(2_000);
     assertThat(slices.readyIps()).as("a refused report changes nothing").hasSize(3);
 
-    HttpResponse<String> reporter =
-        reporting.post(cluster.token(ns, "reporter", AUDIENCE), failures);
-    assertThat(reporter.statusCode()).as(reporter.body()).isEqualTo(200);
+    HttpResponse<String> accepted = post(reporter.token(), failures);
+    assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(200);
     awaitReady(1, 3);
     await()
         .atMost(CONVERGE)
@@ -131,6 +128,10 @@ class OutcomeIntakeE2E {
                     .filteredOn(b -> b.getPod().equals("web-2"))
                     .singleElement()
                     .satisfies(b -> assertThat(b.getState().name()).isEqualTo("EJECTED")));
+  }
+
+  private HttpResponse<String> post(String token, String body) throws Exception {
+    return OutcomeReporter.post(operator.outcomePort(), ns, token, body);
   }
 
   private BackendPool pool() {

@@ -4,6 +4,7 @@ import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,75 +14,104 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A reporter of request outcomes to the in-process operator's intake, as a proxy would post them: a
+ * A reporter of real-request outcomes to the in-process operator's intake (DESIGN §4): a
  * ServiceAccount in the pool's namespace, optionally bound to the chart's {@code
- * vigil-outcome-reporter} ClusterRole, and batches of failed requests for the pool "web".
+ * vigil-outcome-reporter} ClusterRole, posting over TLS to the pool's URL of pool {@code web}.
  */
 final class OutcomeReporter {
-  private final E2eCluster cluster;
-  private final String ns;
-  private final int intakePort;
-  private final HttpClient http = TestTls.client();
+  /** The audience the intake accepts tokens for. */
+  static final String AUDIENCE = "vigil.dev";
 
-  OutcomeReporter(E2eCluster cluster, String ns, int intakePort) {
+  private static final HttpClient HTTP = TestTls.client();
+
+  private final E2eCluster cluster;
+  private final String namespace;
+  private final String serviceAccount;
+
+  private OutcomeReporter(E2eCluster cluster, String namespace, String serviceAccount) {
     this.cluster = cluster;
-    this.ns = ns;
-    this.intakePort = intakePort;
+    this.namespace = namespace;
+    this.serviceAccount = serviceAccount;
   }
 
-  /** Creates the ServiceAccount {@code name}; {@code bound}: with the chart's reporter role. */
-  static void createServiceAccount(E2eCluster cluster, String ns, String name, boolean bound) {
+  /** The ServiceAccount, without a binding: its reports are refused. */
+  static OutcomeReporter unbound(E2eCluster cluster, String namespace, String serviceAccount) {
     cluster
         .admin()
         .serviceAccounts()
-        .inNamespace(ns)
+        .inNamespace(namespace)
         .resource(
-            new ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build())
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(serviceAccount)
+                .endMetadata()
+                .build())
         .create();
-    if (!bound) {
-      return;
-    }
-    cluster
-        .admin()
+    return new OutcomeReporter(cluster, namespace, serviceAccount);
+  }
+
+  /** The ServiceAccount with a RoleBinding (in the pool's namespace) to the reporter role. */
+  static OutcomeReporter bind(E2eCluster cluster, String namespace, String serviceAccount) {
+    OutcomeReporter r = unbound(cluster, namespace, serviceAccount);
+    KubernetesClient admin = cluster.admin();
+    admin
         .resource(
             new RoleBindingBuilder()
                 .withNewMetadata()
-                .withName(name)
-                .withNamespace(ns)
+                .withName(serviceAccount)
+                .withNamespace(namespace)
                 .endMetadata()
                 .withNewRoleRef(
                     "rbac.authorization.k8s.io", "ClusterRole", "vigil-outcome-reporter")
                 .addNewSubject()
                 .withKind("ServiceAccount")
-                .withName(name)
-                .withNamespace(ns)
+                .withName(serviceAccount)
+                .withNamespace(namespace)
                 .endSubject()
                 .build())
         .create();
+    return r;
   }
 
-  /** {@code n} failed upstream requests (503) to {@code ip:port} of the pool "web", as JSON. */
-  String failures(String ip, int port, int n) {
+  /** A token for the intake's audience, as a projected token volume would hold. */
+  String token() {
+    return cluster.token(namespace, serviceAccount, AUDIENCE);
+  }
+
+  /** The ServiceAccount's token for the API server (not the intake's audience). */
+  String apiServerToken() {
+    return cluster.token(namespace, serviceAccount);
+  }
+
+  /** Posts {@code n} upstream 503s for {@code ip:port} with an intake token; the HTTP status. */
+  int report(int intakePort, String ip, int n, int port) throws Exception {
+    return post(intakePort, namespace, token(), failures(namespace, ip, n, port)).statusCode();
+  }
+
+  /** A batch of {@code n} failed outcomes (upstream 503) of backend {@code ip:port} of pool web. */
+  static String failures(String namespace, String ip, int n, int port) {
     List<String> items = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       items.add(
           "{\"namespace\":\"%s\",\"pool\":\"web\",\"backend\":\"%s:%d\",\"ok\":false,\"status\":503,\"origin\":\"upstream\",\"latencyMs\":3}"
-              .formatted(ns, ip, port));
+              .formatted(namespace, ip, port));
     }
     return "[" + String.join(",", items) + "]";
   }
 
-  /** POSTs a batch to the pool "web"'s intake URL; {@code token} null: no Authorization. */
-  HttpResponse<String> post(String token, String body) throws Exception {
+  /** POSTs {@code body} to pool web's intake URL, with {@code token} when not null. */
+  static HttpResponse<String> post(int intakePort, String namespace, String token, String body)
+      throws Exception {
     HttpRequest.Builder req =
         HttpRequest.newBuilder(
-                URI.create("https://127.0.0.1:" + intakePort + OutcomeIntake.path(ns, "web")))
+                URI.create(
+                    "https://127.0.0.1:" + intakePort + OutcomeIntake.path(namespace, "web")))
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (token != null) {
       req.header("Authorization", "Bearer " + token);
     }
-    return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    return HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
   }
 }
