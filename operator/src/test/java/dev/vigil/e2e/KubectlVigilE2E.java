@@ -31,7 +31,6 @@ import org.junit.jupiter.api.Timeout;
 class KubectlVigilE2E {
   private static final int PORT = 8080;
   private static final Duration CONVERGE = Duration.ofSeconds(60);
-  private static final String AUDIENCE = "vigil.dev";
   private static E2eCluster cluster;
 
   private String ns;
@@ -78,15 +77,17 @@ class KubectlVigilE2E {
       cluster.createRunningPod(ns, "web-" + h, "web", TestHosts.address(h));
     }
     cluster.admin().resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
-    OutcomeReporter.createServiceAccount(cluster, ns, "reporter", true);
+    OutcomeReporter reporter = OutcomeReporter.bind(cluster, ns, "reporter");
     operator = InProcessOperator.start(cluster, ns, null, 0);
     awaitStates(Map.of("web-1", "UP", "web-2", "UP", "web-3", "UP", "web-4", "UP"));
 
     hosts.set(2, Mode.REFUSE);
-    OutcomeReporter reporting = new OutcomeReporter(cluster, ns, operator.outcomePort());
-    String token = cluster.token(ns, "reporter", AUDIENCE);
     HttpResponse<String> r =
-        reporting.post(token, reporting.failures(TestHosts.address(3), PORT, 8));
+        OutcomeReporter.post(
+            operator.outcomePort(),
+            ns,
+            reporter.token(),
+            OutcomeReporter.failures(ns, TestHosts.address(3), 8, PORT));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     cluster
         .admin()
@@ -104,7 +105,12 @@ class KubectlVigilE2E {
             });
     awaitStates(Map.of("web-1", "UP", "web-2", "DOWN", "web-3", "EJECTED", "web-4", "DRAINING"));
     // A second ejection would put 2 of 4 out, over the 25 % cap: refused, web-1 stays Up.
-    r = reporting.post(token, reporting.failures(TestHosts.address(1), PORT, 8));
+    r =
+        OutcomeReporter.post(
+            operator.outcomePort(),
+            ns,
+            reporter.token(),
+            OutcomeReporter.failures(ns, TestHosts.address(1), 8, PORT));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     await()
         .atMost(CONVERGE)
