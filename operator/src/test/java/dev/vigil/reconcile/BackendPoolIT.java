@@ -366,7 +366,8 @@ class BackendPoolIT {
               Condition panic = condition(pool(), "Panic");
               return panic != null && "True".equals(panic.getStatus());
             });
-    assertThat(readyIps()).isEqualTo(ips(0, 1, 2, 3));
+    // Status and slices are written on separate paths (the slice lane may land a moment later).
+    await().atMost(Duration.ofSeconds(5)).until(() -> readyIps().equals(ips(0, 1, 2, 3)));
     assertThat(pool().getStatus().getPanic()).isTrue();
     assertThat(pool().getStatus().getAvailable()).isEqualTo(1);
 
