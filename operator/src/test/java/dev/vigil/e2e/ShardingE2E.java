@@ -138,7 +138,8 @@ class ShardingE2E {
     start("b");
     start("c");
     KubernetesClient admin = cluster.admin();
-    admin.resource(Fixtures.policy(ns, "fast", "1s", "500ms")).create();
+    // 300 pools on 4 Python test hosts: every 2 s, 1 s timeout (150 probes/s in all)
+    admin.resource(Fixtures.policy(ns, "fast", "2s", "1s")).create();
     for (int i = 0; i < POOLS; i++) {
       cluster.createRunningPod(ns, "p" + i, "p" + i, TestHosts.address(1 + i % HOSTS));
       admin.resource(Fixtures.pool(ns, "p" + i, "fast", "p" + i, PORT)).create();
