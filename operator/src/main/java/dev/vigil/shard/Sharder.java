@@ -199,7 +199,54 @@ public final class Sharder {
     for (Action a : actions) {
       apply(a, now);
     }
+    forgetGoneShards(shards, current.values(), now);
     return actions;
+  }
+
+  /** A gone shard's Lease is deleted this long after its last renewal, once no pool names it. */
+  static final int FORGET_AFTER_DURATIONS = 10;
+
+  /**
+   * Deletes the Leases of shards gone for {@link #FORGET_AFTER_DURATIONS} Lease durations that no
+   * pool names any more: a Deployment's Pods get new names, so every rollout would otherwise leave
+   * its replicas' Leases behind. A replica restarted under the same name creates its Lease again.
+   */
+  private void forgetGoneShards(
+      Map<String, ShardState> shards, java.util.Collection<Pool> pools, long now) {
+    Set<String> named = new java.util.HashSet<>();
+    for (Pool p : pools) {
+      named.add(p.shard());
+      named.add(p.drainTo());
+    }
+    for (Lease lease : leases.getStore().list()) {
+      if (!lease.getMetadata().getName().startsWith(ShardConfig.LEASE_PREFIX)) {
+        continue;
+      }
+      String shard = lease.getMetadata().getName().substring(ShardConfig.LEASE_PREFIX.length());
+      var renewed = lease.getSpec() == null ? null : lease.getSpec().getRenewTime();
+      if (shards.get(shard) != ShardState.GONE
+          || named.contains(shard)
+          || (renewed != null
+              && now - ShardLease.millis(renewed)
+                  < FORGET_AFTER_DURATIONS * Math.max(1_000, ShardLease.durationMs(lease)))) {
+        continue;
+      }
+      try {
+        client
+            .leases()
+            .inNamespace(config.namespace())
+            .resource(lease)
+            .lockResourceVersion()
+            .delete();
+        LOG.info("shard {} gone since {}: its Lease is deleted", shard, renewed);
+      } catch (KubernetesClientException e) {
+        LOG.info(
+            "shard Lease {} not deleted ({} {})",
+            lease.getMetadata().getName(),
+            e.getCode(),
+            e.getMessage());
+      }
+    }
   }
 
   private Map<String, ShardState> shardStates(long now) {
