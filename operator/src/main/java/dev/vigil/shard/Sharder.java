@@ -195,9 +195,18 @@ public final class Sharder {
       }
     }
     pending.forEach((id, written) -> current.computeIfPresent(id, (k, v) -> written));
-    List<Action> actions = planner.plan(current.values(), shards, now);
+    List<Action> actions = new ArrayList<>(planner.plan(current.values(), shards, now));
+    boolean fenced = false;
     for (Action a : actions) {
-      apply(a, now);
+      if (apply(a, now) && a instanceof Fence f) {
+        shards.put(f.shard(), ShardState.GONE); // fenced now: its pools move in this round
+        fenced = true;
+      }
+    }
+    if (fenced) {
+      List<Action> moves = planner.plan(current.values(), shards, now);
+      moves.forEach(a -> apply(a, now));
+      actions.addAll(moves);
     }
     forgetGoneShards(shards, current.values(), now);
     return actions;
@@ -270,10 +279,11 @@ public final class Sharder {
     return states;
   }
 
-  private void apply(Action action, long now) {
+  /** Writes one action; false when the API server refused it (the next round re-plans). */
+  private boolean apply(Action action, long now) {
     try {
       if (action instanceof Fence f) {
-        fence(f.shard(), now);
+        return fence(f.shard(), now);
       } else if (action instanceof Assign a) {
         patch(a.pool(), a.shard(), null, true);
         assignments.increment();
@@ -281,21 +291,23 @@ public final class Sharder {
         patch(d.pool(), null, d.to(), false);
         moves.increment();
       }
+      return true;
     } catch (KubernetesClientException e) {
       LOG.info(
           "sharder: {} not written ({} {}); next round re-plans",
           action,
           e.getCode(),
           e.getMessage());
+      return false;
     }
   }
 
   /** Takes over an expired shard Lease, so its replica can no longer renew it. */
-  private void fence(String shard, long now) {
+  private boolean fence(String shard, long now) {
     Lease lease =
         leases.getStore().getByKey(config.namespace() + "/" + ShardLease.leaseName(shard));
     if (lease == null) {
-      return;
+      return false;
     }
     Lease copy = client.getKubernetesSerialization().clone(lease);
     copy.getSpec().setHolderIdentity("fenced-by-" + config.identity());
@@ -303,6 +315,7 @@ public final class Sharder {
     client.leases().inNamespace(config.namespace()).resource(copy).update();
     fences.increment();
     LOG.info("shard {} missed its Lease; fenced it, its pools move now", shard);
+    return true;
   }
 
   private void patch(String id, String shard, String drainTo, boolean clearDrain) {
