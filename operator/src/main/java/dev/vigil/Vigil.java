@@ -489,7 +489,8 @@ public final class Vigil {
             runtimes,
             new StatusWriter<HealthPolicyStatus, HealthPolicy>(
                 clock, config.statusIntervalMs(), budget, () -> writes.status(1)),
-            clock);
+            clock,
+            sharded);
     Operator operator =
         new Operator(
             o -> {

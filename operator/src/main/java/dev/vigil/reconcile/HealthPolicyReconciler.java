@@ -38,11 +38,25 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
   private final SimpleInboundEventSource<HealthPolicy> runtimeEvents =
       new SimpleInboundEventSource<>("policy-runtime");
   private InformerEventSource<BackendPool, HealthPolicy> pools;
+  private final boolean sharded;
 
   public HealthPolicyReconciler(
       PoolRuntimes runtimes,
       StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
       LongSupplier clock) {
+    this(runtimes, statusWriter, clock, false);
+  }
+
+  /**
+   * @param sharded this replica runs only some of the pools: the aggregate comes from the pools'
+   *     statuses (the same in every replica), not from this replica's runtimes
+   */
+  public HealthPolicyReconciler(
+      PoolRuntimes runtimes,
+      StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
+      LongSupplier clock,
+      boolean sharded) {
+    this.sharded = sharded;
     this.runtimes = runtimes;
     this.statusWriter = statusWriter;
     this.clock = clock;
@@ -103,6 +117,21 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
                             .getName()
                             .equals(p.getSpec().getPolicyRef().getName()))
             .toList();
+    if (sharded) {
+      Optional<Duration> later =
+          statusWriter.write(
+              context,
+              policy,
+              PolicyStatusAggregator.fromPoolStatuses(
+                  policy.getMetadata().getGeneration(),
+                  invalid,
+                  using.stream().map(BackendPool::getStatus).toList(),
+                  policy.getStatus(),
+                  clock.getAsLong()));
+      return later.isPresent()
+          ? UpdateControl.<HealthPolicy>noUpdate().rescheduleAfter(later.get())
+          : UpdateControl.noUpdate();
+    }
     List<PoolView> views =
         using.stream()
             .map(p -> runtimes.get(new PoolKey(namespace, p.getMetadata().getName())))

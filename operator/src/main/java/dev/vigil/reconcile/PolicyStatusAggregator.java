@@ -42,6 +42,46 @@ public final class PolicyStatusAggregator {
       available += v.snapshot().counts().available();
       panicking += v.snapshot().panic() ? 1 : 0;
     }
+    return withTotals(status, conditions, pools, backends, available, panicking);
+  }
+
+  /**
+   * Sharded (docs/scale.md): the aggregate of the pools' own statuses, which every replica reads
+   * alike from its informer, so the replicas write the same policy status instead of each its own
+   * share.
+   */
+  public static HealthPolicyStatus fromPoolStatuses(
+      Long generation,
+      String invalid,
+      List<dev.vigil.api.v1alpha1.BackendPoolStatus> pools,
+      HealthPolicyStatus previous,
+      long nowMs) {
+    HealthPolicyStatus status =
+        build(generation, invalid, pools.size(), List.of(), previous, nowMs);
+    int backends = 0;
+    int available = 0;
+    int panicking = 0;
+    for (var p : pools) {
+      if (p != null) {
+        backends += p.getTotal() == null ? 0 : p.getTotal();
+        available += p.getAvailable() == null ? 0 : p.getAvailable();
+        panicking += Boolean.TRUE.equals(p.getPanic()) ? 1 : 0;
+      }
+    }
+    status.setBackends(backends);
+    status.setAvailable(available);
+    status.setPanicking(panicking);
+    status.setAvailability(available + "/" + backends);
+    return status;
+  }
+
+  private static HealthPolicyStatus withTotals(
+      HealthPolicyStatus status,
+      ConditionSet conditions,
+      int pools,
+      int backends,
+      int available,
+      int panicking) {
     status.setPools(pools);
     status.setBackends(backends);
     status.setAvailable(available);

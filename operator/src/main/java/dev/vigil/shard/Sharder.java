@@ -195,11 +195,67 @@ public final class Sharder {
       }
     }
     pending.forEach((id, written) -> current.computeIfPresent(id, (k, v) -> written));
-    List<Action> actions = planner.plan(current.values(), shards, now);
+    List<Action> actions = new ArrayList<>(planner.plan(current.values(), shards, now));
+    boolean fenced = false;
     for (Action a : actions) {
-      apply(a, now);
+      if (apply(a, now) && a instanceof Fence f) {
+        shards.put(f.shard(), ShardState.GONE); // fenced now: its pools move in this round
+        fenced = true;
+      }
     }
+    if (fenced) {
+      List<Action> moves = planner.plan(current.values(), shards, now);
+      moves.forEach(a -> apply(a, now));
+      actions.addAll(moves);
+    }
+    forgetGoneShards(shards, current.values(), now);
     return actions;
+  }
+
+  /** A gone shard's Lease is deleted this long after its last renewal, once no pool names it. */
+  static final int FORGET_AFTER_DURATIONS = 10;
+
+  /**
+   * Deletes the Leases of shards gone for {@link #FORGET_AFTER_DURATIONS} Lease durations that no
+   * pool names any more: a Deployment's Pods get new names, so every rollout would otherwise leave
+   * its replicas' Leases behind. A replica restarted under the same name creates its Lease again.
+   */
+  private void forgetGoneShards(
+      Map<String, ShardState> shards, java.util.Collection<Pool> pools, long now) {
+    Set<String> named = new java.util.HashSet<>();
+    for (Pool p : pools) {
+      named.add(p.shard());
+      named.add(p.drainTo());
+    }
+    for (Lease lease : leases.getStore().list()) {
+      if (!lease.getMetadata().getName().startsWith(ShardConfig.LEASE_PREFIX)) {
+        continue;
+      }
+      String shard = lease.getMetadata().getName().substring(ShardConfig.LEASE_PREFIX.length());
+      var renewed = lease.getSpec() == null ? null : lease.getSpec().getRenewTime();
+      if (shards.get(shard) != ShardState.GONE
+          || named.contains(shard)
+          || (renewed != null
+              && now - ShardLease.millis(renewed)
+                  < FORGET_AFTER_DURATIONS * Math.max(1_000, ShardLease.durationMs(lease)))) {
+        continue;
+      }
+      try {
+        client
+            .leases()
+            .inNamespace(config.namespace())
+            .resource(lease)
+            .lockResourceVersion()
+            .delete();
+        LOG.info("shard {} gone since {}: its Lease is deleted", shard, renewed);
+      } catch (KubernetesClientException e) {
+        LOG.info(
+            "shard Lease {} not deleted ({} {})",
+            lease.getMetadata().getName(),
+            e.getCode(),
+            e.getMessage());
+      }
+    }
   }
 
   private Map<String, ShardState> shardStates(long now) {
@@ -223,10 +279,11 @@ public final class Sharder {
     return states;
   }
 
-  private void apply(Action action, long now) {
+  /** Writes one action; false when the API server refused it (the next round re-plans). */
+  private boolean apply(Action action, long now) {
     try {
       if (action instanceof Fence f) {
-        fence(f.shard(), now);
+        return fence(f.shard(), now);
       } else if (action instanceof Assign a) {
         patch(a.pool(), a.shard(), null, true);
         assignments.increment();
@@ -234,21 +291,23 @@ public final class Sharder {
         patch(d.pool(), null, d.to(), false);
         moves.increment();
       }
+      return true;
     } catch (KubernetesClientException e) {
       LOG.info(
           "sharder: {} not written ({} {}); next round re-plans",
           action,
           e.getCode(),
           e.getMessage());
+      return false;
     }
   }
 
   /** Takes over an expired shard Lease, so its replica can no longer renew it. */
-  private void fence(String shard, long now) {
+  private boolean fence(String shard, long now) {
     Lease lease =
         leases.getStore().getByKey(config.namespace() + "/" + ShardLease.leaseName(shard));
     if (lease == null) {
-      return;
+      return false;
     }
     Lease copy = client.getKubernetesSerialization().clone(lease);
     copy.getSpec().setHolderIdentity("fenced-by-" + config.identity());
@@ -256,6 +315,7 @@ public final class Sharder {
     client.leases().inNamespace(config.namespace()).resource(copy).update();
     fences.increment();
     LOG.info("shard {} missed its Lease; fenced it, its pools move now", shard);
+    return true;
   }
 
   private void patch(String id, String shard, String drainTo, boolean clearDrain) {

@@ -7,6 +7,7 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.SliceFlaps;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -138,9 +139,29 @@ class ShardingE2E {
     start("b");
     start("c");
     KubernetesClient admin = cluster.admin();
-    admin.resource(Fixtures.policy(ns, "fast", "1s", "500ms")).create();
+    // 300 pools on 4 Python test hosts: every 2 s, 1 s timeout (150 probes/s in all)
+    admin.resource(Fixtures.policy(ns, "fast", "2s", "1s")).create();
     for (int i = 0; i < POOLS; i++) {
       cluster.createRunningPod(ns, "p" + i, "p" + i, TestHosts.address(1 + i % HOSTS));
+      // headless: the test API server's Service IP range holds fewer than 300 ClusterIPs
+      admin
+          .resource(
+              new ServiceBuilder()
+                  .withNewMetadata()
+                  .withName("p" + i)
+                  .withNamespace(ns)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withClusterIP("None")
+                  .addNewPort()
+                  .withName("http")
+                  .withPort(80)
+                  .withNewTargetPort(PORT)
+                  .withProtocol("TCP")
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
       admin.resource(Fixtures.pool(ns, "p" + i, "fast", "p" + i, PORT)).create();
     }
 

@@ -220,4 +220,23 @@ class SharderIT {
     c.tick();
     assertThat(lostC).hasValue(1);
   }
+
+  @Test
+  void theLeaseOfAShardGoneForTenLeaseDurationsIsDeleted() {
+    pools(4);
+    lease("a", () -> {});
+    lease("old", () -> {}).release(); // a replica that stopped (a rollout's old Pod)
+    startSharder(0.1);
+    roundsUntil(() -> !owners().containsValue(null));
+    assertThat(client.leases().inNamespace(LEASE_NS).withName("vigil-shard-old").get())
+        .as("gone, but not for ten Lease durations yet")
+        .isNotNull();
+
+    now.addAndGet(10 * 15_000);
+    lease("a", () -> {});
+    pause();
+    roundsUntil(
+        () -> client.leases().inNamespace(LEASE_NS).withName("vigil-shard-old").get() == null);
+    assertThat(client.leases().inNamespace(LEASE_NS).withName("vigil-shard-a").get()).isNotNull();
+  }
 }
