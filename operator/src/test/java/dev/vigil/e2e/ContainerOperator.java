@@ -73,6 +73,8 @@ public final class ContainerOperator implements RunningOperator {
     List<String> values =
         new ArrayList<>(
             List.of(
+                // one Pod of the chart per container (replicaCount 1: no sharding, as before)
+                "replicaCount=1",
                 "watchNamespaces={" + namespace + "}",
                 "metrics.port=" + metricsPort,
                 "outcomes.port=" + outcomePort));
@@ -99,7 +101,7 @@ public final class ContainerOperator implements RunningOperator {
     run.addAll(List.of("-e", "KUBERNETES_SERVICE_HOST=" + api.getHost()));
     run.addAll(List.of("-e", "KUBERNETES_SERVICE_PORT=" + api.getPort()));
     for (EnvVar e : container.getEnv()) {
-      run.addAll(List.of("-e", e.getName() + "=" + envValue(e)));
+      run.addAll(List.of("-e", e.getName() + "=" + envValue(e, name)));
     }
     run.add(image());
     run.addAll(container.getArgs());
@@ -278,11 +280,15 @@ public final class ContainerOperator implements RunningOperator {
     }
   }
 
-  /** An env value of the chart; the Pod's namespace from the downward API. */
-  private static String envValue(EnvVar e) {
+  /**
+   * An env value of the chart; from the downward API the Pod's namespace, or its name (the
+   * container's name, which is also its hostname).
+   */
+  private static String envValue(EnvVar e, String podName) {
     if (e.getValueFrom() != null) {
-      assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.namespace");
-      return E2eCluster.RELEASE_NAMESPACE;
+      String field = e.getValueFrom().getFieldRef().getFieldPath();
+      assertThat(field).isIn("metadata.namespace", "metadata.name");
+      return field.equals("metadata.name") ? podName : E2eCluster.RELEASE_NAMESPACE;
     }
     return e.getValue() == null ? "" : e.getValue();
   }
