@@ -70,6 +70,7 @@ public final class ContainerOperator implements RunningOperator {
       E2eCluster cluster, String serviceAccount, String namespace, String leaseName) {
     int metricsPort = freePort();
     int outcomePort = freePort();
+    int healthPort = freePort();
     List<String> values =
         new ArrayList<>(
             List.of(
@@ -77,7 +78,9 @@ public final class ContainerOperator implements RunningOperator {
                 "replicaCount=1",
                 "watchNamespaces={" + namespace + "}",
                 "metrics.port=" + metricsPort,
-                "outcomes.port=" + outcomePort));
+                "outcomes.port=" + outcomePort,
+                // host network: two containers (a standby) must not share the health port
+                "probes.port=" + healthPort));
     if (leaseName == null) {
       values.add("leaderElection.enabled=false");
     } else {

@@ -383,7 +383,7 @@ class BackendPoolIT {
                   && "False".equals(panic.getStatus())
                   && pool().getStatus().getAvailable() == 4;
             });
-    assertThat(readyIps()).isEqualTo(ips(0, 1, 2, 3));
+    await().atMost(Duration.ofSeconds(5)).until(() -> readyIps().equals(ips(0, 1, 2, 3)));
   }
 
   @Test
