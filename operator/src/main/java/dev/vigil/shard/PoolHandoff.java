@@ -55,12 +55,29 @@ public final class PoolHandoff {
     Map<String, Object> labels = new HashMap<>();
     labels.put(ShardConfig.SHARD_LABEL, target);
     labels.put(ShardConfig.DRAIN_LABEL, null);
+    patchLabels(
+        client, pool.getMetadata().getNamespace(), pool.getMetadata().getName(), labels, null);
+  }
+
+  /**
+   * One JSON merge patch of a pool's labels (a null value removes the label); with {@code
+   * resourceVersion} it applies only to that version. The sharder's and the owner's writes.
+   */
+  static void patchLabels(
+      KubernetesClient client,
+      String namespace,
+      String name,
+      Map<String, Object> labels,
+      String resourceVersion) {
     Map<String, Object> metadata = new HashMap<>();
     metadata.put("labels", labels);
+    if (resourceVersion != null) {
+      metadata.put("resourceVersion", resourceVersion);
+    }
     client
         .resources(BackendPool.class)
-        .inNamespace(pool.getMetadata().getNamespace())
-        .withName(pool.getMetadata().getName())
+        .inNamespace(namespace)
+        .withName(name)
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             client.getKubernetesSerialization().asJson(Map.of("metadata", metadata)));

@@ -11,8 +11,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
@@ -335,15 +333,7 @@ public final class Sharder {
     } else if (clearDrain) {
       labels.put(ShardConfig.DRAIN_LABEL, null);
     }
-    Map<String, Object> metadata = new HashMap<>();
-    metadata.put("labels", labels);
-    metadata.put("resourceVersion", cached.getMetadata().getResourceVersion());
-    String body = client.getKubernetesSerialization().asJson(Map.of("metadata", metadata));
-    client
-        .resources(BackendPool.class)
-        .inNamespace(ns)
-        .withName(name)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), body);
+    PoolHandoff.patchLabels(client, ns, name, labels, cached.getMetadata().getResourceVersion());
     Map<String, String> old = cached.getMetadata().getLabels();
     String oldShard = old == null ? null : old.get(ShardConfig.SHARD_LABEL);
     pending.put(
