@@ -30,12 +30,12 @@ public final class NodeCacheMemory {
     ReducedStateItemStore<Node> store =
         new ReducedStateItemStore<>(
             ReducedStateItemStore.NAME_KEY_STATE, Node.class, json, "metadata.labels");
-    long before = used();
+    long before = Heap.used();
     for (int i = 0; i < n; i++) {
       Node node = json.unmarshal(json.asJson(node(i)), Node.class);
       store.put(node.getMetadata().getName(), node);
     }
-    long after = used();
+    long after = Heap.used();
     if (store.keySet().count() != n) {
       throw new AssertionError("the store lost Nodes");
     }
@@ -70,14 +70,5 @@ public final class NodeCacheMemory {
         .withLabels(labels)
         .endMetadata()
         .build();
-  }
-
-  private static long used() throws InterruptedException {
-    for (int i = 0; i < 5; i++) {
-      System.gc();
-      Thread.sleep(100);
-    }
-    Runtime r = Runtime.getRuntime();
-    return r.totalMemory() - r.freeMemory();
   }
 }

@@ -1,0 +1,67 @@
+package dev.vigil.bench;
+
+import dev.vigil.reconcile.PoolSources;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Heap per Pod in an informer cache that keeps whole Pods, as the operator's Pod informer does
+ * (every replica, sharded or not; docs/scale.md): {@code bench/pod.json} is a Deployment's Pod as
+ * the API server returns it (managedFields, the projected token volume, four conditions), each copy
+ * with its own name, uid and address, parsed from JSON as the watch delivers it and kept in a map
+ * by namespace/name. Not a test: run it by hand, with the serial collector so the figure is steady:
+ *
+ * <pre>
+ * mvn -B -q -pl operator test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
+ * java -Xmx1g -XX:+UseSerialGC -cp "$(cat /tmp/cp.txt):operator/target/test-classes" \
+ *     dev.vigil.bench.PodCacheMemory 20000
+ * </pre>
+ */
+public final class PodCacheMemory {
+  private PodCacheMemory() {}
+
+  public static void main(String[] args) throws Exception {
+    int n = Integer.parseInt(args[0]);
+    String template = template();
+    KubernetesSerialization json = new KubernetesSerialization();
+    boolean reduced = args.length > 1 && "reduced".equals(args[1]);
+    ItemStore<Pod> store =
+        reduced ? PoolSources.podStore(json) : new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
+    long before = Heap.used();
+    for (int i = 0; i < n; i++) {
+      Pod pod = pod(template, i, json);
+      store.put(store.getKey(pod), pod);
+    }
+    long after = Heap.used();
+    if (store.size() != n || store.get(store.getKey(pod(template, n - 1, json))) == null) {
+      throw new AssertionError("the store lost Pods");
+    }
+    System.out.printf(
+        "%d pods (%d bytes of JSON each), %s store: %.0f bytes of heap per Pod%n",
+        n, template.length(), reduced ? "reduced" : "full", (after - before) / (double) n);
+  }
+
+  /** Copy {@code i} of the template, with its own name, uid and address. */
+  private static Pod pod(String template, int i, KubernetesSerialization json) {
+    String id = Integer.toString(1_000_000 + i, 36);
+    String ip = "10." + (100 + i / 65536) + "." + (i / 256 % 256) + "." + (i % 256);
+    return json.unmarshal(
+        template
+            .replace("x2x7k", id)
+            .replace("2f7b1e1c9d01", String.format("%012x", i))
+            .replace("10.100.3.17", ip),
+        Pod.class);
+  }
+
+  private static String template() throws IOException {
+    try (InputStream in = PodCacheMemory.class.getResourceAsStream("/bench/pod.json")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}
