@@ -27,8 +27,8 @@ p.add_argument("--heap-per-backend-kb", type=float, default=4.0,
                help="runtime + prober heap per owned backend (bench/probe-load.sh)")
 p.add_argument("--heap-per-pod-kb", type=float, default=6.1,
                help="Pod cache heap per watched Pod (dev.vigil.bench.PodCacheMemory reduced)")
-p.add_argument("--heap-per-endpoint-kb", type=float, default=1.0,
-               help="Vigil's own EndpointSlice cache per endpoint")
+p.add_argument("--heap-per-endpoint-kb", type=float, default=1.2,
+               help="Vigil's own EndpointSlice cache per endpoint, 10-endpoint slices (dev.vigil.bench.SliceBytes 10)")
 p.add_argument("--heap-fixed-mb", type=float, default=60.0, help="an idle operator's heap")
 p.add_argument("--slice-event-bytes", type=int, default=3889,
                help="one watch event of a 10-endpoint slice, JSON (dev.vigil.bench.SliceBytes 10)")

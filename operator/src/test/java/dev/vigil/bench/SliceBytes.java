@@ -30,7 +30,7 @@ import java.util.UUID;
 public final class SliceBytes {
   private SliceBytes() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws InterruptedException {
     KubernetesSerialization json = new KubernetesSerialization();
     for (String arg : args) {
       int n = Integer.parseInt(arg);
@@ -45,7 +45,29 @@ public final class SliceBytes {
           "%d endpoints: %d slice(s), %d bytes per watch event of the pool's slices, %.0f bytes per"
               + " endpoint%n",
           n, slices.size(), bytes, bytes / (double) n);
+      heap(json, n, slices);
     }
+  }
+
+  /**
+   * Heap per endpoint of 100,000 endpoints' slices parsed from JSON and kept, as the cache does.
+   */
+  private static void heap(KubernetesSerialization json, int n, List<EndpointSlice> slices)
+      throws InterruptedException {
+    int copies = Math.max(1, 100_000 / n);
+    Map<String, EndpointSlice> cache = new java.util.HashMap<>();
+    long before = Heap.used();
+    for (int c = 0; c < copies; c++) {
+      for (EndpointSlice slice : slices) {
+        EndpointSlice parsed = json.unmarshal(json.asJson(slice), EndpointSlice.class);
+        parsed.getMetadata().setName(parsed.getMetadata().getName() + "-" + c);
+        cache.put(parsed.getMetadata().getName(), parsed);
+      }
+    }
+    long after = Heap.used();
+    System.out.printf(
+        "  cached: %.0f bytes of heap per endpoint (%d slices)%n",
+        (after - before) / (double) (copies * n), cache.size());
   }
 
   private static SliceTarget target() {
