@@ -8,7 +8,7 @@
 #   NS=1000 HAPROXY=0 MEASURE_S=30 bench/probe-load.sh
 #   NATIVE=1 OUT=/tmp/probe-load-epoll bench/probe-load.sh   # Netty epoll transport (jars from ~/.m2)
 #   LOOPS=2 bench/probe-load.sh              # backends sharded over 2 schedulers / event loops
-#   NS=10000 REUSES=false MODES= bench/probe-load.sh          # missed probes at 10,000 backends
+#   NS=10000 REUSES=false MODES= ANYWAY=1 bench/probe-load.sh # missed probes at 10,000 backends
 #
 # Per N: starts bench/harness/farm.py (python, separate process: N backends on 127.1.x.y:8080),
 # then for reuse=false and reuse=true runs dev.vigil.probe.load.ProbeLoadRun (its own JVM:
@@ -22,6 +22,7 @@
 # Then HAProxy (if HAPROXY != 0) with bench_checker.py --checker haproxy on the same farm.
 # Everything is bounded (timeouts, --run-s, --max-seconds) and stopped by PID. Other knobs:
 # WINDOWS x WINDOW_S (bench_checker's steady windows, 2 x 15 s), ROUNDS and MODES (detection),
+# ANYWAY=1 (measure the windows even when not every backend got healthy: an overloaded checker),
 # FARM_OCTET (farm on 127.<octet>.x.y, 1), CTL_PORT (farm control, 19999), DEBUG_PORT (Vigil's
 # /healthy, 18081), FE_PORT (HAProxy's frontend, 18080): change them to run two at once.
 set -u
@@ -29,7 +30,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=${BENCH:-$ROOT/bench/harness}
 . "$ROOT/bench/harness/lib.sh"
 NS=${NS:-"1000 5000"}
-REUSES=${REUSES:-"false true"}
+REUSES=${REUSES-"false true"}
 WARMUP_S=${WARMUP_S:-10}
 MEASURE_S=${MEASURE_S:-30}
 MODES=${MODES-hang}
@@ -94,7 +95,7 @@ for N in $NS; do
         --healthy-cmd "curl -s --max-time 2 127.0.0.1:$DEBUG_PORT/healthy" \
         --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --ctl-port "$CTL_PORT" \
         --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
-        --out "$OUT/ext-vigil-$REUSE-$N.json"
+        ${ANYWAY:+--measure-anyway} --out "$OUT/ext-vigil-$REUSE-$N.json"
     for _ in $(seq 120); do [ -s "$OUT/vigil-$REUSE-$N.json" ] && break; sleep 1; done
     kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; JPID=""
     cat "$OUT/vigil-$REUSE-$N.json" 2>/dev/null
@@ -105,7 +106,7 @@ for N in $NS; do
     timeout 300 python3 "$BENCH/bench_checker.py" --checker haproxy --variant plain \
         --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --ctl-port "$CTL_PORT" \
         --fe-port "$FE_PORT" --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
-        --out "$OUT/haproxy-$N.json"
+        ${ANYWAY:+--measure-anyway} --out "$OUT/haproxy-$N.json"
   else
     echo "=== N=$N haproxy not run" >&2
   fi

@@ -50,7 +50,7 @@ for run in $(seq "$RUNS"); do
   timeout "$RUN_TIMEOUT_S" bash -c '
     OUT="$1/load" "$2/bench/probe-load.sh" >"$1/load/out.txt"
     if [ -n "$MISSED_N" ]; then
-      OUT="$1/load" NS="$MISSED_N" REUSES=false MODES= "$2/bench/probe-load.sh" >>"$1/load/out.txt"
+      OUT="$1/load" NS="$MISSED_N" REUSES=false MODES= ANYWAY=1 "$2/bench/probe-load.sh" >>"$1/load/out.txt"
     fi
     if [ "$3" != 0 ]; then
       OUT="$1/ramp" N="${RAMP_N:-5000}" INTERS="${RAMP_INTERS:-1000,500,250,150,100}" \
