@@ -56,7 +56,7 @@ for run in $(seq "$RUNS"); do
       OUT="$1/ramp" N="${RAMP_N:-5000}" INTERS="${RAMP_INTERS:-1000,500,250,150,100}" \
         WARMUP_S="${RAMP_WARMUP_S:-5}" WINDOW_S="${RAMP_WINDOW_S:-10}" "$2/bench/probe-ramp.sh" | tee "$1/ramp/out.txt" >&2
     fi' _ "$d" "$ROOT" "$RAMP" 2>"$d/err.txt" || echo "run $run: exit $? (see $d/err.txt)" >&2
-  grep -E "^=== |missed|max sustained|ratio" "$d/err.txt" >&2 || true
+  grep -E "^=== N=|missed|max sustained|ratio" "$d/err.txt" >&2 || true
 done
 
 if [ "$OPERATOR" = 1 ]; then

@@ -14,7 +14,9 @@ maximum rate); the table shows the median over the runs and, in brackets, the ru
   - RSS per backend after JIT warm-up: the slope of steady-state RSS (the largest RSS of
     bench_checker.py's windows) over the run's N (least squares over every N with a fresh run),
     so the JIT's and the JVM's fixed memory, the same at every N, drop out. Same for HAProxy.
-  - missed probes: N x window / interval minus the farm's count, summed over the windows.
+  - missed probes: N x window / interval minus the farm's count, summed over the windows (window
+    edges make this +-sqrt(N)-ish noise); and as gaps: a gap of k intervals between two probes of
+    one backend (the farm's 10 ms histogram) lost k - 1 probes (jitter and latency round away).
   - hang detection: median detection of bench_checker.py's hang round (k backends), per N.
 """
 import glob, json, os, statistics, sys
@@ -52,6 +54,13 @@ def missed(r):
     if not st or any("missed_probes" not in w for w in st):
         return None
     return sum(w["missed_probes"] for w in st)
+
+
+def late(r):
+    st = (r or {}).get("steady", [])
+    if not st or any("late_probes" not in w for w in st):
+        return None
+    return sum(w["late_probes"] for w in st)
 
 
 def expected(r):
@@ -97,6 +106,7 @@ def one_run(d):
     if MISSED_N in ns:
         v, h = ext("false", MISSED_N), hap(MISSED_N)
         out["missed"] = (missed(v), missed(h))
+        out["late"] = (late(v), late(h))
         out["expected"] = (expected(v), expected(h))
         out["missed_all_up"] = tuple(bool(r) and r.get("all_up_after_s") is not None for r in (v, h))
     ramp = load(os.path.join(d, "ramp", "ramp.json"))
@@ -155,6 +165,9 @@ def main():
         exp = med([r.get("expected", (None,))[0] for r in per])
         row("missed probes at %d backends, 1 s (of %s expected)" % (MISSED_N, fmt(exp, 0)), "missed", 0,
             "0, if HAProxy 0 (else both)",
+            lambda v, h, r: v == 0 or ("report both (HAProxy missed too)" if h else False), ratio=False)
+        row("missed probes at %d, as gaps (k intervals between two probes of a backend: k - 1)" % MISSED_N,
+            "late", 0, "0, if HAProxy 0 (else both)",
             lambda v, h, r: v == 0 or ("report both (HAProxy missed too)" if h else False), ratio=False)
         for i, who in enumerate(("Vigil", "HAProxy")):
             bad = sum(1 for r in per if "missed_all_up" in r and not r["missed_all_up"][i])
