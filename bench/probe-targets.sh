@@ -35,7 +35,7 @@ OPERATOR=${OPERATOR:-0}
 export WARMUP_S=${WARMUP_S:-10} MEASURE_S=${MEASURE_S:-20} WINDOWS=${WINDOWS:-2} WINDOW_S=${WINDOW_S:-10}
 RUN_TIMEOUT_S=${RUN_TIMEOUT_S:-1200}
 export MISSED_N
-rm -rf "$OUT"
+rm -rf "$OUT"/run-* "$OUT/operator" "$OUT/targets.md"
 mkdir -p "$OUT"
 require python3 curl:curl haproxy:haproxy || exit 1
 [ "$RAMP" = 0 ] || require nginx:nginx-light || exit 1

@@ -12,8 +12,9 @@ maximum rate); the table shows the median over the runs and, in brackets, the ru
   - heap per backend: ProbeLoadRun's own figure (used heap after GC, after the window minus before
     any backend was added, divided by N; fresh connections, the largest N of the run).
   - RSS per backend after JIT warm-up: the slope of steady-state RSS (the largest RSS of
-    bench_checker.py's windows) over the run's N (least squares over every N with a fresh run),
-    so the JIT's and the JVM's fixed memory, the same at every N, drop out. Same for HAProxy.
+    bench_checker.py's windows) over the run's N (least squares over NS, not MISSED_N, where a
+    checker may be overloaded), so the JIT's and the JVM's fixed memory, the same at every N, drop
+    out. Same for HAProxy.
   - missed probes: N x window / interval minus the farm's count, summed over the windows (window
     edges make this +-sqrt(N)-ish noise); and as gaps: a gap of k intervals between two probes of
     one backend (the farm's 10 ms histogram) lost k - 1 probes (jitter and latency round away).
@@ -98,11 +99,11 @@ def one_run(d):
         out["cpu_fresh_%d" % n] = (cpu(ext("false", n)), cpu(hap(n)))
         out["cpu_reuse_%d" % n] = (cpu(ext("true", n)), cpu(hap(n)))
         out["hang_%d" % n] = (hang(ext("false", n)), hang(hap(n)))
-    hap_rss = slope([(n, rss_kb(hap(n))) for n in ns])
+    hap_rss = slope([(n, rss_kb(hap(n))) for n in main])
     if main:
         own = load(os.path.join(load_dir, "vigil-false-%d.json" % main[-1])) or {}
         out["heap"] = (own.get("heap_per_backend_b"), hap_rss)
-    out["rss"] = (slope([(n, rss_kb(ext("false", n))) for n in ns]), hap_rss)
+    out["rss"] = (slope([(n, rss_kb(ext("false", n))) for n in main]), hap_rss)
     if MISSED_N in ns:
         v, h = ext("false", MISSED_N), hap(MISSED_N)
         out["missed"] = (missed(v), missed(h))
