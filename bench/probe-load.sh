@@ -50,6 +50,7 @@ require python3 curl:curl || exit 1
 [ "$HAPROXY" = 0 ] || require haproxy:haproxy || exit 1
 
 classpath "$OUT" || exit 1
+for N in $NS; do :; done; conntrack_check "$N"   # NS rising: its last N is the run's highest rate/s
 NATIVE=${NATIVE:-0}
 if [ "$NATIVE" = 1 ]; then
   # The epoll transport is not a dependency of the operator: fetch the jars of the Netty version

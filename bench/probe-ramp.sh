@@ -39,6 +39,7 @@ mkdir -p "$OUT"
 require python3 haproxy:haproxy nginx:nginx-light || exit 1
 case "$CHECKERS" in *vigil*) classpath "$OUT" || exit 1 ;; *) CP="" ;; esac
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+conntrack_check $((N * 1000 / $(tr ',' '\n' <<<"$INTERS" | sort -n | head -1)))
 
 # {backends} {interval_ms} {port} {run_s} are filled in per step by stress_haproxy.py
 VIGIL_CMD="java $JAVA_OPTS -cp $CP dev.vigil.probe.load.ProbeLoadRun --backends {backends}

@@ -41,3 +41,19 @@ classpath() {
       -Dmdep.includeScope=test -Dmdep.outputFile="$1/cp.txt") || return 1
   CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$1/cp.txt")"
 }
+
+# `conntrack_check RATE`: where netfilter's connection tracking is loaded (kube-proxy, nftables,
+# e2e/ on this machine load it), every loopback connection takes a conntrack entry for the TIME_WAIT
+# timeout (120 s): a fresh connection per probe at RATE/s needs RATE x 120 entries, and a full
+# table drops SYNs ("nf_conntrack: table full, dropping packet" in dmesg): connects time out, for
+# the checkers and for the farm's control port alike. Warns with the sysctl that makes room.
+conntrack_check() {
+  local max=/proc/sys/net/netfilter/nf_conntrack_max tw=/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait
+  [ -r "$max" ] || return 0
+  local need=$(($1 * $(cat "$tw" 2>/dev/null || echo 120) * 3 / 2))
+  [ "$(cat "$max")" -ge "$need" ] && return 0
+  echo "bench: WARNING connection tracking is on and nf_conntrack_max=$(cat "$max") < $need ($1 fresh" \
+    "connections/s for $(cat "$tw" 2>/dev/null) s, +50 %): loopback SYNs will be dropped when it fills." \
+    "Before measuring: sysctl -w net.netfilter.nf_conntrack_max=$need (or lower" \
+    "net.netfilter.nf_conntrack_tcp_timeout_time_wait)" >&2
+}
