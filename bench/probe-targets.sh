@@ -3,7 +3,7 @@
 # One command from a clean clone (root on Debian: installs haproxy, nginx-light and curl when
 # missing; needs Java 17, Maven and python3, stdlib only):
 #
-#   bench/probe-targets.sh                 # 3 runs, about 7 min each; take the bench lock first
+#   bench/probe-targets.sh                 # 3 runs, about 8 min each; take the bench lock first
 #   RUNS=1 NS=1000 MISSED_N= RAMP=0 WARMUP_S=5 MEASURE_S=10 WINDOW_S=5 bench/probe-targets.sh  # smoke
 #   OPERATOR=1 bench/probe-targets.sh      # also whole operator vs probe-only (+ about 4 min per run)
 #   NATIVE=1 bench/probe-targets.sh        # Vigil on Netty's epoll transport (see probe-load.sh)
