@@ -188,13 +188,11 @@ public final class ProbeLoadRun {
       dev[i] = Math.abs(g[i] - num("interval-ms") * 1000);
     }
     Arrays.sort(dev);
-    double[] gapMs = {
-      pct(g, 0.01) / 1000.0,
-      pct(g, 0.50) / 1000.0,
-      pct(g, 0.99) / 1000.0,
-      pct(dev, 0.50) / 1000.0,
-      pct(dev, 0.99) / 1000.0
-    };
+    double gapP1 = pct(g, 0.01) / 1000.0;
+    double gapP50 = pct(g, 0.50) / 1000.0;
+    double gapP99 = pct(g, 0.99) / 1000.0;
+    double devP50 = pct(dev, 0.50) / 1000.0;
+    double devP99 = pct(dev, 0.99) / 1000.0;
     g = null;
     dev = null;
     long heap1 = usedHeapAfterGc();
@@ -229,11 +227,11 @@ public final class ProbeLoadRun {
             rss0,
             rss1,
             (rss1 - rss0) * 1024 / n,
-            gapMs[0],
-            gapMs[1],
-            gapMs[2],
-            gapMs[3],
-            gapMs[4],
+            gapP1,
+            gapP50,
+            gapP99,
+            devP50,
+            devP99,
             reasons);
     System.out.println(json);
     if (args.containsKey("out")) {
