@@ -2,12 +2,13 @@
 # Load run of the whole operator (issues 4 and 11): P pools x B backends on loopback, K of them
 # killed at once (one per pool), repeated RUNS times, then (PROBE_ONLY=1) the probe-only load run
 # at the same settings on the same farm layout, so CPU per 1,000 probes compares in one run.
+# One command from a clean clone (Java 17, Maven, python3 stdlib only):
 #   bench/operator-load.sh                                       # 1,000 x 10, kill 100, 3 runs
 #   POOLS=100 PER_POOL=10 KILLS=30 STEADY_S=60 INTERVAL_MS=10000 bench/operator-load.sh
 #   POOLS=1000 KILLS=1000 INTERVAL_MS=10000 RUNS=3 bench/operator-load.sh
 #   FAST_INTERVAL_MS=1000 POOLS=100 KILLS=30 bench/operator-load.sh   # the policy with fastInterval
 #   PROFILE=1 ...                      # async-profiler flame graphs of the steady and kill windows
-# Backends: ../shared/bench/farm.py (separate process, 127.2.x.y:8080); API server: the embedded
+# Backends: bench/harness/farm.py (separate process, 127.2.x.y:8080); API server: the embedded
 # Fabric8 mock server in its own JVM (dev.vigil.bench.ApiServerMain); the operator alone in the
 # measured JVM (dev.vigil.bench.OperatorLoadBench). Each run prints RESULT lines and one JSON
 # line; the summary prints the median of every figure over the runs. Bounded: the farm stops
@@ -15,7 +16,8 @@
 # (Maven resolves what it needs; no offline mode).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-FARM_DIR=${FARM_DIR:-$(cd "$ROOT/../shared/bench" && pwd)}
+FARM_DIR=${FARM_DIR:-$ROOT/bench/harness}
+. "$ROOT/bench/harness/lib.sh"
 OUT=${OUT:-/tmp/vigil-operator-load}
 RUNS=${RUNS:-3}
 POOLS=${POOLS:-1000}
@@ -26,9 +28,8 @@ STEADY_S=${STEADY_S:-60}
 PROBE_ONLY=${PROBE_ONLY:-1}
 JAVA_OPTS=${JAVA_OPTS:--Xmx2g}
 mkdir -p "$OUT"
-(cd "$ROOT" && mvn -B -q -pl operator test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt")
-CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
+require python3
+classpath "$OUT"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 : >"$OUT/results.jsonl"
 for run in $(seq "$RUNS"); do

@@ -1,40 +1,56 @@
 #!/usr/bin/env bash
 # Load run of Vigil's HTTP prober + scheduler, side by side with HAProxy, on one loopback farm.
+# One command from a clean clone (root on Debian: installs haproxy and curl when missing; needs
+# Java 17, Maven and python3, stdlib only):
 #
 #   bench/probe-load.sh                       # N = 1000 5000; fresh, then reuseConnection; HAProxy
+#   NS=1000 WARMUP_S=5 MEASURE_S=10 bench/probe-load.sh      # quick (about 2 min)
 #   NS=1000 HAPROXY=0 MEASURE_S=30 bench/probe-load.sh
 #   NATIVE=1 OUT=/tmp/probe-load-epoll bench/probe-load.sh   # Netty epoll transport (jars from ~/.m2)
 #   LOOPS=2 bench/probe-load.sh              # backends sharded over 2 schedulers / event loops
+#   NS=10000 REUSES=false MODES= ANYWAY=1 bench/probe-load.sh # missed probes at 10,000 backends
 #
-# Per N: starts ../shared/bench/farm.py (python, separate process: N backends on 127.1.x.y:8080),
+# Per N: starts bench/harness/farm.py (python, separate process: N backends on 127.1.x.y:8080),
 # then for reuse=false and reuse=true runs dev.vigil.probe.load.ProbeLoadRun (its own JVM:
 # interval 1 s, timeout 1 s, jitter 10 %, rise 2, fall 3) and measures it twice:
 #   - from inside (JSON in $OUT/vigil-<reuse>-<N>.json): probes/s vs expected, process CPU per
 #     1,000 probes over a MEASURE_S window, heap and RSS growth per backend, gaps between a
 #     backend's probe starts (p1/p50/p99, and |gap - interval| p50/p99);
-#   - from outside with bench_checker.py --checker external (CPU of the PID, farm-counted probes,
-#     RSS, detection of MODES), the same harness HAProxy is measured with.
-# Then HAProxy (if installed and HAPROXY != 0) with bench_checker.py --checker haproxy on the
-# same farm. Everything is bounded (timeouts, --run-s, --max-seconds) and stopped by PID.
+#   - from outside with bench_checker.py --checker external (CPU of the PID, farm-counted probes
+#     and missed probes per window (N x window / interval minus the farm's count), RSS, detection
+#     of MODES), the same harness HAProxy is measured with.
+# Then HAProxy (if HAPROXY != 0) with bench_checker.py --checker haproxy on the same farm.
+# Everything is bounded (timeouts, --run-s, --max-seconds) and stopped by PID. Other knobs:
+# WINDOWS x WINDOW_S (bench_checker's steady windows, 2 x 15 s), ROUNDS and MODES (detection),
+# ANYWAY=1 (measure the windows even when not every backend got healthy: an overloaded checker),
+# FARM_OCTET (farm on 127.<octet>.x.y, 1), CTL_PORT (farm control, 19999), DEBUG_PORT (Vigil's
+# /healthy, 18081), FE_PORT (HAProxy's frontend, 18080): change them to run two at once.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-$(cd "$ROOT/../shared/bench" 2>/dev/null && pwd)}
+BENCH=${BENCH:-$ROOT/bench/harness}
+. "$ROOT/bench/harness/lib.sh"
 NS=${NS:-"1000 5000"}
-REUSES=${REUSES:-"false true"}
+REUSES=${REUSES-"false true"}
 WARMUP_S=${WARMUP_S:-10}
 MEASURE_S=${MEASURE_S:-30}
-MODES=${MODES:-hang}
+MODES=${MODES-hang}
 ROUNDS=${ROUNDS:-1}
+WINDOWS=${WINDOWS:-2}
+WINDOW_S=${WINDOW_S:-15}
 HAPROXY=${HAPROXY:-1}
+FARM_OCTET=${FARM_OCTET:-1}
+CTL_PORT=${CTL_PORT:-19999}
+DEBUG_PORT=${DEBUG_PORT:-18081}
+FE_PORT=${FE_PORT:-18080}
 OUT=${OUT:-/tmp/probe-load}
 JAVA_OPTS=${JAVA_OPTS:-"-XX:+UseSerialGC -Xms64m -Xmx512m"}
 mkdir -p "$OUT"
-[ -f "$BENCH/farm.py" ] || { echo "farm.py not found; set BENCH=/path/to/shared/bench" >&2; exit 1; }
+[ -f "$BENCH/farm.py" ] || { echo "farm.py not found in $BENCH" >&2; exit 1; }
+require python3 curl:curl || exit 1
+[ "$HAPROXY" = 0 ] || require haproxy:haproxy || exit 1
 
-echo "building (test classes + classpath)" >&2
-(cd "$ROOT" && mvn -B -q -pl operator test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt") || exit 1
-CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
+classpath "$OUT" || exit 1
+for N in $NS; do :; done; conntrack_check "$N"   # NS rising: its last N is the run's highest rate/s
 NATIVE=${NATIVE:-0}
 if [ "$NATIVE" = 1 ]; then
   # The epoll transport is not a dependency of the operator: fetch the jars of the Netty version
@@ -59,10 +75,11 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 for N in $NS; do
-  python3 "$BENCH/farm.py" -n "$N" --layout ips --base-port 8080 --backlog 1024 \
+  python3 "$BENCH/farm.py" -n "$N" --layout ips --ip-second-octet "$FARM_OCTET" --base-port 8080 \
+      --backlog 1024 --ctl-port "$CTL_PORT" \
       --max-seconds 1800 --backends-file "$OUT/backends-$N.txt" 2>"$OUT/farm-$N.err" &
   FARM=$!
-  for _ in $(seq 50); do python3 "$BENCH/farmctl.py" ping >/dev/null 2>&1 && break; sleep 0.2; done
+  for _ in $(seq 50); do python3 "$BENCH/farmctl.py" --ctl-port "$CTL_PORT" ping >/dev/null 2>&1 && break; sleep 0.2; done
 
   for REUSE in $REUSES; do
     echo "=== N=$N vigil reuse=$REUSE ($(date +%T))" >&2
@@ -71,26 +88,26 @@ for N in $NS; do
     java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
         --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
         --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$MEASURE_S" \
-        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port 18081 --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-1}" \
+        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-1}" \
         --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
     JPID=$!
     sleep 2
     timeout 300 python3 "$BENCH/bench_checker.py" --checker external --pid "$JPID" \
-        --healthy-cmd "curl -s --max-time 2 127.0.0.1:18081/healthy" \
-        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 \
-        --windows 2 --window-s 15 --modes "$MODES" --rounds "$ROUNDS" --k 20 \
-        --out "$OUT/ext-vigil-$REUSE-$N.json"
+        --healthy-cmd "curl -s --max-time 2 127.0.0.1:$DEBUG_PORT/healthy" \
+        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --ctl-port "$CTL_PORT" \
+        --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
+        ${ANYWAY:+--measure-anyway} --out "$OUT/ext-vigil-$REUSE-$N.json"
     for _ in $(seq 120); do [ -s "$OUT/vigil-$REUSE-$N.json" ] && break; sleep 1; done
     kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; JPID=""
     cat "$OUT/vigil-$REUSE-$N.json" 2>/dev/null
   done
 
-  if [ "$HAPROXY" != 0 ] && command -v haproxy >/dev/null; then
+  if [ "$HAPROXY" != 0 ]; then
     echo "=== N=$N haproxy ($(date +%T))" >&2
     timeout 300 python3 "$BENCH/bench_checker.py" --checker haproxy --variant plain \
-        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 \
-        --windows 2 --window-s 15 --modes "$MODES" --rounds "$ROUNDS" --k 20 \
-        --out "$OUT/haproxy-$N.json"
+        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --ctl-port "$CTL_PORT" \
+        --fe-port "$FE_PORT" --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
+        ${ANYWAY:+--measure-anyway} --out "$OUT/haproxy-$N.json"
   else
     echo "=== N=$N haproxy not run" >&2
   fi

@@ -25,12 +25,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Load run of the whole operator (issue 4): P pools of B backends served by the shared bench farm
- * (farm.py, a separate process, 127.2.x.y:8080), the embedded API server in a separate JVM, the
- * operator alone in this JVM. Measures steady-state API writes, operator CPU and heap, and for K
- * backends killed at once (one per pool) the time from the fatal probe (the transition time the
- * runtime records as the backend's {@code since}) to the slice update seen by a watch, and the API
- * writes per transition. Run with {@code bench/operator-load.sh}.
+ * Load run of the whole operator (issue 4): P pools of B backends served by the bench farm
+ * (bench/harness/farm.py, a separate process, 127.2.x.y:8080), the embedded API server in a
+ * separate JVM, the operator alone in this JVM. Measures steady-state API writes, operator CPU and
+ * heap, and for K backends killed at once (one per pool) the time from the fatal probe (the
+ * transition time the runtime records as the backend's {@code since}) to the slice update seen by a
+ * watch, and the API writes per transition. Run with {@code bench/operator-load.sh}.
  */
 public final class OperatorLoadBench {
   private static String ns = "bench";
@@ -47,7 +47,7 @@ public final class OperatorLoadBench {
     int kills = Integer.parseInt(a.getOrDefault("kills", "100"));
     int steadyS = Integer.parseInt(a.getOrDefault("steady-s", "60"));
     int ctlPort = Integer.parseInt(a.getOrDefault("ctl-port", "19997"));
-    String farmDir = a.getOrDefault("farm-dir", "../shared/bench");
+    String farmDir = a.getOrDefault("farm-dir", "bench/harness");
     double apiQps =
         Double.parseDouble(a.getOrDefault("api-qps", "" + OperatorConfig.DEFAULT_API_QPS));
     int apiBurst =

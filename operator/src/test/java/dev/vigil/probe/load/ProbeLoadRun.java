@@ -173,14 +173,14 @@ public final class ProbeLoadRun {
     measuring = false;
     long cpu1 = os.getProcessCpuTime();
     long t1 = System.nanoTime();
-    long heap1 = usedHeapAfterGc();
-    long rss1 = rssKb();
-
     double seconds = (t1 - t0) / 1e9;
     double expected = n * 1000.0 / num("interval-ms");
     long[] g;
     synchronized (this) {
       g = Arrays.copyOf(gaps, gapCount);
+      // the bench's own record, not the prober's memory: out of the heap figure
+      gaps = new long[16];
+      gapCount = 0;
     }
     Arrays.sort(g);
     long[] dev = new long[g.length];
@@ -188,6 +188,16 @@ public final class ProbeLoadRun {
       dev[i] = Math.abs(g[i] - num("interval-ms") * 1000);
     }
     Arrays.sort(dev);
+    double gapP1 = pct(g, 0.01) / 1000.0;
+    double gapP50 = pct(g, 0.50) / 1000.0;
+    double gapP99 = pct(g, 0.99) / 1000.0;
+    double devP50 = pct(dev, 0.50) / 1000.0;
+    double devP99 = pct(dev, 0.99) / 1000.0;
+    g = null;
+    dev = null;
+    long heap1 = usedHeapAfterGc();
+    long rss1 = rssKb();
+
     String json =
         String.format(
             "{\"n\":%d,\"reuse\":%s,\"interval_ms\":%d,\"timeout_ms\":%d,\"jitter_pct\":%s,"
@@ -217,11 +227,11 @@ public final class ProbeLoadRun {
             rss0,
             rss1,
             (rss1 - rss0) * 1024 / n,
-            pct(g, 0.01) / 1000.0,
-            pct(g, 0.50) / 1000.0,
-            pct(g, 0.99) / 1000.0,
-            pct(dev, 0.50) / 1000.0,
-            pct(dev, 0.99) / 1000.0,
+            gapP1,
+            gapP50,
+            gapP99,
+            devP50,
+            devP99,
             reasons);
     System.out.println(json);
     if (args.containsKey("out")) {

@@ -1,0 +1,59 @@
+# Sourced by the bench/ scripts.
+#
+# `require CMD[:PACKAGE] ...` installs the Debian packages of the
+# commands that are missing, with apt-get (root), the way deploy/image/build.sh and e2e/netns.sh do
+# (apt-get update only when the first install fails). Each is bounded by a timeout. A service that
+# a package starts (haproxy, nginx) is stopped again through its own init script: the bench starts
+# its own instances and stops them by PID.
+require() {
+  local spec cmd pkg missing=()
+  for spec in "$@"; do
+    cmd=${spec%%:*}
+    pkg=${spec#*:}
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  [ "$(id -u)" = 0 ] || { echo "bench: missing ${missing[*]}; install them (apt-get install ${missing[*]})" >&2; return 1; }
+  echo "bench: apt-get install ${missing[*]}" >&2
+  timeout 600 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 || {
+    timeout 300 apt-get update -q >&2 &&
+      timeout 600 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+  } || { echo "bench: could not install ${missing[*]}" >&2; return 1; }
+  for pkg in "${missing[@]}"; do
+    case "$pkg" in
+      haproxy | nginx*) [ -x "/etc/init.d/${pkg%%-*}" ] && "/etc/init.d/${pkg%%-*}" stop >/dev/null 2>&1 ;;
+    esac
+  done
+  return 0
+}
+
+# `classpath OUT`: compiles the operator and its test classes (Maven resolves what it needs, so a
+# clean clone works) and sets CP to them and their test-scope dependencies (list in OUT/cp.txt).
+# With BENCH_CP_FILE (a cp.txt of an earlier build, as bench/probe-targets.sh passes on) it only reuses it.
+classpath() {
+  if [ -n "${BENCH_CP_FILE:-}" ]; then
+    [ "$BENCH_CP_FILE" -ef "$1/cp.txt" ] || cp "$BENCH_CP_FILE" "$1/cp.txt"
+    CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$1/cp.txt")"
+    return 0
+  fi
+  echo "building (test classes + classpath)" >&2
+  (cd "$ROOT" && mvn -B -q -pl operator test-compile dependency:build-classpath \
+      -Dmdep.includeScope=test -Dmdep.outputFile="$1/cp.txt") || return 1
+  CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$1/cp.txt")"
+}
+
+# `conntrack_check RATE`: where netfilter's connection tracking is loaded (kube-proxy, nftables,
+# e2e/ on this machine load it), every loopback connection takes a conntrack entry for the TIME_WAIT
+# timeout (120 s): a fresh connection per probe at RATE/s needs RATE x 120 entries, and a full
+# table drops SYNs ("nf_conntrack: table full, dropping packet" in dmesg): connects time out, for
+# the checkers and for the farm's control port alike. Warns with the sysctl that makes room.
+conntrack_check() {
+  local max=/proc/sys/net/netfilter/nf_conntrack_max tw=/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait
+  [ -r "$max" ] || return 0
+  local need=$(($1 * $(cat "$tw" 2>/dev/null || echo 120) * 3 / 2))
+  [ "$(cat "$max")" -ge "$need" ] && return 0
+  echo "bench: WARNING connection tracking is on and nf_conntrack_max=$(cat "$max") < $need ($1 fresh" \
+    "connections/s for $(cat "$tw" 2>/dev/null) s, +50 %): loopback SYNs will be dropped when it fills." \
+    "Before measuring: sysctl -w net.netfilter.nf_conntrack_max=$need (or lower" \
+    "net.netfilter.nf_conntrack_tcp_timeout_time_wait)" >&2
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Maximum sustained probe rate of Vigil and of HAProxy, in one run on one farm, and their ratio.
+# One command from a clean clone (root on Debian: installs haproxy and nginx-light when missing;
+# needs Java 17, Maven and python3, stdlib only):
+#
+#   bench/probe-ramp.sh                                   # N = 5000, interval 1000 .. 100 ms
+#   N=1000 INTERS=1000,500 WARMUP_S=3 WINDOW_S=5 bench/probe-ramp.sh     # quick (about 1 min)
+#   ALL_STEPS=1 bench/probe-ramp.sh                        # every step, also after the first miss
+#
+# The ramp is bench/harness/stress_haproxy.py's: nginx (1 worker, `return 200 "ok"`) on N ports
+# 127.0.0.1:20000.., the checker started afresh for every step with the interval INTERS shrinking
+# (fresh connection per probe, timeout min(1 s, interval) for both, rise 2, fall 3), WARMUP_S,
+# then a WINDOW_S window: probes counted by nginx, the checker's CPU, servers not UP at the end.
+# Vigil is dev.vigil.probe.load.ProbeLoadRun (its own JVM, jitter JITTER %, LOOPS event loops) on
+# the same farm and the same steps. A step is sustained when every backend is UP at the end of its
+# window (and, with SUSTAIN_PCT > 0, the achieved rate is >= SUSTAIN_PCT % of the target); the
+# maximum sustained rate is the highest achieved rate of a sustained step. A checker's ramp stops
+# at its first unsustained step unless ALL_STEPS=1. Prints both ramps, both maxima and Vigil / HAProxy; JSON in $OUT/ramp.json.
+# Bounded: each step is WARMUP_S + WINDOW_S (+ the JVM's start), the JVM stops itself, nginx and
+# the checkers are stopped by PID.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=${BENCH:-$ROOT/bench/harness}
+. "$ROOT/bench/harness/lib.sh"
+N=${N:-5000}
+INTERS=${INTERS:-1000,500,250,150,100}
+WARMUP_S=${WARMUP_S:-5}
+WINDOW_S=${WINDOW_S:-10}
+JITTER=${JITTER:-10}
+LOOPS=${LOOPS:-1}
+NATIVE=${NATIVE:-0}
+SUSTAIN_PCT=${SUSTAIN_PCT:-0}
+BASE_PORT=${BASE_PORT:-20000}
+VIGIL_PORT=${VIGIL_PORT:-18083}
+CHECKERS=${CHECKERS:-haproxy,vigil}
+OUT=${OUT:-/tmp/probe-ramp}
+JAVA_OPTS=${JAVA_OPTS:-"-XX:+UseSerialGC -Xms64m -Xmx512m"}
+mkdir -p "$OUT"
+require python3 haproxy:haproxy nginx:nginx-light || exit 1
+case "$CHECKERS" in *vigil*) classpath "$OUT" || exit 1 ;; *) CP="" ;; esac
+ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+conntrack_check $((N * 1000 / $(tr ',' '\n' <<<"$INTERS" | sort -n | head -1)))
+
+# {backends} {interval_ms} {port} {run_s} are filled in per step by stress_haproxy.py
+VIGIL_CMD="java $JAVA_OPTS -cp $CP dev.vigil.probe.load.ProbeLoadRun --backends {backends}
+  --reuse false --interval-ms {interval_ms} --timeout-ms {timeout_ms} --jitter $JITTER
+  --warmup-s {run_s} --measure-s 1 --run-s {run_s} --debug-port {port}
+  --native $([ "$NATIVE" = 1 ] && echo true || echo false) --loops $LOOPS"
+STOP=--stop-at-fail
+[ "${ALL_STEPS:-0}" = 1 ] && STOP=""
+# every step at most WARMUP_S + WINDOW_S + 30 s (the JVM's start), plus nginx's
+timeout $(($(tr ',' '\n' <<<"$INTERS" | wc -l) * 2 * (WARMUP_S + WINDOW_S + 30) + 60)) \
+  python3 "$BENCH/stress_haproxy.py" --n "$N" --base-port "$BASE_PORT" --inters "$INTERS" \
+  --warmup-s "$WARMUP_S" --window-s "$WINDOW_S" --workdir "$OUT" --checkers "$CHECKERS" \
+  --vigil-cmd "$VIGIL_CMD" --vigil-port "$VIGIL_PORT" --sustain-pct "$SUSTAIN_PCT" --match-timeout $STOP \
+  --json "$OUT/ramp.json"

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Issue 15's targets table from the output of bench/probe-targets.sh (medians over its runs).
+
+  targets-summary.py OUT          # OUT/run-K/load (probe-load.sh), OUT/run-K/ramp (probe-ramp.sh),
+                                  # OUT/operator (operator-load.sh, optional)
+
+Every figure is computed per run, Vigil and HAProxy from the same run (same farm, same harness:
+bench_checker.py's windows for CPU, missed probes, RSS and detection; probe-ramp.sh for the
+maximum rate); the table shows the median over the runs and, in brackets, the runs' own values
+(Vigil / HAProxy = ratio). The ratio column is the median of the per-run ratios.
+  - CPU per 1,000 probes: median of bench_checker.py's steady windows (utime+stime of the PID).
+  - heap per backend: ProbeLoadRun's own figure (used heap after GC, after the window minus before
+    any backend was added, divided by N; fresh connections, the largest N of the run).
+  - RSS per backend after JIT warm-up: the slope of steady-state RSS (the largest RSS of
+    bench_checker.py's windows) over the run's N (least squares over NS, not MISSED_N, where a
+    checker may be overloaded), so the JIT's and the JVM's fixed memory, the same at every N, drop
+    out. Same for HAProxy.
+  - missed probes: N x window / interval minus the farm's count, summed over the windows (window
+    edges make this +-sqrt(N)-ish noise); and as gaps: a gap of k intervals between two probes of
+    one backend (the farm's 10 ms histogram) lost k - 1 probes (jitter and latency round away).
+  - hang detection: median detection of bench_checker.py's hang round (k backends), per N.
+"""
+import glob, json, os, statistics, sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def jsonl(path):
+    if not os.path.exists(path):
+        return []
+    return [json.loads(l) for l in open(path) if l.strip()]
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def cpu(r):
+    return med([w.get("cpu_s_per_1000_probes") for w in r.get("steady", [])]) if r else None
+
+
+def rss_kb(r):
+    return max([w["rss_kb"] for w in r.get("steady", [])] or [0]) or None if r else None
+
+
+def missed(r):
+    st = (r or {}).get("steady", [])
+    if not st or any("missed_probes" not in w for w in st):
+        return None
+    return sum(w["missed_probes"] for w in st)
+
+
+def late(r):
+    st = (r or {}).get("steady", [])
+    if not st or any("late_probes" not in w for w in st):
+        return None
+    return sum(w["late_probes"] for w in st)
+
+
+def expected(r):
+    return sum(w.get("expected_probes", 0) for w in (r or {}).get("steady", []))
+
+
+def hang(r):
+    d = ((r or {}).get("transitions") or {}).get("hang", {}).get("detect_s")
+    return d["median"] if d else None
+
+
+def slope(points):
+    """Least-squares slope of (n, kB) -> bytes per backend; None with fewer than two N."""
+    pts = [(n, v) for n, v in points if v]
+    if len(pts) < 2:
+        return None
+    mn, mv = statistics.mean(n for n, _ in pts), statistics.mean(v for _, v in pts)
+    den = sum((n - mn) ** 2 for n, _ in pts)
+    return 1024 * sum((n - mn) * (v - mv) for n, v in pts) / den if den else None
+
+
+def one_run(d):
+    """Per run: {measure: (vigil, haproxy)}."""
+    load_dir, out = os.path.join(d, "load"), {}
+
+    def ext(reuse, n):
+        return load(os.path.join(load_dir, "ext-vigil-%s-%d.json" % (reuse, n)))
+
+    def hap(n):
+        return load(os.path.join(load_dir, "haproxy-%d.json" % n))
+
+    ns = sorted({int(p.rsplit("-", 1)[1][:-5]) for p in glob.glob(os.path.join(load_dir, "ext-vigil-false-*.json"))})
+    main = [n for n in ns if n != MISSED_N] or ns
+    for n in main:
+        out["cpu_fresh_%d" % n] = (cpu(ext("false", n)), cpu(hap(n)))
+        out["cpu_reuse_%d" % n] = (cpu(ext("true", n)), cpu(hap(n)))
+        out["hang_%d" % n] = (hang(ext("false", n)), hang(hap(n)))
+    hap_rss = slope([(n, rss_kb(hap(n))) for n in main])
+    if main:
+        own = load(os.path.join(load_dir, "vigil-false-%d.json" % main[-1])) or {}
+        out["heap"] = (own.get("heap_per_backend_b"), hap_rss)
+    out["rss"] = (slope([(n, rss_kb(ext("false", n))) for n in main]), hap_rss)
+    if MISSED_N in ns:
+        v, h = ext("false", MISSED_N), hap(MISSED_N)
+        out["missed"] = (missed(v), missed(h))
+        out["late"] = (late(v), late(h))
+        out["expected"] = (expected(v), expected(h))
+        out["missed_all_up"] = tuple(bool(r) and r.get("all_up_after_s") is not None for r in (v, h))
+    ramp = load(os.path.join(d, "ramp", "ramp.json"))
+    if ramp:
+        m = ramp["max"]
+        out["rate"] = (m.get("vigil", {}).get("max_sustained_per_s"), m.get("haproxy", {}).get("max_sustained_per_s"))
+        out["rate_ceiling"] = (m.get("vigil", {}).get("ramp_ceiling"), m.get("haproxy", {}).get("ramp_ceiling"))
+    return out, main
+
+
+def fmt(x, nd):
+    if x is None:
+        return "-"
+    return ("%." + str(nd) + "f") % x
+
+
+def main():
+    root = sys.argv[1]
+    runs = sorted(glob.glob(os.path.join(root, "run-*")), key=lambda p: int(p.rsplit("-", 1)[1]))
+    per, ns = [], []
+    for d in runs:
+        r, main_ns = one_run(d)
+        per.append(r)
+        ns = ns or main_ns
+    if not per:
+        sys.exit("no run in %s" % root)
+    print("Issue 15 targets, %d run(s) in %s: median [per run]; ratio = Vigil / HAProxy, same run, "
+          "median of the per-run ratios" % (len(per), root))
+    print()
+    print("| measure | target | Vigil | HAProxy | ratio | met |")
+    print("|---|---|---|---|---|---|")
+
+    def row(label, key, nd, target, ok, unit="", ratio=True):
+        vals = [r.get(key, (None, None)) for r in per]
+        v, h = [x[0] for x in vals], [x[1] for x in vals]
+        ratios = [a / b if a is not None and b else None for a, b in vals]
+        mv, mh, mr = med(v), med(h), med(ratios)
+        met = "-" if ok is None or mv is None else ok(mv, mh, mr)
+        met = met if isinstance(met, str) else ("yes" if met else "no")
+        runs_v = ", ".join(fmt(x, nd) for x in v)
+        runs_h = ", ".join(fmt(x, nd) for x in h)
+        print("| %s | %s | %s%s [%s] | %s%s [%s] | %s | %s |" % (
+            label, target, fmt(mv, nd), unit if mv is not None else "", runs_v, fmt(mh, nd),
+            unit if mh is not None else "", runs_h,
+            ("%.2fx [%s]" % (mr, ", ".join(fmt(x, 2) for x in ratios))) if ratio and mr is not None else "-", met))
+
+    for n in ns:
+        row("CPU s / 1,000 fresh probes, %d backends" % n, "cpu_fresh_%d" % n, 3, "<= 1.0x HAProxy",
+            lambda v, h, r: r is not None and r <= 1.0)
+    for n in ns:
+        row("CPU s / 1,000 probes, reuseConnection, %d (HAProxy: fresh)" % n, "cpu_reuse_%d" % n, 3,
+            "<= 0.7x HAProxy fresh", lambda v, h, r: r is not None and r <= 0.7)
+    row("heap per backend (HAProxy: RSS per backend)", "heap", 0, "<= 2 KB", lambda v, h, r: v <= 2048, " B")
+    row("RSS per backend after JIT warm-up (slope over N)", "rss", 0, "report", None, " B")
+    if any("missed" in r for r in per):
+        exp = med([r.get("expected", (None,))[0] for r in per])
+        row("missed probes at %d backends, 1 s (of %s expected)" % (MISSED_N, fmt(exp, 0)), "missed", 0,
+            "0, if HAProxy 0 (else both)",
+            lambda v, h, r: v == 0 or ("report both (HAProxy missed too)" if h else False), ratio=False)
+        row("missed probes at %d, as gaps (k intervals between two probes of a backend: k - 1)" % MISSED_N,
+            "late", 0, "0, if HAProxy 0 (else both)",
+            lambda v, h, r: v == 0 or ("report both (HAProxy missed too)" if h else False), ratio=False)
+        for i, who in enumerate(("Vigil", "HAProxy")):
+            bad = sum(1 for r in per if "missed_all_up" in r and not r["missed_all_up"][i])
+            if bad:
+                print("| (%s: not every backend got healthy at %d in %d run(s); measured anyway) | | | | | |"
+                      % (who, MISSED_N, bad))
+    if any("rate" in r for r in per):
+        row("maximum sustained probe rate, /s (probe-ramp.sh)", "rate", 0, ">= 0.8x HAProxy",
+            lambda v, h, r: r is not None and r >= 0.8)
+        ceil = [r.get("rate_ceiling") for r in per if r.get("rate_ceiling")]
+        if any(c[1] for c in ceil):
+            print("| (HAProxy passed every step of the ramp in %d run(s): its maximum is at least that) | | | | | |"
+                  % sum(1 for c in ceil if c[1]))
+        if any(c[0] for c in ceil):
+            print("| (Vigil passed every step of the ramp in %d run(s): its maximum is at least that) | | | | | |"
+                  % sum(1 for c in ceil if c[0]))
+    for n in ns:
+        row("hang detection median, s, %d backends (fall 3, 1 s, timeout 1 s)" % n, "hang_%d" % n, 2,
+            "no worse than 3.6 s", lambda v, h, r: round(v, 1) <= 3.6)
+    op = jsonl(os.path.join(root, "operator", "results.jsonl"))
+    po = jsonl(os.path.join(root, "operator", "probe-only.jsonl"))
+    if op and po:
+        o = [r["cpu_s_per_1000_probes"] for r in op]
+        p = [r["cpu_s_per_1000_probes"] for r in po]
+        ratio = med(o) / med(p)
+        print("| whole operator CPU s / 1,000 probes vs probe-only (operator-load.sh, %d x %d, %d ms) | "
+              "<= 1.2x probe-only | %s [%s] | probe-only %s [%s] | %.2fx | %s |" % (
+                  op[0]["pools"], op[0]["per_pool"], op[0]["interval_ms"], fmt(med(o), 3),
+                  ", ".join(fmt(x, 3) for x in o), fmt(med(p), 3), ", ".join(fmt(x, 3) for x in p), ratio,
+                  "yes" if ratio <= 1.2 else "no"))
+    else:
+        print("| whole operator CPU vs probe-only | <= 1.2x probe-only | not run (OPERATOR=1) | | | |")
+
+
+MISSED_N = int(os.environ.get("MISSED_N", "10000") or 0)
+
+if __name__ == "__main__":
+    main()
