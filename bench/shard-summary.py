@@ -9,7 +9,7 @@ print("SUMMARY %d runs: %d replicas x %d pools x %d, interval %d ms, steady %d s
     len(runs), r0["replicas"], r0["pools_per_replica"], r0["per_pool"], r0["interval_ms"], r0["steady_s"]))
 for k in ["single_cpu_cores", "single_cpu_s_per_1000_probes", "single_heap_mb", "total_cpu_cores",
           "cpu_s_per_1000_probes", "capacity_ratio", "sharder_thread_cores",
-          "leader_extra_cpu_per_backend_pct", "steady_writes", "killed_pools", "takeover_owned_s",
+          "leader_extra_cpu_per_backend_pct", "steady_writes", "lease_writes_per_s", "killed_pools", "takeover_owned_s",
           "takeover_probed_s", "takeover_s", "flaps_after_kill", "join_moved",
           "join_writes_per_move", "leave_moved", "leave_s", "leave_writes_per_move", "flaps"]:
     vals = [r[k] for r in runs if k in r]

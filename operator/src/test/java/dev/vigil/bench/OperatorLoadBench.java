@@ -282,24 +282,7 @@ public final class OperatorLoadBench {
               api.createRunningPod(Fixtures.pod(namespace, "b-" + i, "p-" + pp, farm.ip(i)));
             }
             if (headless) {
-              client
-                  .resource(
-                      new io.fabric8.kubernetes.api.model.ServiceBuilder()
-                          .withNewMetadata()
-                          .withName("pool-" + pp)
-                          .withNamespace(namespace)
-                          .endMetadata()
-                          .withNewSpec()
-                          .withClusterIP("None")
-                          .addNewPort()
-                          .withName("http")
-                          .withPort(80)
-                          .withNewTargetPort(8080)
-                          .withProtocol("TCP")
-                          .endPort()
-                          .endSpec()
-                          .build())
-                  .create();
+              client.resource(Fixtures.headlessService(namespace, "pool-" + pp, 8080)).create();
             }
             client
                 .resource(Fixtures.pool(namespace, "pool-" + pp, "bench", "p-" + pp, 8080))

@@ -3,12 +3,14 @@ package dev.vigil.bench;
 import static dev.vigil.bench.OperatorLoadBench.log;
 import static dev.vigil.bench.OperatorLoadBench.readyCount;
 import static dev.vigil.bench.OperatorLoadBench.waitUntil;
+import static dev.vigil.testing.PoolOwners.shardOf;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.e2e.AuditLog;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -133,7 +135,7 @@ public final class ShardLoadBench {
     Replica single = launch("single", false);
     long t0 = System.currentTimeMillis();
     int n1 = pools * perPool;
-    waitUntil(() -> readyCount(client, ns) == n1, 600, "all " + n1 + " backends ready");
+    waitUntil(() -> readyCount(client, ns) == n1, 300, "all " + n1 + " backends ready");
     log("one replica: %d backends ready after %.1f s", n1, since(t0));
     Thread.sleep(10_000);
     Map<Long, double[]> cpu1 = steady(List.of(single));
@@ -157,7 +159,7 @@ public final class ShardLoadBench {
     t0 = System.currentTimeMillis();
     waitUntil(
         () -> settled(live.keySet()) && readyCount(client, ns) == n,
-        900,
+        300,
         "every pool owned and all " + n + " backends ready");
     log(
         "%d replicas: %d pools owned, %d backends ready after %.1f s",
@@ -166,6 +168,7 @@ public final class ShardLoadBench {
     long steadyMark = audit.mark();
     Map<Long, double[]> cpu3 = steady(live.values());
     long steadyWrites = audit.writesSince(steadyMark, ns).size();
+    long leaseWrites = audit.writesSince(steadyMark, leaseNs).size();
     String leader = leader();
     Map<String, Long> owned = owners();
     double capacity = 0;
@@ -219,8 +222,9 @@ public final class ShardLoadBench {
     json.put("sharder_thread_cores", leaderShard - otherShard);
     json.put("leader_extra_cpu_per_backend_pct", (leaderPerBackend / otherPerBackend - 1) * 100);
     json.put("steady_writes", steadyWrites);
+    json.put("lease_writes_per_s", leaseWrites / (double) steadyS);
     log(
-        "RESULT %d replicas, %d pools x %d: pools per replica %s; CPU %.3f cores in all (%.3f s per 1,000 probes); capacity at the single replica's CPU each: %.0f backends = %.2fx one replica; sharder (leader's shard thread minus the others') %.4f cores; leader CPU per backend %+.0f %% vs the others; %d writes in %d s steady",
+        "RESULT %d replicas, %d pools x %d: pools per replica %s; CPU %.3f cores in all (%.3f s per 1,000 probes); capacity at the single replica's CPU each: %.0f backends = %.2fx one replica; sharder (leader's shard thread minus the others') %.4f cores; leader CPU per backend %+.0f %% vs the others; %d writes in %d s steady in the pools' namespace, %.2f/s to Leases",
         replicas,
         total,
         perPool,
@@ -232,7 +236,8 @@ public final class ShardLoadBench {
         leaderShard - otherShard,
         (leaderPerBackend / otherPerBackend - 1) * 100,
         steadyWrites,
-        steadyS);
+        steadyS,
+        leaseWrites / (double) steadyS);
 
     // 3. kill -9 of a replica that does not lead
     SliceFlaps flaps = new SliceFlaps(client, ns);
@@ -508,11 +513,6 @@ public final class ShardLoadBench {
     return client.resources(BackendPool.class).inNamespace(ns).list().getItems();
   }
 
-  private static String shardOf(BackendPool p) {
-    Map<String, String> labels = p.getMetadata().getLabels();
-    return labels == null ? null : labels.get(ShardConfig.SHARD_LABEL);
-  }
-
   private static boolean probing(BackendPool p) {
     if (p.getStatus() == null || p.getStatus().getConditions() == null) {
       return false;
@@ -525,32 +525,12 @@ public final class ShardLoadBench {
     return false;
   }
 
-  /** Every pool labelled for a live replica, owned by it in status, no drain pending. */
   private boolean settled(Set<String> live) {
-    for (BackendPool p : pools()) {
-      String shard = shardOf(p);
-      if (shard == null
-          || !live.contains(shard)
-          || p.getMetadata().getLabels().containsKey(ShardConfig.DRAIN_LABEL)
-          || p.getStatus() == null
-          || !shard.equals(p.getStatus().getShard())) {
-        return false;
-      }
-    }
-    return true;
+    return PoolOwners.settled(pools(), live);
   }
 
-  /** Pools per owner, from status.shard. */
   private Map<String, Long> owners() {
-    return pools().stream()
-        .collect(
-            Collectors.groupingBy(
-                p ->
-                    p.getStatus() == null || p.getStatus().getShard() == null
-                        ? "none"
-                        : p.getStatus().getShard(),
-                TreeMap::new,
-                Collectors.counting()));
+    return PoolOwners.owners(pools());
   }
 
   private String leader() {
