@@ -9,7 +9,8 @@
 # namespace routes that range to the test bridge, and dev.vigil.bench.AddressFarm serves them all
 # from one JVM inside the namespace. Writes are counted from the API server's audit log (writes
 # only, at Metadata level); reads are not logged there. Needs root. Everything is torn down on
-# exit; the farm stops by itself after 30 min.
+# exit; the farm stops by itself after 30 min. The set-up is shared with bench/shard-load.sh
+# (bench/real-control-plane.sh, which also takes the locks).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -22,36 +23,11 @@ KILLS=${KILLS:-30}
 STEADY_S=${STEADY_S:-60}
 JAVA_OPTS=${JAVA_OPTS:--Xmx2g}
 N=$((POOLS * PER_POOL))
-[ "$N" -le 60000 ] || { echo "at most 60,000 backends (198.19.0.0/16 at 250 per /24)" >&2; exit 2; }
 mkdir -p "$OUT"
-
-for piece in kubernetes etcd; do e2e/control-plane.sh build "$piece"; done
-# One control plane per machine: the E2E suite takes the same lock.
-until mkdir /tmp/vigil-e2e.lock 2>/dev/null; do echo "waiting for /tmp/vigil-e2e.lock" >&2; sleep 20; done
-cleanup() {
-  ip route del 198.19.0.0/16 dev vigil-br0 2>/dev/null || true
-  e2e/control-plane.sh stop || true
-  e2e/netns.sh down || true
-  rmdir /tmp/vigil-e2e.lock 2>/dev/null || true
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-e2e/netns.sh up 1
-for i in $(seq 0 $((N - 1))); do
-  echo "addr add 198.19.$((i / 250)).$((i % 250 + 1))/32 dev eth0"
-done | ip netns exec vigil-h1 ip -batch -
-ip route replace 198.19.0.0/16 dev vigil-br0
-e2e/control-plane.sh start
-eval "$(e2e/control-plane.sh env)"
-KUBECTL="$(e2e/control-plane.sh bindir)/kubectl --kubeconfig $VIGIL_E2E_KUBECONFIG"
-$KUBECTL apply --server-side -f crds/
-$KUBECTL wait --for condition=established --timeout=60s \
-    crd/healthpolicies.vigil.dev crd/backendpools.vigil.dev
-
-mvn -B -q -pl operator test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt"
-CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+# shellcheck source=bench/real-control-plane.sh
+. "$ROOT/bench/real-control-plane.sh"
+bench_classpath
+bench_control_plane_up "$N"
 : >"$OUT/results.jsonl"
 for run in $(seq "$RUNS"); do
   echo "=== real control plane, run $run of $RUNS: $POOLS pools x $PER_POOL, kill $KILLS, interval $INTERVAL_MS ms ($(date +%T))" >&2

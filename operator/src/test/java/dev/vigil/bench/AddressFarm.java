@@ -11,14 +11,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * HTTP backends on many addresses of one network namespace, for load runs against a real API server
  * (which refuses loopback endpoint addresses, so farm.py's 127.x layout cannot serve there). Each
  * address serves {@code 200 ok} on one port. Control: one line per TCP connection on {@code --ctl
  * HOST:PORT}, as farm.py: {@code set refuse IDXSPEC} closes those listeners, {@code set ok IDXSPEC}
- * opens them again, {@code ping}, {@code quit}; the answer is one JSON line. Stops by itself after
- * {@code --max-seconds}.
+ * opens them again, {@code oldest IDXSPEC} answers {@code "oldest"}: the earliest of those
+ * addresses' last request times (epoch ms, 0 if one was never asked), so a load run sees when every
+ * one of them has been probed since a moment; {@code ping}, {@code quit}; the answer is one JSON
+ * line. Stops by itself after {@code --max-seconds}.
  *
  * <p>Run inside the test host: {@code ip netns exec vigil-h1 java -cp CP
  * dev.vigil.bench.AddressFarm --addresses FILE --port 8080 --ctl 198.18.0.11:19995}.
@@ -28,11 +31,13 @@ public final class AddressFarm {
   private final List<String> addresses;
   private final int port;
   private final HttpServer[] servers;
+  private final AtomicLongArray lastRequest;
 
   private AddressFarm(List<String> addresses, int port) {
     this.addresses = addresses;
     this.port = port;
     this.servers = new HttpServer[addresses.size()];
+    this.lastRequest = new AtomicLongArray(addresses.size());
   }
 
   public static void main(String[] args) throws Exception {
@@ -62,7 +67,7 @@ public final class AddressFarm {
                                       socket
                                           .write(
                                               (r.succeeded()
-                                                      ? "{\"ok\":true}"
+                                                      ? "{\"ok\":true" + r.result() + "}"
                                                       : "{\"ok\":false,\"error\":\""
                                                           + r.cause().getMessage()
                                                           + "\"}")
@@ -80,20 +85,28 @@ public final class AddressFarm {
     System.exit(0);
   }
 
-  private Future<Void> command(String line) {
+  /** Runs one control line; succeeds with the answer's extra JSON fields ("" for none). */
+  private Future<String> command(String line) {
     String[] w = line.split("\\s+");
     if (w[0].equals("quit")) {
       vertx.setTimer(100, id -> System.exit(0));
-      return Future.succeededFuture();
+      return Future.succeededFuture("");
     }
     if (w[0].equals("ping")) {
-      return Future.succeededFuture();
+      return Future.succeededFuture("");
+    }
+    if (w.length == 2 && w[0].equals("oldest")) {
+      long oldest = Long.MAX_VALUE;
+      for (int i : parse(w[1], addresses.size())) {
+        oldest = Math.min(oldest, lastRequest.get(i));
+      }
+      return Future.succeededFuture(",\"oldest\":" + (oldest == Long.MAX_VALUE ? 0 : oldest));
     }
     if (w.length == 3 && w[0].equals("set")) {
       List<Integer> idx = parse(w[2], addresses.size());
       return switch (w[1]) {
-        case "refuse" -> close(idx);
-        case "ok" -> open(idx);
+        case "refuse" -> close(idx).map("");
+        case "ok" -> open(idx).map("");
         default -> Future.failedFuture("unknown mode " + w[1]);
       };
     }
@@ -104,10 +117,15 @@ public final class AddressFarm {
     List<Future<?>> all = new ArrayList<>();
     for (int i : idx) {
       if (servers[i] == null) {
+        int index = i;
         HttpServer s =
             vertx
                 .createHttpServer()
-                .requestHandler(req -> req.response().putHeader("content-length", "2").end("ok"));
+                .requestHandler(
+                    req -> {
+                      lastRequest.set(index, System.currentTimeMillis());
+                      req.response().putHeader("content-length", "2").end("ok");
+                    });
         servers[i] = s;
         all.add(s.listen(port, addresses.get(i)));
       }

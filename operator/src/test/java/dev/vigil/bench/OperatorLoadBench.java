@@ -253,16 +253,40 @@ public final class OperatorLoadBench {
       policy.getSpec().getActive().setFastInterval(fast + "ms");
     }
     client.resource(policy).create();
+    createPools(client, api, farm, ns, 0, pools, perPool, false);
+  }
+
+  /**
+   * Creates pools {@code pool-from} .. {@code pool-(to-1)} of the policy {@code bench}, each with
+   * {@code perPool} running Pods {@code b-i} at the farm's address i; with {@code headless}, each
+   * with a headless Service of its name first (a real API server's small Service IP range holds
+   * fewer ClusterIPs than the pools of a large run).
+   */
+  static void createPools(
+      KubernetesClient client,
+      Api api,
+      Farm farm,
+      String namespace,
+      int from,
+      int to,
+      int perPool,
+      boolean headless)
+      throws InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(8);
-    for (int p = 0; p < pools; p++) {
+    for (int p = from; p < to; p++) {
       int pp = p;
       pool.submit(
           () -> {
             for (int b = 0; b < perPool; b++) {
               int i = pp * perPool + b;
-              api.createRunningPod(Fixtures.pod(ns, "b-" + i, "p-" + pp, farm.ip(i)));
+              api.createRunningPod(Fixtures.pod(namespace, "b-" + i, "p-" + pp, farm.ip(i)));
             }
-            client.resource(Fixtures.pool(ns, "pool-" + pp, "bench", "p-" + pp, 8080)).create();
+            if (headless) {
+              client.resource(Fixtures.headlessService(namespace, "pool-" + pp, 8080)).create();
+            }
+            client
+                .resource(Fixtures.pool(namespace, "pool-" + pp, "bench", "p-" + pp, 8080))
+                .create();
           });
     }
     pool.shutdown();
@@ -270,9 +294,14 @@ public final class OperatorLoadBench {
   }
 
   private static int readyCount(KubernetesClient client) {
+    return readyCount(client, ns);
+  }
+
+  /** Endpoints published ready in the namespace's EndpointSlices. */
+  static int readyCount(KubernetesClient client, String namespace) {
     int ready = 0;
     for (EndpointSlice s :
-        client.discovery().v1().endpointSlices().inNamespace(ns).list().getItems()) {
+        client.discovery().v1().endpointSlices().inNamespace(namespace).list().getItems()) {
       for (Endpoint e : s.getEndpoints()) {
         if (Boolean.TRUE.equals(e.getConditions().getReady())) {
           ready++;
@@ -298,18 +327,18 @@ public final class OperatorLoadBench {
         .getProcessCpuTime();
   }
 
-  private static long pct(List<Long> sorted, int p) {
+  static long pct(List<Long> sorted, int p) {
     if (sorted.isEmpty()) {
       return -1;
     }
     return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
   }
 
-  private interface Check {
+  interface Check {
     boolean ok() throws Exception;
   }
 
-  private static void waitUntil(Check check, int seconds, String what) throws Exception {
+  static void waitUntil(Check check, int seconds, String what) throws Exception {
     long end = System.currentTimeMillis() + seconds * 1000L;
     while (System.currentTimeMillis() < end) {
       if (check.ok()) {
@@ -320,7 +349,7 @@ public final class OperatorLoadBench {
     throw new IllegalStateException("timed out waiting for " + what);
   }
 
-  private static Map<String, String> parse(String[] args) {
+  static Map<String, String> parse(String[] args) {
     Map<String, String> m = new java.util.HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
       m.put(args[i].replaceFirst("^--", ""), args[i + 1]);
@@ -328,7 +357,7 @@ public final class OperatorLoadBench {
     return m;
   }
 
-  private static void log(String format, Object... args) {
+  static void log(String format, Object... args) {
     System.out.printf("[%s] %s%n", Instant.now(), String.format(format, args));
   }
 }

@@ -91,6 +91,20 @@ public final class AuditLog {
     }
   }
 
+  /** Every completed write in {@code namespace} after the mark, by anyone (the load runs). */
+  public List<Call> writesSince(long mark, String namespace) {
+    List<Call> out = new ArrayList<>();
+    for (JsonNode e : entriesSince(mark)) {
+      JsonNode ref = e.path("objectRef");
+      if (e.path("stage").asText().equals("ResponseComplete")
+          && WRITES.contains(e.path("verb").asText())
+          && namespace.equals(ref.path("namespace").asText())) {
+        out.add(call(e));
+      }
+    }
+    return out;
+  }
+
   /** Every call {@code username} made after the mark (all stages the log holds). */
   public List<Call> callsSince(long mark, String username) {
     List<Call> out = new ArrayList<>();
@@ -98,23 +112,26 @@ public final class AuditLog {
       if (!username.equals(e.path("user").path("username").asText())) {
         continue;
       }
-      JsonNode ref = e.path("objectRef");
-      String res = ref.path("resource").asText("");
-      if (ref.hasNonNull("subresource")) {
-        res += "/" + ref.path("subresource").asText();
-      }
-      out.add(
-          new Call(
-              e.path("verb").asText(),
-              ref.path("apiGroup").asText(""),
-              res,
-              ref.path("namespace").asText(""),
-              ref.path("name").asText(""),
-              e.path("responseStatus").path("code").asInt(0),
-              e.path("requestURI").asText(""),
-              e.path("stage").asText()));
+      out.add(call(e));
     }
     return out;
+  }
+
+  private static Call call(JsonNode e) {
+    JsonNode ref = e.path("objectRef");
+    String res = ref.path("resource").asText("");
+    if (ref.hasNonNull("subresource")) {
+      res += "/" + ref.path("subresource").asText();
+    }
+    return new Call(
+        e.path("verb").asText(),
+        ref.path("apiGroup").asText(""),
+        res,
+        ref.path("namespace").asText(""),
+        ref.path("name").asText(""),
+        e.path("responseStatus").path("code").asInt(0),
+        e.path("requestURI").asText(""),
+        e.path("stage").asText());
   }
 
   private List<JsonNode> entriesSince(long mark) {

@@ -5,6 +5,8 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 /** Objects tests create: policies, pools and Pods whose IPs are real loopback backends. */
@@ -56,6 +58,29 @@ public final class Fixtures {
         """
             .formatted(name, ns, policy, app, port),
         BackendPool.class);
+  }
+
+  /**
+   * A headless Service {@code name} (port 80 to {@code targetPort}): a pool's Service made in
+   * advance, as a real API server's small Service IP range holds fewer ClusterIPs than a large
+   * run's pools.
+   */
+  public static Service headlessService(String ns, String name, int targetPort) {
+    return new ServiceBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .endMetadata()
+        .withNewSpec()
+        .withClusterIP("None")
+        .addNewPort()
+        .withName("http")
+        .withPort(80)
+        .withNewTargetPort(targetPort)
+        .withProtocol("TCP")
+        .endPort()
+        .endSpec()
+        .build();
   }
 
   /** A running, Ready Pod at {@code ip}. */

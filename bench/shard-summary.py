@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""Medians of the sharded load runs (bench/shard-load.sh): shard-summary.py RESULTS.jsonl"""
+import json, statistics, sys, os
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()] if os.path.exists(sys.argv[1]) else []
+if not runs:
+    sys.exit("no sharded load run finished")
+r0 = runs[0]
+print("SUMMARY %d runs: %d replicas x %d pools x %d, interval %d ms, steady %d s" % (
+    len(runs), r0["replicas"], r0["pools_per_replica"], r0["per_pool"], r0["interval_ms"], r0["steady_s"]))
+for k in ["single_cpu_cores", "single_cpu_s_per_1000_probes", "single_heap_mb", "total_cpu_cores",
+          "cpu_s_per_1000_probes", "capacity_ratio", "sharder_thread_cores",
+          "leader_extra_cpu_per_backend_pct", "steady_writes", "lease_writes_per_s", "killed_pools", "takeover_owned_s",
+          "takeover_probed_s", "takeover_s", "flaps_after_kill", "join_moved",
+          "join_writes_per_move", "leave_moved", "leave_s", "leave_writes_per_move", "flaps"]:
+    vals = [r[k] for r in runs if k in r]
+    if vals:
+        print("  %-34s median %-10s runs %s" % (k, round(statistics.median(vals), 4),
+                                                 [round(v, 4) for v in vals]))
+for k in ["pools_owned", "replica_cpu_cores", "replica_heap_mb", "join_writes", "join_other_writes",
+          "leave_writes", "leave_other_writes", "watch_event_bytes_100_endpoints"]:
+    print("  %-34s runs %s" % (k, [r.get(k) for r in runs]))
