@@ -25,13 +25,15 @@ import java.util.function.Supplier;
  * replica) sends the same batch on to the next replica, and a full turn of refusals waits {@link
  * #PAUSE_AFTER_TURN} first.
  *
- * <p>The pattern: round r, pool p, backend {@code ips[(r + p) % ips.length]} gets one batch of one
- * success then {@code threshold} upstream 503s. With {@code consecutiveErrors = threshold}, a base
- * ejection time far shorter than the gap between two batches for one backend, {@code
- * maxEjectionPercent 100} and a sweep interval longer than the test (no decay), every applied batch
- * ejects its backend exactly once, so a backend's {@code status.backends[].ejections} (the
- * multiplier, restored by each new owner from status) must equal the batches accepted for it: a
- * lost batch leaves it one short, a batch applied twice one over.
+ * <p>The pattern: in each round, every pool in turn, and each of its backends in turn, gets one
+ * batch of one success then {@code threshold} upstream 503s (a pool's batches come {@code pace}
+ * apart, closer than its status interval, so a graceful stop that dropped a pending status write
+ * would lose one). With {@code consecutiveErrors = threshold}, a base ejection time far shorter
+ * than the gap between two batches for one backend, {@code maxEjectionPercent 100} and a sweep
+ * interval longer than the test (no decay), every applied batch ejects its backend exactly once, so
+ * a backend's {@code status.backends[].ejections} (the multiplier, restored by each new owner from
+ * status) must equal the batches accepted for it: a lost batch leaves it one short, a batch applied
+ * twice one over.
  */
 final class RoundRobinReporter implements Runnable {
   static final Duration PAUSE_AFTER_TURN = Duration.ofMillis(250);
@@ -90,10 +92,10 @@ final class RoundRobinReporter implements Runnable {
     int next = 0;
     for (int r = 0; r < rounds && !stop; r++) {
       for (int p = 0; p < pools.size() && !stop; p++) {
-        String pool = pools.get(p);
-        String ip = ips.get((r + p) % ips.size());
-        next = deliver(pool, ip, next);
-        sleep(pace.toMillis());
+        for (int b = 0; b < ips.size() && !stop; b++) {
+          next = deliver(pools.get(p), ips.get(b), next);
+          sleep(pace.toMillis());
+        }
       }
     }
   }

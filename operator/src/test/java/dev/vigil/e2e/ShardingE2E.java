@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
  *   <li>300 pools spread within 15 % of a third each;
  *   <li>{@code kill -9} of a replica that does not lead (SIGKILL, the process verified gone): its
  *       pools have a new owner in {@code status.shard} within the shard Lease's duration + 5 s;
- *   <li>a rolling restart of all three, one at a time (SIGTERM, then a replacement under a new
- *       name, Ready before the next): every pool owned at the end;
+ *   <li>a rolling restart of all three, one at a time as a Deployment rolls (a replacement under a
+ *       new name is Ready, then the old one gets SIGTERM): every pool owned at the end;
  *   <li>during the rolling restart, a {@link RoundRobinReporter} sends a scripted failure pattern
  *       to the three replicas in turn: every backend's ejection count in status equals the batches
  *       accepted for it (a lost batch or one applied twice would change it).
@@ -51,9 +51,9 @@ class ShardingE2E {
   private static final int LEASE_S = 6;
   private static final Duration CONVERGE = Duration.ofSeconds(180);
   private static final Duration READY = Duration.ofSeconds(120);
-  // the outcome pattern: pools of three backends, rounds of one batch per pool
+  // the outcome pattern: pools of three backends, rounds of one batch per backend
   private static final int OUTCOME_POOLS = 20;
-  private static final int ROUNDS = 9;
+  private static final int ROUNDS = 3;
   private static final int THRESHOLD = 3;
   private static final Duration PACE = Duration.ofMillis(200);
 
@@ -380,19 +380,19 @@ class ShardingE2E {
   }
 
   /**
-   * Each running replica in turn: SIGTERM, its pools settle on the other two, a replacement under a
-   * new name starts, is Ready, and the pools settle on all three.
+   * Each running replica in turn, as a Deployment rolls (maxSurge 1, maxUnavailable 0): a
+   * replacement under a new name starts and is Ready, then the old one gets SIGTERM, and the pools
+   * settle on the three.
    */
   private void rollingRestart() {
     for (String name : List.copyOf(replicas.keySet())) {
+      ProcessOperator replacement = start(next(name.substring(0, 1)));
+      long ready = replacement.awaitReady(READY);
       ProcessOperator old = replicas.remove(name);
       int exit = old.terminate();
       assertThat(exit)
           .as("%s after SIGTERM (a clean shutdown: 128 + 15)", old.name())
           .isEqualTo(143);
-      awaitSettled();
-      ProcessOperator replacement = start(next(name.substring(0, 1)));
-      long ready = replacement.awaitReady(READY);
       awaitSettled();
       System.out.println(
           "sharding: "
@@ -430,7 +430,7 @@ class ShardingE2E {
   private void assertExactlyOnce(RoundRobinReporter reporter, int duringRestart) {
     System.out.println(
         "sharding outcomes: "
-            + ROUNDS * OUTCOME_POOLS
+            + ROUNDS * OUTCOME_POOLS * 3
             + " batches, "
             + reporter.sent()
             + " requests sent, "
@@ -449,7 +449,7 @@ class ShardingE2E {
             + reporter.ambiguous());
     assertThat(reporter.unexpected()).as("answers other than 200 and 503").isEmpty();
     assertThat(reporter.ambiguous()).as("requests sent but not answered").isEmpty();
-    assertThat(reporter.batchesAccepted()).isEqualTo(ROUNDS * OUTCOME_POOLS);
+    assertThat(reporter.batchesAccepted()).isEqualTo(ROUNDS * OUTCOME_POOLS * 3);
     Map<String, Integer> want = new java.util.TreeMap<>();
     List<String> ips = List.of(TestHosts.address(1), TestHosts.address(2), TestHosts.address(3));
     for (int i = 0; i < OUTCOME_POOLS; i++) {
