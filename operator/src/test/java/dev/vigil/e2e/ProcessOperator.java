@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,9 +76,9 @@ public final class ProcessOperator implements RunningOperator {
    */
   public static ProcessOperator start(
       E2eCluster cluster, String podName, List<String> values, String token) {
-    int metricsPort = freePort();
-    int outcomePort = freePort();
-    int healthPort = freePort();
+    int metricsPort = ContainerOperator.freePort();
+    int outcomePort = ContainerOperator.freePort();
+    int healthPort = ContainerOperator.freePort();
     List<String> all = new ArrayList<>(values);
     all.addAll(
         List.of(
@@ -195,7 +194,7 @@ public final class ProcessOperator implements RunningOperator {
         Thread.currentThread().interrupt();
         throw new AssertionError("interrupted", e);
       }
-      sleep(200);
+      ContainerOperator.sleep(200);
     }
     throw new AssertionError(name + ": no 200 from /readyz within " + timeout + "; log:\n" + log());
   }
@@ -354,21 +353,5 @@ public final class ProcessOperator implements RunningOperator {
     return v.startsWith("/var/run/vigil/tls/")
         ? tls.resolve(v.substring("/var/run/vigil/tls/".length())).toString()
         : v;
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -128,7 +128,8 @@ final class RoundRobinReporter implements Runnable {
           return next;
         }
         refused503.incrementAndGet();
-      } catch (ConnectException e) {
+      } catch (ConnectException | java.net.http.HttpConnectTimeoutException e) {
+        // no connection, so nothing was sent: the next replica gets it
         connectionRefused.incrementAndGet();
       } catch (IOException e) {
         // sent, but no answer: it may or may not have been applied

@@ -48,7 +48,10 @@ class ShardingE2E {
   private static final int PORT = 8080;
   private static final int POOLS = 300;
   private static final int HOSTS = 4;
-  private static final int LEASE_S = 6;
+  // the chart's default is 15 s; 10 s keeps the kill short, and a replica that starts on a loaded
+  // machine still renews within two thirds of it (with 6 s one missed its deadline and fenced
+  // itself)
+  private static final int LEASE_S = 10;
   private static final Duration CONVERGE = Duration.ofSeconds(180);
   private static final Duration READY = Duration.ofSeconds(120);
   // the outcome pattern: pools of three backends, rounds of one batch per backend
@@ -62,6 +65,7 @@ class ShardingE2E {
   private String outNs;
   private TestHosts hosts;
   private SliceFlaps flaps;
+  private RoundRobinReporter reporter;
 
   /** The replicas running now, by name (a restart's replacement gets a new name). */
   private final Map<String, ProcessOperator> replicas =
@@ -84,6 +88,9 @@ class ShardingE2E {
   @AfterEach
   void tearDown() {
     try {
+      if (reporter != null) {
+        reporter.stop();
+      }
       if (flaps != null) {
         flaps.close();
       }
@@ -149,9 +156,13 @@ class ShardingE2E {
                 Collectors.counting()));
   }
 
-  /** Every pool owned by a running replica, by label and by status, and no drain pending. */
+  /**
+   * Every pool owned by a running replica, by label and by status, no drain pending, and every
+   * running replica owns pools (a replica that is Ready but works for nobody does not count).
+   */
   private boolean settled() {
     List<String> ids = replicas.keySet().stream().map(this::identity).toList();
+    java.util.Set<String> owning = new java.util.HashSet<>();
     for (BackendPool p : pools()) {
       Map<String, String> labels = p.getMetadata().getLabels();
       String shard = labels == null ? null : labels.get(ShardConfig.SHARD_LABEL);
@@ -162,8 +173,9 @@ class ShardingE2E {
           || !shard.equals(p.getStatus().getShard())) {
         return false;
       }
+      owning.add(shard);
     }
-    return true;
+    return owning.size() == ids.size();
   }
 
   private void awaitSettled() {
@@ -236,8 +248,9 @@ class ShardingE2E {
     awaitSettled();
     assertThat(flaps.seen()).as("endpoints not ready after the kill").isEmpty();
 
-    RoundRobinReporter reporter = reporter(reporterToken);
+    reporter = reporter(reporterToken);
     Thread sending = new Thread(reporter, "round-robin-reporter");
+    sending.setDaemon(true);
     long restart = System.nanoTime();
     sending.start();
     int acceptedBefore = reporter.batchesAccepted();
@@ -443,7 +456,7 @@ class ShardingE2E {
             + reporter.refused503()
             + " answered 503, "
             + reporter.connectionRefused()
-            + " connections refused, "
+            + " connections refused or timed out, "
             + reporter.ambiguous().size()
             + " without an answer "
             + reporter.ambiguous());
