@@ -219,16 +219,24 @@ public final class Vigil {
       OutcomeIntake intake,
       int outcomePort,
       OpsServer ops,
-      ShardRing ring) {
+      ShardRing ring,
+      PoolStatusPublisher status) {
     public void stop() {
+      // First no more outcomes, then their effect into status while the informers still run:
+      // the next owner restores from status, so an accepted batch is never lost (ShardingE2E).
+      if (intake != null) {
+        awaitStopped(intake.close(), "the outcome intake");
+      }
+      // (not after losing the shard Lease: a fenced replica writes nothing)
+      int unwritten = ring == null || ring.lease().writable() ? status.flushAll() : 0;
+      if (unwritten > 0) {
+        LOG.warn("{} pools' status could not be written before stopping", unwritten);
+      }
       try {
         operator.stop();
       } catch (RuntimeException e) {
         LOG.warn("stopping the operator (informers, reconcilers) failed: {}", e.toString());
       } finally {
-        if (intake != null) {
-          awaitStopped(intake.close(), "the outcome intake");
-        }
         // The transitions of the last second still become Events, within 2 s; what the write
         // budget still holds back then is dropped (an Event is a report, not state).
         try {
@@ -656,7 +664,8 @@ public final class Vigil {
         intake,
         outcomePort,
         ops,
-        ring);
+        ring,
+        status[0]);
   }
 
   /**

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -142,6 +143,22 @@ public final class PoolStatusPublisher implements PoolListener {
       }
     }
     return e == null;
+  }
+
+  /**
+   * Writes every pool's status that changed since its last write, now, whatever the interval: a
+   * graceful stop calls it once no more outcomes come in, so what accepted outcomes did (an
+   * ejection, its multiplier) reaches status, which the next owner restores from. Returns how many
+   * pools could not be written.
+   */
+  public int flushAll() {
+    int failed = 0;
+    for (PoolKey key : List.copyOf(entries.keySet())) {
+      if (!flushNow(key, null)) {
+        failed++;
+      }
+    }
+    return failed;
   }
 
   private void request(PoolKey key, Entry e, long atLeastMs) {

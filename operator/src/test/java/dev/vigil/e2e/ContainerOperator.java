@@ -296,7 +296,8 @@ public final class ContainerOperator implements RunningOperator {
     return e.getValue() == null ? "" : e.getValue();
   }
 
-  private static int freePort() {
+  /** A port free now (the OS's choice). */
+  static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {
@@ -304,7 +305,7 @@ public final class ContainerOperator implements RunningOperator {
     }
   }
 
-  private static void sleep(long ms) {
+  static void sleep(long ms) {
     try {
       Thread.sleep(ms);
     } catch (InterruptedException e) {

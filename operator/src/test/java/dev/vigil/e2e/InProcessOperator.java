@@ -2,7 +2,6 @@ package dev.vigil.e2e;
 
 import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
-import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -101,58 +100,6 @@ public final class InProcessOperator implements RunningOperator {
     return start(cluster, E2eCluster.RELEASE, config);
   }
 
-  /**
-   * A sharded replica ({@code docs/scale.md}) watching {@code namespace} as the chart's
-   * ServiceAccount; the leader Lease {@code leaseName} elects the sharder.
-   */
-  public static InProcessOperator startSharded(
-      E2eCluster cluster, String namespace, String leaseName, ShardConfig shards) {
-    OperatorConfig config =
-        new OperatorConfig(
-                Set.of(namespace),
-                0,
-                -1,
-                true,
-                leaseName,
-                E2eCluster.RELEASE_NAMESPACE,
-                "text",
-                200)
-            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString());
-    KubernetesClient client = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, E2eCluster.RELEASE);
-    Vertx vertx = Vertx.vertx();
-    try {
-      Vigil.Running running =
-          Vigil.start(
-              config,
-              shards,
-              client,
-              new dev.vigil.passive.Fabric8Reviewer(client, config.outcomeTokenAudience()),
-              vertx,
-              new SimpleMeterRegistry(),
-              System::currentTimeMillis,
-              false,
-              Vigil.Election.DEFAULTS);
-      return new InProcessOperator(client, vertx, running);
-    } catch (RuntimeException e) {
-      vertx.close();
-      client.close();
-      throw e;
-    }
-  }
-
-  /**
-   * As close to {@code kill -9} as a replica in this JVM gets: its client and its Vert.x close at
-   * once (no more API calls, no more probes), nothing is released; {@link #close()} later only
-   * reclaims the threads.
-   */
-  public synchronized void crash() {
-    crashed = true;
-    client.close();
-    vertx.close();
-  }
-
-  private boolean crashed;
-
   private static InProcessOperator start(
       E2eCluster cluster, String serviceAccount, OperatorConfig config) {
     return startAs(cluster, E2eCluster.RELEASE_NAMESPACE, serviceAccount, config);
@@ -207,10 +154,6 @@ public final class InProcessOperator implements RunningOperator {
     }
     try {
       running.stop();
-    } catch (RuntimeException e) {
-      if (!crashed) {
-        throw e; // a crashed replica's Vert.x and client are gone: stopping it only reclaims
-      }
     } finally {
       running = null;
       client.close();

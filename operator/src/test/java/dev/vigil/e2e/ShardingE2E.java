@@ -4,91 +4,149 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.SliceFlaps;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three sharded operators (in this JVM, each with its own client authenticated as the chart's
- * ServiceAccount) on the real control plane: 300 pools spread within 15 % of a third each; a
- * replica that crashes (its client and Vert.x closed at once, its Lease left to expire) has its
- * pools taken over within the shard Lease's duration + 5 s; a rolling restart of all three, one at
- * a time, publishes no backend as not ready and leaves every pool owned. The pools' slices are
- * watched from the first moment every backend is ready: any endpoint published not ready, or any
- * slice deleted, is a flap.
+ * Three sharded replicas as separate OS processes ({@link ProcessOperator}: {@code java} with the
+ * chart's args and env, the chart's ServiceAccount token, a {@code POD_NAME} each) on the real
+ * control plane:
+ *
+ * <ul>
+ *   <li>300 pools spread within 15 % of a third each;
+ *   <li>{@code kill -9} of a replica that does not lead (SIGKILL, the process verified gone): its
+ *       pools have a new owner in {@code status.shard} within the shard Lease's duration + 5 s;
+ *   <li>a rolling restart of all three, one at a time as a Deployment rolls (a replacement under a
+ *       new name is Ready, then the old one gets SIGTERM): every pool owned at the end;
+ *   <li>during the rolling restart, a {@link RoundRobinReporter} sends a scripted failure pattern
+ *       to the three replicas in turn: every backend's ejection count in status equals the batches
+ *       accepted for it (a lost batch or one applied twice would change it).
+ * </ul>
+ *
+ * The 300 pools' slices are watched from the first moment every backend is ready until the end: any
+ * endpoint published not ready, or any slice deleted, is a flap. The outcome pools live in a
+ * namespace of their own (their ejections are meant to show in their slices).
  */
 class ShardingE2E {
   private static final int PORT = 8080;
   private static final int POOLS = 300;
   private static final int HOSTS = 4;
-  private static final int LEASE_S = 6;
+  // the chart's default is 15 s; 10 s keeps the kill short, and a replica that starts on a loaded
+  // machine still renews within two thirds of it (with 6 s one missed its deadline and fenced
+  // itself)
+  private static final int LEASE_S = 10;
   private static final Duration CONVERGE = Duration.ofSeconds(180);
+  private static final Duration READY = Duration.ofSeconds(120);
+  // the outcome pattern: pools of three backends, rounds of one batch per backend
+  private static final int OUTCOME_POOLS = 20;
+  private static final int ROUNDS = 3;
+  private static final int THRESHOLD = 3;
+  private static final Duration PACE = Duration.ofMillis(200);
 
   private E2eCluster cluster;
   private String ns;
+  private String outNs;
   private TestHosts hosts;
-  private OperatorLog log;
   private SliceFlaps flaps;
-  private final Map<String, InProcessOperator> replicas = new LinkedHashMap<>();
+  private RoundRobinReporter reporter;
+
+  /** The replicas running now, by name (a restart's replacement gets a new name). */
+  private final Map<String, ProcessOperator> replicas =
+      new java.util.concurrent.ConcurrentSkipListMap<>();
+
+  private final List<ProcessOperator> started = new ArrayList<>();
+  private int generation;
+  private String token;
 
   @BeforeEach
   void setUp() {
     cluster = E2eCluster.get();
     cluster.installChart();
     ns = cluster.freshNamespace("shard");
+    outNs = cluster.freshNamespace("shard-out");
     hosts = new TestHosts(cluster, PORT);
-    log = OperatorLog.attach();
+    token = ProcessOperator.serviceAccountToken(cluster);
   }
 
   @AfterEach
   void tearDown() {
     try {
+      if (reporter != null) {
+        reporter.stop();
+      }
       if (flaps != null) {
         flaps.close();
       }
-      replicas.values().forEach(InProcessOperator::close);
+      for (ProcessOperator o : started) {
+        o.close();
+      }
       hosts.close();
     } finally {
-      log.detach();
+      List<String> forbidden = new ArrayList<>();
+      for (ProcessOperator o : started) {
+        o.forbidden().forEach(l -> forbidden.add(o.name() + ": " + l));
+        o.keepLogAndDeleteFiles(Path.of("target", "e2e-logs", ns));
+      }
+      assertThat(forbidden).as("requests the chart's RBAC refused").isEmpty();
     }
-    assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
   }
 
   private String identity(String name) {
     return name + "-" + ns;
   }
 
-  private InProcessOperator start(String name) {
-    InProcessOperator o =
-        InProcessOperator.startSharded(
+  /** Starts replica {@code name} as a Pod of the chart with three replicas would run. */
+  private ProcessOperator start(String name) {
+    ProcessOperator o =
+        ProcessOperator.start(
             cluster,
-            ns,
-            "vigil-" + ns,
-            ShardConfig.of(identity(name), E2eCluster.RELEASE_NAMESPACE, LEASE_S, 0));
+            identity(name),
+            List.of(
+                "replicaCount=3",
+                "watchNamespaces={" + ns + "," + outNs + "}",
+                "leaderElection.leaseName=vigil-" + ns,
+                "sharding.leaseDurationSeconds=" + LEASE_S,
+                "sharding.moveRatePercent=0"),
+            token);
+    started.add(o);
     replicas.put(name, o);
     return o;
   }
 
   private List<BackendPool> pools() {
-    return cluster.admin().resources(BackendPool.class).inNamespace(ns).list().getItems();
+    return Stream.of(ns, outNs)
+        .flatMap(
+            n ->
+                cluster
+                    .admin()
+                    .resources(BackendPool.class)
+                    .inNamespace(n)
+                    .list()
+                    .getItems()
+                    .stream())
+        .toList();
   }
 
-  /** Pools per owner, from status.shard (written by the owner once it runs the pool). */
+  /** The 300 pools per owner, from status.shard (written by the owner once it runs the pool). */
   private Map<String, Long> owners() {
-    return pools().stream()
+    return cluster.admin().resources(BackendPool.class).inNamespace(ns).list().getItems().stream()
         .collect(
             Collectors.groupingBy(
                 p ->
@@ -98,9 +156,13 @@ class ShardingE2E {
                 Collectors.counting()));
   }
 
-  /** Every pool owned by a live replica, by label and by status, and no drain pending. */
-  private boolean settled(String... live) {
-    List<String> ids = java.util.Arrays.stream(live).map(this::identity).toList();
+  /**
+   * Every pool owned by a running replica, by label and by status, no drain pending, and every
+   * running replica owns pools (a replica that is Ready but works for nobody does not count).
+   */
+  private boolean settled() {
+    List<String> ids = replicas.keySet().stream().map(this::identity).toList();
+    java.util.Set<String> owning = new java.util.HashSet<>();
     for (BackendPool p : pools()) {
       Map<String, String> labels = p.getMetadata().getLabels();
       String shard = labels == null ? null : labels.get(ShardConfig.SHARD_LABEL);
@@ -111,8 +173,13 @@ class ShardingE2E {
           || !shard.equals(p.getStatus().getShard())) {
         return false;
       }
+      owning.add(shard);
     }
-    return true;
+    return owning.size() == ids.size();
+  }
+
+  private void awaitSettled() {
+    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).until(this::settled);
   }
 
   private long readyPools() {
@@ -131,58 +198,150 @@ class ShardingE2E {
   }
 
   @Test
-  void threeReplicasShareThePoolsSurviveACrashAndARollingRestartWithoutAFlap() {
+  void threeProcessesShareThePoolsSurviveKillAndRollingRestartWithoutAFlapOrALostOutcome()
+      throws Exception {
     for (int h = 1; h <= HOSTS; h++) {
       hosts.start(h);
     }
-    start("a");
-    start("b");
-    start("c");
-    KubernetesClient admin = cluster.admin();
-    // 300 pools on 4 Python test hosts: every 2 s, 1 s timeout (150 probes/s in all)
-    admin.resource(Fixtures.policy(ns, "fast", "2s", "1s")).create();
-    for (int i = 0; i < POOLS; i++) {
-      cluster.createRunningPod(ns, "p" + i, "p" + i, TestHosts.address(1 + i % HOSTS));
-      // headless: the test API server's Service IP range holds fewer than 300 ClusterIPs
-      admin
-          .resource(
-              new ServiceBuilder()
-                  .withNewMetadata()
-                  .withName("p" + i)
-                  .withNamespace(ns)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withClusterIP("None")
-                  .addNewPort()
-                  .withName("http")
-                  .withPort(80)
-                  .withNewTargetPort(PORT)
-                  .withProtocol("TCP")
-                  .endPort()
-                  .endSpec()
-                  .build())
-          .create();
-      admin.resource(Fixtures.pool(ns, "p" + i, "fast", "p" + i, PORT)).create();
+    for (String n : List.of("a", "b", "c")) {
+      start(n);
     }
+    for (ProcessOperator o : replicas.values()) {
+      long ms = o.awaitReady(READY);
+      System.out.println(
+          "sharding: "
+              + o.name()
+              + " Ready "
+              + ms
+              + " ms after its start, "
+              + o.restarts()
+              + " restarts");
+    }
+    createPools();
 
     long t0 = System.nanoTime();
     await()
         .atMost(CONVERGE)
         .pollInterval(Duration.ofSeconds(1))
-        .until(() -> settled("a", "b", "c") && readyPools() == POOLS);
+        .until(() -> settled() && readyPools() == POOLS);
     System.out.println(
         "sharding: 300 pools owned and published in "
             + Duration.ofNanos(System.nanoTime() - t0).toMillis()
             + " ms; per shard "
             + owners());
     assertThat(owners().values()).allSatisfy(n -> assertThat(n).isBetween(85L, 115L));
+    flaps = new SliceFlaps(cluster.admin(), ns);
 
-    flaps = new SliceFlaps(admin, ns);
+    String reporterToken = createOutcomePools();
+    awaitSettled();
 
-    // a crash of a replica that does not lead (a leader's crash adds the leader Lease's 15 s):
-    // its client and Vert.x close at once; its Lease is left to expire
+    killOneThatDoesNotLead();
+    ProcessOperator d = start(next("d"));
+    System.out.println(
+        "sharding: "
+            + d.name()
+            + " Ready "
+            + d.awaitReady(READY)
+            + " ms after its start, "
+            + d.restarts()
+            + " restarts");
+    awaitSettled();
+    assertThat(flaps.seen()).as("endpoints not ready after the kill").isEmpty();
+
+    reporter = reporter(reporterToken);
+    Thread sending = new Thread(reporter, "round-robin-reporter");
+    sending.setDaemon(true);
+    long restart = System.nanoTime();
+    sending.start();
+    int acceptedBefore = reporter.batchesAccepted();
+    rollingRestart();
+    int duringRestart = reporter.batchesAccepted() - acceptedBefore;
+    System.out.println(
+        "sharding: rolling restart of 3 processes in "
+            + Duration.ofNanos(System.nanoTime() - restart).toMillis()
+            + " ms; per shard "
+            + owners());
+    sending.join(Duration.ofSeconds(120).toMillis());
+    reporter.stop();
+    sending.join(Duration.ofSeconds(70).toMillis());
+    assertThat(readyPools()).isEqualTo(POOLS);
+    assertThat(flaps.seen()).as("endpoints not ready during kill and rolling restart").isEmpty();
+    assertExactlyOnce(reporter, duringRestart);
+  }
+
+  private String next(String base) {
+    return base + (++generation);
+  }
+
+  private void createPools() {
+    KubernetesClient admin = cluster.admin();
+    // 300 pools on 4 Python test hosts: every 2 s, 1 s timeout (150 probes/s in all)
+    admin.resource(Fixtures.policy(ns, "fast", "2s", "1s")).create();
+    for (int i = 0; i < POOLS; i++) {
+      cluster.createRunningPod(ns, "p" + i, "p" + i, TestHosts.address(1 + i % HOSTS));
+      createService(ns, "p" + i);
+      admin.resource(Fixtures.pool(ns, "p" + i, "fast", "p" + i, PORT)).create();
+    }
+  }
+
+  /** Headless: the test API server's Service IP range holds fewer than 300 ClusterIPs. */
+  private void createService(String namespace, String name) {
+    cluster
+        .admin()
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(namespace)
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP("None")
+                .addNewPort()
+                .withName("http")
+                .withPort(80)
+                .withNewTargetPort(PORT)
+                .withProtocol("TCP")
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * The outcome pools: three backends each (test hosts 1 to 3), a policy that makes every batch of
+   * the pattern eject its backend exactly once (threshold {@value #THRESHOLD}; ejections of 100 ms
+   * x multiplier, far shorter than the 3 rounds between two batches for one backend; no cap; a
+   * sweep, which would decay multipliers, once an hour). Returns the reporter's token.
+   */
+  private String createOutcomePools() {
+    KubernetesClient admin = cluster.admin();
+    HealthPolicy policy = Fixtures.policy(outNs, "outcomes", "2s", "1s");
+    var passive = policy.getSpec().getPassive();
+    passive.setConsecutiveErrors(THRESHOLD);
+    passive.setBaseEjectionTime("100ms");
+    passive.setMaxEjectionTime("1h");
+    passive.setMaxEjectionPercent(100);
+    passive.setSweepInterval("1h");
+    admin.resource(policy).create();
+    for (int i = 0; i < OUTCOME_POOLS; i++) {
+      for (int h = 1; h <= 3; h++) {
+        cluster.createRunningPod(outNs, "o" + i + "-" + h, "o" + i, TestHosts.address(h));
+      }
+      createService(outNs, "o" + i);
+      admin.resource(Fixtures.pool(outNs, "o" + i, "outcomes", "o" + i, PORT)).create();
+    }
+    OutcomeReporter.bind(cluster, outNs, "reporter");
+    return cluster.token(outNs, "reporter", OutcomeReporter.AUDIENCE);
+  }
+
+  /**
+   * SIGKILL of a replica that does not lead (a leader's death adds the leader Lease's 15 s): its
+   * pools are owned again within the shard Lease's duration + 5 s.
+   */
+  private void killOneThatDoesNotLead() {
     String leader =
-        admin
+        cluster
+            .admin()
             .leases()
             .inNamespace(E2eCluster.RELEASE_NAMESPACE)
             .withName("vigil-" + ns)
@@ -190,57 +349,165 @@ class ShardingE2E {
             .getSpec()
             .getHolderIdentity();
     String victim =
-        List.of("a", "b", "c").stream()
+        replicas.keySet().stream()
             .filter(n -> !identity(n).equals(leader))
             .findFirst()
             .orElseThrow();
-    String crashed = identity(victim);
+    String killed = identity(victim);
     List<String> itsPools =
         pools().stream()
-            .filter(p -> crashed.equals(p.getStatus().getShard()))
-            .map(p -> p.getMetadata().getName())
+            .filter(p -> killed.equals(p.getStatus().getShard()))
+            .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
             .toList();
-    long crash = System.nanoTime();
-    replicas.get(victim).crash();
+    ProcessOperator process = replicas.remove(victim);
+    long kill = System.nanoTime();
+    int exit = process.kill();
+    assertThat(exit).as("exit value of a process killed by SIGKILL (128 + 9)").isEqualTo(137);
+    assertThat(process.alive()).as("pid %d after kill -9", process.pid()).isFalse();
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))
         .until(
             () ->
                 pools().stream()
-                    .filter(p -> itsPools.contains(p.getMetadata().getName()))
+                    .filter(
+                        p ->
+                            itsPools.contains(
+                                p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
                     .allMatch(
                         p ->
                             p.getStatus().getShard() != null
-                                && !crashed.equals(p.getStatus().getShard())));
-    long takeoverMs = Duration.ofNanos(System.nanoTime() - crash).toMillis();
+                                && !killed.equals(p.getStatus().getShard())));
+    long takeoverMs = Duration.ofNanos(System.nanoTime() - kill).toMillis();
     System.out.println(
-        "sharding: "
+        "sharding: kill -9 of pid "
+            + process.pid()
+            + " ("
+            + killed
+            + "): its "
             + itsPools.size()
-            + " pools of the crashed replica owned again after "
+            + " pools owned again after "
             + takeoverMs
             + " ms");
     assertThat(takeoverMs).isLessThanOrEqualTo(LEASE_S * 1000L + 5_000);
-    String[] survivors =
-        List.of("a", "b", "c").stream().filter(n -> !n.equals(victim)).toArray(String[]::new);
-    await().atMost(CONVERGE).until(() -> settled(survivors));
-    assertThat(readyPools()).isEqualTo(POOLS);
-    assertThat(flaps.seen()).as("endpoints not ready after the crash").isEmpty();
+  }
 
-    // a rolling restart: the crashed replica comes back, then each stops and starts in turn
-    replicas.remove(victim).close();
-    start(victim);
-    await().atMost(CONVERGE).until(() -> settled("a", "b", "c") && owners().size() == 3);
-    for (String name : List.of("a", "b", "c")) {
-      List<String> others =
-          new ArrayList<>(List.of("a", "b", "c").stream().filter(n -> !n.equals(name)).toList());
-      replicas.remove(name).close();
-      await().atMost(CONVERGE).until(() -> settled(others.toArray(String[]::new)));
-      start(name);
-      await().atMost(CONVERGE).until(() -> settled("a", "b", "c") && owners().size() == 3);
-      System.out.println("sharding: restarted " + name + "; per shard " + owners());
+  /**
+   * Each running replica in turn, as a Deployment rolls (maxSurge 1, maxUnavailable 0): a
+   * replacement under a new name starts and is Ready, then the old one gets SIGTERM, and the pools
+   * settle on the three.
+   */
+  private void rollingRestart() {
+    for (String name : List.copyOf(replicas.keySet())) {
+      ProcessOperator replacement = start(next(name.substring(0, 1)));
+      long ready = replacement.awaitReady(READY);
+      ProcessOperator old = replicas.remove(name);
+      int exit = old.terminate();
+      assertThat(exit)
+          .as("%s after SIGTERM (a clean shutdown: 128 + 15)", old.name())
+          .isEqualTo(143);
+      awaitSettled();
+      System.out.println(
+          "sharding: "
+              + old.name()
+              + " replaced by "
+              + replacement.name()
+              + " (Ready "
+              + ready
+              + " ms after its start, "
+              + replacement.restarts()
+              + " restarts); per shard "
+              + owners());
     }
-    assertThat(readyPools()).isEqualTo(POOLS);
-    assertThat(flaps.seen()).as("endpoints not ready during the rolling restart").isEmpty();
+  }
+
+  private RoundRobinReporter reporter(String token) {
+    List<String> pools = new ArrayList<>();
+    for (int i = 0; i < OUTCOME_POOLS; i++) {
+      pools.add("o" + i);
+    }
+    List<String> ips = List.of(TestHosts.address(1), TestHosts.address(2), TestHosts.address(3));
+    return new RoundRobinReporter(
+        outNs,
+        pools,
+        ips,
+        PORT,
+        ROUNDS,
+        THRESHOLD,
+        PACE,
+        () -> token,
+        () -> replicas.values().stream().map(ProcessOperator::outcomePort).toList());
+  }
+
+  /** Every backend's ejections in status equal the batches accepted for it. */
+  private void assertExactlyOnce(RoundRobinReporter reporter, int duringRestart) {
+    System.out.println(
+        "sharding outcomes: "
+            + ROUNDS * OUTCOME_POOLS * 3
+            + " batches, "
+            + reporter.sent()
+            + " requests sent, "
+            + reporter.batchesAccepted()
+            + " accepted ("
+            + duringRestart
+            + " during the rolling restart; per replica port "
+            + reporter.acceptedByPort()
+            + "), "
+            + reporter.refused503()
+            + " answered 503, "
+            + reporter.connectionRefused()
+            + " connections refused or timed out, "
+            + reporter.ambiguous().size()
+            + " without an answer "
+            + reporter.ambiguous());
+    assertThat(reporter.unexpected()).as("answers other than 200 and 503").isEmpty();
+    assertThat(reporter.ambiguous()).as("requests sent but not answered").isEmpty();
+    assertThat(reporter.batchesAccepted()).isEqualTo(ROUNDS * OUTCOME_POOLS * 3);
+    Map<String, Integer> want = new java.util.TreeMap<>();
+    List<String> ips = List.of(TestHosts.address(1), TestHosts.address(2), TestHosts.address(3));
+    for (int i = 0; i < OUTCOME_POOLS; i++) {
+      for (String ip : ips) {
+        want.put(RoundRobinReporter.key("o" + i, ip), reporter.accepted("o" + i, ip));
+      }
+    }
+    Map<String, Integer> got = new java.util.TreeMap<>();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                got.clear();
+                got.putAll(ejections());
+                return got.equals(want);
+              });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // the assertion below names the difference
+    }
+    int applied = got.values().stream().mapToInt(Integer::intValue).sum();
+    System.out.println(
+        "sharding outcomes: ejections in status "
+            + applied
+            + " (want "
+            + want.values().stream().mapToInt(Integer::intValue).sum()
+            + ")");
+    assertThat(got).isEqualTo(want);
+  }
+
+  /** status.backends[].ejections of the outcome pools, by pool and backend address. */
+  private Map<String, Integer> ejections() {
+    Map<String, Integer> out = new java.util.TreeMap<>();
+    for (BackendPool p :
+        cluster.admin().resources(BackendPool.class).inNamespace(outNs).list().getItems()) {
+      if (p.getStatus() == null || p.getStatus().getBackends() == null) {
+        continue;
+      }
+      for (BackendStatus b : p.getStatus().getBackends()) {
+        out.put(
+            RoundRobinReporter.key(p.getMetadata().getName(), b.getAddress()),
+            b.getEjections() == null ? 0 : b.getEjections());
+      }
+    }
+    return out;
   }
 }

@@ -173,7 +173,13 @@ class PassiveIT {
   }
 
   private void start(int n) {
-    client.resource(Fixtures.policy(ns, "fast", "300ms", "250ms")).create();
+    start(n, 200, 25);
+  }
+
+  private void start(int n, long statusIntervalMs, int maxEjectionPercent) {
+    var policy = Fixtures.policy(ns, "fast", "300ms", "250ms");
+    policy.getSpec().getPassive().setMaxEjectionPercent(maxEjectionPercent);
+    client.resource(policy).create();
     for (int i = 0; i < n; i++) {
       DemoBackend b = new DemoBackend(vertx, "127.0.0." + (10 + i), port);
       b.start().toCompletionStage().toCompletableFuture().join();
@@ -184,7 +190,7 @@ class PassiveIT {
     operatorClient = api.newClient();
     operator =
         Vigil.start(
-            new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", 200)
+            new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", statusIntervalMs)
                 .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
             operatorClient,
             new Fabric8Reviewer(reviewClient),
@@ -326,6 +332,42 @@ class PassiveIT {
     assertThat(Duration.ofNanos(System.nanoTime() - reported))
         .isGreaterThanOrEqualTo(Duration.ofMillis(1_500));
     assertThat(accessReviews).as("the SubjectAccessReview is cached").hasValue(1);
+  }
+
+  /**
+   * A graceful stop (SIGTERM, a rollout, a sharded replica handing its pools on) writes what the
+   * accepted outcomes did before it lets go: the next owner restores from status, so a batch
+   * answered 200 whose status write still waited for the status interval would be lost.
+   */
+  @Test
+  void aBatchAcceptedJustBeforeAGracefulStopIsInStatus() throws Exception {
+    start(4, 5_000, 100);
+    backends.get(1).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
+    backends.get(2).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
+    assertThat(report("envoy", failures(1, 5)).statusCode()).isEqualTo(200);
+    // the pool's status was just written: the next write waits for the 5 s interval
+    await().atMost(Duration.ofSeconds(8)).until(() -> ejections("web-1") == 1);
+
+    HttpResponse<String> r = report("envoy", failures(2, 5));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(new JsonObject(r.body()).getInteger("accepted")).isEqualTo(5);
+    operator.stop();
+    operator = null;
+    operatorClient.close();
+
+    assertThat(ejections("web-2")).as("the ejection the last accepted batch made").isEqualTo(1);
+    assertThat(ejections("web-1")).isEqualTo(1);
+  }
+
+  private int ejections(String pod) {
+    var status = pool().getStatus();
+    if (status == null || status.getBackends() == null) {
+      return 0;
+    }
+    return status.getBackends().stream()
+        .filter(b -> b.getPod().equals(pod))
+        .mapToInt(b -> b.getEjections() == null ? 0 : b.getEjections())
+        .sum();
   }
 
   @Test
