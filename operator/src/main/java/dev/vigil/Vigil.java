@@ -197,6 +197,29 @@ public final class Vigil {
     return 0;
   }
 
+  /**
+   * A fenced replica exits so the kubelet restarts it clean. Not on the Lease's tick thread, and
+   * with a hard stop 30 s later: ShardingE2E once saw a replica fenced while starting stay up,
+   * Ready and owning nothing, its {@code System.exit} never returning (a shutdown hook waiting on
+   * something that never ended).
+   */
+  private static void exitFenced() {
+    Thread halt =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(30_000);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              Runtime.getRuntime().halt(1);
+            },
+            "vigil-fenced-halt");
+    halt.setDaemon(true);
+    halt.start();
+    new Thread(() -> System.exit(1), "vigil-fenced-exit").start();
+  }
+
   /** One or two lines naming the cause; the stack trace only with --debug. */
   private static int cannotStart(String message, Throwable cause, boolean debug) {
     System.err.println(message);
@@ -458,7 +481,7 @@ public final class Vigil {
                   LOG.warn("shard Lease lost: this replica stops probing and writing");
                   runtimes.closeAll();
                   if (exitOnStopLeading) {
-                    System.exit(1);
+                    exitFenced();
                   }
                 })
             : null;

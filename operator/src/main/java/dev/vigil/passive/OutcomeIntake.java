@@ -397,6 +397,10 @@ public final class OutcomeIntake {
               context.runOnContext(
                   v -> {
                     queues.release(pool, granted);
+                    if (r.cause() instanceof PoolRuntime.Closed) {
+                      moving();
+                      return;
+                    }
                     reply(
                         batch.items(),
                         account(taken, r.result(), r.cause(), rejections),
@@ -477,6 +481,19 @@ public final class OutcomeIntake {
       } else {
         refuse(req, 404, "unknown_pool", "no BackendPool " + pool + " is running here");
       }
+    }
+
+    /**
+     * The pool's runtime closed between the check and the batch (a handoff to another replica, or
+     * the pool's removal): nothing of the batch was applied, so the reporter sends it again.
+     */
+    void moving() {
+      req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
+      refuse(
+          req,
+          503,
+          "not_leader",
+          "BackendPool " + pool + " is moving to another replica; nothing was applied, retry");
     }
 
     void timeUp() {

@@ -148,6 +148,17 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
    */
   private void handOver(BackendPool pool, PoolKey key, String target) throws Exception {
     slices.hold(key);
+    // sealed first: a batch of outcomes after this is answered 503 (sent again to the next owner),
+    // every batch before it is in the view the status below is written from
+    Optional<PoolRuntime> runtime = runtimes.get(key);
+    if (runtime.isPresent()) {
+      runtime
+          .get()
+          .close()
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
     if (!status.flushNow(key, target)) {
       throw new IllegalStateException("could not write the status of " + key + " before handoff");
     }

@@ -363,14 +363,19 @@ public final class PoolRuntime {
   /**
    * Feeds a batch of real-request outcomes in one hop to the pool's context (the intake's path: one
    * task per batch instead of one per outcome), and rebuilds the view at most once for the batch.
-   * Outcomes for addresses that are no backend of this pool are reported back by index; a closed
-   * runtime reports every outcome so. An exception fails the future (the intake then releases the
-   * batch's queue slots).
+   * Outcomes for addresses that are no backend of this pool are reported back by index. A closed
+   * runtime applies none of the batch and fails the future with {@link Closed} (the pool is being
+   * handed over or removed: the reporter must send the whole batch again, to the next owner). An
+   * exception fails the future too (the intake then releases the batch's queue slots).
    */
   public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> outcomes) {
     Promise<AppliedOutcomes> p = Promise.promise();
     timers.execute(
         () -> {
+          if (closed) {
+            p.fail(new Closed(key));
+            return;
+          }
           try {
             p.complete(applyOutcomes(outcomes));
           } catch (RuntimeException e) {
@@ -637,7 +642,19 @@ public final class PoolRuntime {
     return new PoolView(snap, List.copyOf(backends));
   }
 
-  /** Stops probing and timers; the view stays readable. */
+  /** A batch reached a closed runtime: nothing of it was applied. */
+  public static final class Closed extends IllegalStateException {
+    Closed(PoolKey key) {
+      super("the runtime of " + key + " is closed");
+    }
+  }
+
+  /**
+   * Stops probing and timers and seals the runtime against outcomes ({@link Closed}); the view
+   * stays readable. Once the future completes, every batch applied before is in the view (one
+   * context runs both), so a status written then holds all of them: the handoff closes the runtime
+   * before it writes the status the next owner restores from.
+   */
   public Future<Void> close() {
     Promise<Void> p = Promise.promise();
     timers.execute(

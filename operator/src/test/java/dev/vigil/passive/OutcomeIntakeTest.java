@@ -20,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -485,6 +486,18 @@ class OutcomeIntakeTest {
     clock.addAndGet(LIMITS.denyTtlMs() + 1);
     assertThat(send("POST", WEB_PATH, "late", "application/json", body).statusCode())
         .isEqualTo(200);
+  }
+
+  @Test
+  void aBatchForARuntimeClosedByAHandoffIsRefusedWholeSoTheReporterSendsItToTheNextOwner()
+      throws Exception {
+    List<BackendView> before = IntakeHarness.state(web);
+    web.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    HttpResponse<String> r = post("application/json", "[" + fail("") + "]");
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body()).contains("moving").contains("nothing was applied");
+    assertThat(r.headers().firstValue("retry-after")).isPresent();
+    assertThat(IntakeHarness.state(web)).isEqualTo(before);
   }
 
   @Test

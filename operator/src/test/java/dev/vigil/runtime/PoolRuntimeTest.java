@@ -184,6 +184,20 @@ class PoolRuntimeTest {
   }
 
   @Test
+  void aClosedRuntimeAppliesNoneOfABatchAndSaysSo() {
+    PoolRuntime r = runtime(settings().consecutiveErrors(1).build());
+    done(r.close());
+    int before = changes.get();
+    Future<AppliedOutcomes> batch =
+        r.onOutcomes(List.of(new OutcomeReport("10.0.0.1", false, Origin.UPSTREAM, 5)));
+    assertThat(batch.failed()).isTrue();
+    assertThat(batch.cause()).isInstanceOf(PoolRuntime.Closed.class);
+    assertThat(r.view().snapshot().counts().ejected()).isZero();
+    assertThat(backend(r, "a").decision().ejected()).isFalse();
+    assertThat(changes.get()).isEqualTo(before);
+  }
+
+  @Test
   void aFailingOutcomeFailsItsPromiseSoTheIntakeReleasesItsSlots() {
     TransitionSink throwing =
         new RecordingSink() {
