@@ -6,10 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
-import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -146,14 +144,8 @@ class ShardingE2E {
 
   /** The 300 pools per owner, from status.shard (written by the owner once it runs the pool). */
   private Map<String, Long> owners() {
-    return cluster.admin().resources(BackendPool.class).inNamespace(ns).list().getItems().stream()
-        .collect(
-            Collectors.groupingBy(
-                p ->
-                    p.getStatus() == null || p.getStatus().getShard() == null
-                        ? "none"
-                        : p.getStatus().getShard(),
-                Collectors.counting()));
+    return PoolOwners.owners(
+        cluster.admin().resources(BackendPool.class).inNamespace(ns).list().getItems());
   }
 
   /**
@@ -162,20 +154,9 @@ class ShardingE2E {
    */
   private boolean settled() {
     List<String> ids = replicas.keySet().stream().map(this::identity).toList();
-    java.util.Set<String> owning = new java.util.HashSet<>();
-    for (BackendPool p : pools()) {
-      Map<String, String> labels = p.getMetadata().getLabels();
-      String shard = labels == null ? null : labels.get(ShardConfig.SHARD_LABEL);
-      if (shard == null
-          || !ids.contains(shard)
-          || labels.containsKey(ShardConfig.DRAIN_LABEL)
-          || p.getStatus() == null
-          || !shard.equals(p.getStatus().getShard())) {
-        return false;
-      }
-      owning.add(shard);
-    }
-    return owning.size() == ids.size();
+    List<BackendPool> pools = pools();
+    return PoolOwners.settled(pools, ids)
+        && pools.stream().map(PoolOwners::shardOf).distinct().count() == ids.size();
   }
 
   private void awaitSettled() {
@@ -286,25 +267,7 @@ class ShardingE2E {
 
   /** Headless: the test API server's Service IP range holds fewer than 300 ClusterIPs. */
   private void createService(String namespace, String name) {
-    cluster
-        .admin()
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(namespace)
-                .endMetadata()
-                .withNewSpec()
-                .withClusterIP("None")
-                .addNewPort()
-                .withName("http")
-                .withPort(80)
-                .withNewTargetPort(PORT)
-                .withProtocol("TCP")
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
+    cluster.admin().resource(Fixtures.headlessService(namespace, name, PORT)).create();
   }
 
   /**
