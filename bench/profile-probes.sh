@@ -12,14 +12,14 @@
 #      after WARMUP_S: one window under async-profiler (itimer, loaded with jcmd JVMTI.agent_load
 #      from the async-profiler jar of the test classpath) -> bench/profiles/probes-$TAG-$N.html/.txt,
 #      with process CPU (utime+stime) and farm-counted probes; then a fresh JVM at interval
-#      STRACE_INTERVAL_MS (default 5000: 1,000 probes/s) and one window under `strace -c -f`.
+#      STRACE_INTERVAL_MS (default 20000: 250 probes/s) and one window under `strace -c -f`.
 #   2. HAProxy (if installed and HAPROXY != 0): the config bench_checker.py generates (httpchk GET
 #      /healthz, rise 2, fall 3, timeout check 1s), `haproxy -db`: one plain window at inter 1 s
 #      (CPU), then one at inter STRACE_INTERVAL_MS under `strace -c -f`.
 #   3. bench/profiles/syscalls-$TAG.md: calls per probe by group, both checkers side by side.
-# strace stops the traced process at every syscall: at 5,000 probes/s the JVM falls behind until its
-# probes time out, so the traced windows run at a lower rate (per-probe counts are what they are
-# for; probes are counted by the farm in the same window). Needs strace, haproxy, python3, a JDK
+# strace stops the traced process at every syscall (tens of microseconds in a VM): even at 1,000
+# probes/s the JVM falls behind until its probes time out, so the traced windows run at a lower
+# rate (per-probe counts are what they are for; probes are counted by the farm in the same window). Needs strace, haproxy, python3, a JDK
 # with jcmd, Maven; farm.py from $BENCH (or FARM_PY / FARMCTL_PY).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +32,7 @@ WARMUP_S=${WARMUP_S:-15}
 WINDOW_S=${WINDOW_S:-30}
 NATIVE=${NATIVE:-0}
 HAPROXY=${HAPROXY:-1}
-STRACE_INTERVAL_MS=${STRACE_INTERVAL_MS:-5000}
+STRACE_INTERVAL_MS=${STRACE_INTERVAL_MS:-20000}
 FE_PORT=${FE_PORT:-18090}
 # the farm's addresses and ports, apart from probe-load.sh's (127.1.x.y, 19999, 18081)
 OCTET=${OCTET:-23}
@@ -167,7 +167,7 @@ for label, key in who:
 print("# Syscalls per probe, %s (N=%d, interval 1 s, fresh connection, %s s windows)\n" % (tag, n, window_s))
 print("`TAG=%s bench/profile-probes.sh`: `strace -c -f -p PID` over one window per checker, each alone on" % tag)
 print("the farm, probes counted by the farm in the same window. The strace windows run at interval %s ms" % strace_ms)
-print("(%d probes/s): at 5,000 probes/s ptrace's stops slow the JVM until its probes time out, which" % (n * 1000 // int(strace_ms)))
+print("(%d probes/s): at 1,000 probes/s and more ptrace's stops slow the JVM until its probes time out, which" % (n * 1000 // int(strace_ms)))
 print("changes what a probe does. The CPU table below is at interval 1 s without strace.\n")
 cols = [l for l, _ in who if l in data]
 print("| syscall | " + " | ".join(cols) + " |")
