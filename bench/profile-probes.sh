@@ -5,7 +5,7 @@
 #   bench/profile-probes.sh                          # N=5000, interval 1 s, fresh connection
 #   TAG=after bench/profile-probes.sh                # bench/profiles/probes-after-5000.html,
 #                                                    # bench/profiles/syscalls-after.md
-#   N=1000 WINDOW_S=20 NATIVE=0 HAPROXY=0 bench/profile-probes.sh
+#   N=1000 WINDOW_S=20 NATIVE=0 HAPROXY=0 bench/profile-probes.sh   # NIO instead of epoll
 #
 # Steps (each process alone on the farm, every window WINDOW_S long):
 #   1. Vigil: dev.vigil.probe.load.ProbeLoadRun (its own JVM, interval 1 s, timeout 1 s, jitter 10 %)
@@ -30,7 +30,7 @@ N=${N:-5000}
 TAG=${TAG:-before}
 WARMUP_S=${WARMUP_S:-15}
 WINDOW_S=${WINDOW_S:-30}
-NATIVE=${NATIVE:-0}
+NATIVE=${NATIVE:-1}
 HAPROXY=${HAPROXY:-1}
 STRACE_INTERVAL_MS=${STRACE_INTERVAL_MS:-20000}
 FE_PORT=${FE_PORT:-18090}
