@@ -31,12 +31,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * frame and close; the connection is never reused.
  *
  * <p>By default each probe opens a fresh connection ({@code Connection: close}) and closes it as
- * soon as the verdict is known, as HAProxy does, and like HAProxy with a reset ({@code SO_LINGER}
- * 0): the verdict is in, so nothing is owed to the server, and neither side keeps the connection in
- * TIME_WAIT nor spends a FIN exchange on it. WebSocket checks close gracefully (their close frame
- * must not be discarded by a reset). With {@code reuseConnection} one idle connection per backend
- * is kept when the response was cleanly framed, as Envoy does; a reused connection that turns out
- * to be closed before any byte of a response is retried once on a fresh one.
+ * soon as the verdict is known, as HAProxy does. With {@code reuseConnection} one idle connection
+ * per backend is kept when the response was cleanly framed, as Envoy does; a reused connection that
+ * turns out to be closed before any byte of a response is retried once on a fresh one.
  */
 public final class HttpProber implements Prober {
 
@@ -52,7 +49,6 @@ public final class HttpProber implements Prober {
 
   private final Vertx vertx;
   private final NetClient client;
-  private final NetClient gracefulClient;
   private final ClientTls tls = new ClientTls();
   private final Map<ProbeTarget, Idle> idle = new ConcurrentHashMap<>();
 
@@ -60,8 +56,7 @@ public final class HttpProber implements Prober {
 
   public HttpProber(Vertx vertx) {
     this.vertx = vertx;
-    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true).setSoLinger(0));
-    this.gracefulClient = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
+    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
   }
 
   @Override
@@ -94,7 +89,7 @@ public final class HttpProber implements Prober {
   public Future<Void> close() {
     idle.values().forEach(i -> i.socket().close());
     idle.clear();
-    return Future.all(client.close(), gracefulClient.close()).mapEmpty();
+    return client.close();
   }
 
   /** The number of idle connections kept for reuse. */
@@ -181,7 +176,7 @@ public final class HttpProber implements Prober {
           options.setSniServerName(sni);
         }
       }
-      (websocket ? gracefulClient : client)
+      client
           .connect(options)
           .onComplete(
               ar -> {
