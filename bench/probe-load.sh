@@ -6,7 +6,7 @@
 #   bench/probe-load.sh                       # N = 1000 5000; fresh, then reuseConnection; HAProxy
 #   NS=1000 WARMUP_S=5 MEASURE_S=10 bench/probe-load.sh      # quick (about 2 min)
 #   NS=1000 HAPROXY=0 MEASURE_S=30 bench/probe-load.sh
-#   NATIVE=1 OUT=/tmp/probe-load-epoll bench/probe-load.sh   # Netty epoll transport (jars from ~/.m2)
+#   NATIVE=0 OUT=/tmp/probe-load-nio bench/probe-load.sh     # NIO instead of Netty's epoll transport
 #   LOOPS=2 bench/probe-load.sh              # backends sharded over 2 schedulers / event loops
 #   NS=10000 REUSES=false MODES= ANYWAY=1 bench/probe-load.sh # missed probes at 10,000 backends
 #
@@ -51,19 +51,9 @@ require python3 curl:curl || exit 1
 
 classpath "$OUT" || exit 1
 for N in $NS; do :; done; conntrack_check "$N"   # NS rising: its last N is the run's highest rate/s
-NATIVE=${NATIVE:-0}
-if [ "$NATIVE" = 1 ]; then
-  # The epoll transport is not a dependency of the operator: fetch the jars of the Netty version
-  # the build resolved (so this works from a clean clone on a fresh machine).
-  M2=${M2:-$HOME/.m2/repository}/io/netty
-  NV=$(tr ':' '\n' <"$OUT/cp.txt" | sed -n 's|.*/netty-transport-\(4[^/]*\)\.jar$|\1|p' | head -1)
-  [ -n "$NV" ] || { echo "no netty-transport jar on the classpath" >&2; exit 1; }
-  (cd "$ROOT" && mvn -B -q dependency:get -Dtransitive=false -Dartifact="io.netty:netty-transport-native-epoll:$NV:jar:linux-x86_64" \
-      && mvn -B -q dependency:get -Dtransitive=false -Dartifact="io.netty:netty-transport-classes-epoll:$NV") || exit 1
-  CP="$CP:$M2/netty-transport-native-epoll/$NV/netty-transport-native-epoll-$NV-linux-x86_64.jar"
-  CP="$CP:$M2/netty-transport-classes-epoll/$NV/netty-transport-classes-epoll-$NV.jar"
-  echo "native transport: netty epoll $NV" >&2
-fi
+# Netty's epoll transport is a dependency of the operator (on the classpath above) and its default;
+# NATIVE=0 measures the NIO fallback.
+NATIVE=${NATIVE:-1}
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 FARM=""; JPID=""

@@ -6,7 +6,7 @@
 #   bench/probe-targets.sh                 # 3 runs, about 8 min each; take the bench lock first
 #   RUNS=1 NS=1000 MISSED_N= RAMP=0 WARMUP_S=5 MEASURE_S=10 WINDOW_S=5 bench/probe-targets.sh  # smoke
 #   OPERATOR=1 bench/probe-targets.sh      # also whole operator vs probe-only (+ about 4 min per run)
-#   NATIVE=1 bench/probe-targets.sh        # Vigil on Netty's epoll transport (see probe-load.sh)
+#   NATIVE=0 bench/probe-targets.sh        # Vigil on NIO instead of Netty's epoll transport (the default)
 #   bench/targets-summary.py /tmp/probe-targets    # the table again from a finished run
 #
 # Each run (OUT/run-K) is, on one farm per N and one nginx farm for the ramp:

@@ -204,6 +204,7 @@ public record OperatorConfig(
           "shard-ring",
           "shard-lease-duration",
           "shard-move-rate",
+          "native-transport",
           "debug");
 
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
@@ -214,6 +215,19 @@ public record OperatorConfig(
     Map<String, String> flags = flagValues(args);
     String v = flags.containsKey("debug") ? flags.get("debug") : env.get("VIGIL_DEBUG");
     return bool("debug", or(v, "false"));
+  }
+
+  /**
+   * {@code --native-transport} ({@code VIGIL_NATIVE_TRANSPORT}): Netty's epoll transport for all
+   * network I/O (default true; Vert.x falls back to NIO where epoll cannot load).
+   */
+  public static boolean nativeTransport(List<String> args, Map<String, String> env) {
+    Map<String, String> flags = flagValues(args);
+    String v =
+        flags.containsKey("native-transport")
+            ? flags.get("native-transport")
+            : env.get("VIGIL_NATIVE_TRANSPORT");
+    return bool("native-transport", or(v, "true"));
   }
 
   /**
@@ -385,6 +399,7 @@ public record OperatorConfig(
           --shard-ring NAME         VIGIL_SHARD_RING          the vigil.dev/ring label of the shard Leases (default vigil)
           --shard-lease-duration S  VIGIL_SHARD_LEASE_DURATION shard Lease duration in seconds; renewed every third, writes stop after two thirds unrenewed (default 15)
           --shard-move-rate PCT     VIGIL_SHARD_MOVE_RATE     planned pool moves per minute, percent of all pools (default 10; 0 = no limit; a dead replica's pools move at once)
+          --native-transport BOOL   VIGIL_NATIVE_TRANSPORT    Netty's epoll transport for probes and all other I/O; NIO when off or where epoll cannot load (default true)
           --debug                   VIGIL_DEBUG               stack traces with start-up errors (default false)
           -h, --help                                          this text
 

@@ -58,6 +58,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -134,10 +135,12 @@ public final class Vigil {
     OperatorConfig config;
     ShardConfig shards;
     boolean debug;
+    boolean nativeTransport;
     try {
       config = OperatorConfig.parse(args, System.getenv());
       shards = OperatorConfig.sharding(args, System.getenv(), config.leaseNamespace());
       debug = OperatorConfig.debug(args, System.getenv());
+      nativeTransport = OperatorConfig.nativeTransport(args, System.getenv());
     } catch (OperatorConfig.InvalidConfigException e) {
       System.err.println("vigil: " + e.getMessage());
       System.err.println("run 'vigil operator --help' for the flags");
@@ -175,7 +178,14 @@ public final class Vigil {
           dev.vigil.shard.ShardLease.leaseName(shards.identity()),
           shards.ring());
     }
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(nativeTransport));
+    LOG.info(
+        "network transport: {}",
+        vertx.isNativeTransportEnabled()
+            ? "epoll"
+            : nativeTransport
+                ? "NIO (epoll unavailable: " + vertx.unavailableNativeTransportCause() + ")"
+                : "NIO");
     Running running;
     try {
       running =

@@ -115,6 +115,9 @@ class OperatorConfigTest {
             "VIGIL_API_QPS", "50.5",
             "VIGIL_API_BURST", "70"));
     env.put("VIGIL_DEBUG", "false");
+    env.put("VIGIL_NATIVE_TRANSPORT", "false");
+    assertThat(OperatorConfig.nativeTransport(List.of(), env)).isFalse();
+    assertThat(OperatorConfig.nativeTransport(List.of("--native-transport=true"), env)).isTrue();
     env.putAll(
         Map.of(
             "VIGIL_SHARDING", "true",
@@ -224,6 +227,19 @@ class OperatorConfigTest {
     assertThat(OperatorConfig.debug(List.of("--debug=false"), Map.of("VIGIL_DEBUG", "true")))
         .isFalse();
     assertRefused(List.of("--debug=maybe"), Map.of(), "--debug must be true or false");
+  }
+
+  @Test
+  void nativeTransportIsOnUnlessTurnedOff() {
+    assertThat(OperatorConfig.nativeTransport(List.of(), Map.of())).isTrue();
+    assertThat(OperatorConfig.nativeTransport(List.of("--native-transport=false"), Map.of()))
+        .isFalse();
+    assertThat(OperatorConfig.nativeTransport(List.of(), Map.of("VIGIL_NATIVE_TRANSPORT", "false")))
+        .isFalse();
+    assertThatThrownBy(
+            () -> OperatorConfig.nativeTransport(List.of("--native-transport=epoll"), Map.of()))
+        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
+        .hasMessageContaining("--native-transport must be true or false");
   }
 
   @Test

@@ -64,6 +64,15 @@ class ChartOperatorConfigTest {
   }
 
   @Test
+  void nativeTransportIsOnByDefaultAndTheValueTurnsItOff() {
+    assertThat(OperatorConfig.nativeTransport(List.of(), env(operatorContainer("")))).isTrue();
+    assertThat(
+            OperatorConfig.nativeTransport(
+                List.of(), env(operatorContainer("nativeTransport: false"))))
+        .isFalse();
+  }
+
+  @Test
   void everyVigilVariableOfTheChartIsAFlagTheOperatorKnows() {
     List<String> known =
         OperatorConfig.usage().lines().map(String::strip).filter(l -> l.startsWith("--")).toList();
@@ -75,6 +84,11 @@ class ChartOperatorConfigTest {
   }
 
   private static OperatorConfig parse(Container c) {
+    List<String> args = c.getArgs();
+    return OperatorConfig.parse(args.subList(1, args.size()), env(c));
+  }
+
+  private static Map<String, String> env(Container c) {
     Map<String, String> env = new HashMap<>();
     env.put("KUBERNETES_SERVICE_HOST", "10.96.0.1");
     for (EnvVar e : c.getEnv()) {
@@ -86,8 +100,7 @@ class ChartOperatorConfigTest {
         env.put(e.getName(), e.getValue());
       }
     }
-    List<String> args = c.getArgs();
-    return OperatorConfig.parse(args.subList(1, args.size()), env);
+    return env;
   }
 
   private static int containerPort(Container c, String name) {

@@ -6,6 +6,7 @@ import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetServerOptions;
 import java.time.Duration;
@@ -19,7 +20,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every prober against real, misbehaving servers on 127.0.0.1: one case per row. */
+/**
+ * Every prober against real, misbehaving servers on 127.0.0.1: one case per row, on Netty's NIO
+ * transport ({@link NativeTransportProberTableTest} runs the same rows on epoll).
+ */
 class ProberTableTest {
 
   /** Deadline of the cases that must end in a timeout: they take exactly this long. */
@@ -46,7 +50,12 @@ class ProberTableTest {
 
   @BeforeAll
   static void start() {
-    vertx = Vertx.vertx();
+    startOn(new VertxOptions().setPreferNativeTransport(false));
+    assertThat(vertx.isNativeTransportEnabled()).isFalse();
+  }
+
+  static void startOn(VertxOptions options) {
+    vertx = Vertx.vertx(options);
     servers = new LoopbackServers(vertx);
     prober = ProtocolProber.create(vertx);
     context = vertx.getOrCreateContext();
