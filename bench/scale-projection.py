@@ -25,8 +25,8 @@ p.add_argument("--cpu-per-1000", type=float, default=0.238,
                help="whole-operator CPU s per 1,000 probes, steady (bench/operator-load.sh)")
 p.add_argument("--heap-per-backend-kb", type=float, default=4.0,
                help="runtime + prober heap per owned backend (bench/probe-load.sh)")
-p.add_argument("--heap-per-pod-kb", type=float, default=6.1,
-               help="Pod cache heap per watched Pod (dev.vigil.bench.PodCacheMemory reduced)")
+p.add_argument("--heap-per-pod-kb", type=float, default=22.4,
+               help="Pod cache heap per watched Pod, whole Pods (dev.vigil.bench.PodCacheMemory 20000 full)")
 p.add_argument("--heap-per-endpoint-kb", type=float, default=1.2,
                help="Vigil's own EndpointSlice cache per endpoint, 10-endpoint slices (dev.vigil.bench.SliceBytes 10)")
 p.add_argument("--heap-fixed-mb", type=float, default=60.0, help="an idle operator's heap")

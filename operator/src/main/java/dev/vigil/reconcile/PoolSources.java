@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -80,7 +79,6 @@ public final class PoolSources {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, BackendPool.class)
                 .withName("pods")
-                .withItemStore(podStore(context.getClient().getKubernetesSerialization()))
                 .withSecondaryToPrimaryMapper(
                     pod ->
                         poolsWhere(
@@ -162,28 +160,6 @@ public final class PoolSources {
         Map.of(POD_LABELS, PoolSources::labelKeys, POD_NODE, PoolSources::nodeNameKey));
     slices.addIndexers(Map.of(SlicePublisher.OWNER_INDEX, SlicePublisher::ownerUids));
     return List.of(policies, pods, services, slices, foreignSlices, endpoints, nodes);
-  }
-
-  /**
-   * The Pod cache: only what {@link PoolMembers} and the indexes read (labels, uid, deletion
-   * timestamp, node, containers for named ports, address, conditions for readiness), not
-   * managedFields, volumes, tolerations or container statuses (Fabric8's ReducedStateItemStore).
-   * Every replica caches every watched Pod (docs/scale.md), so this is the operator's largest
-   * cache: 6 KB of heap per typical Deployment Pod instead of 22 KB ({@code
-   * dev.vigil.bench.PodCacheMemory}).
-   */
-  public static ReducedStateItemStore<Pod> podStore(KubernetesSerialization json) {
-    return new ReducedStateItemStore<>(
-        ReducedStateItemStore.NAME_KEY_STATE,
-        Pod.class,
-        json,
-        "metadata.labels",
-        "metadata.uid",
-        "metadata.deletionTimestamp",
-        "spec.nodeName",
-        "spec.containers",
-        "status.podIP",
-        "status.conditions");
   }
 
   /**

@@ -163,6 +163,36 @@ class ShardingE2E {
     await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).until(this::settled);
   }
 
+  /** The first few slices of pools not all ready, with their owner, for the failure message. */
+  private List<String> notReady() {
+    Map<String, String> owner = new HashMap<>();
+    for (BackendPool p : pools()) {
+      owner.put(p.getMetadata().getName(), p.getStatus() == null ? null : p.getStatus().getShard());
+    }
+    return cluster
+        .admin()
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(ns)
+        .list()
+        .getItems()
+        .stream()
+        .filter(
+            s ->
+                s.getEndpoints() == null
+                    || s.getEndpoints().isEmpty()
+                    || s.getEndpoints().stream()
+                        .anyMatch(e -> !Boolean.TRUE.equals(e.getConditions().getReady())))
+        .limit(5)
+        .map(
+            s -> {
+              String svc = s.getMetadata().getLabels().get("kubernetes.io/service-name");
+              return svc + " (owner " + owner.get(svc) + "): " + s.getEndpoints();
+            })
+        .toList();
+  }
+
   private long readyPools() {
     Map<String, Boolean> ready = new HashMap<>();
     for (EndpointSlice s :
@@ -245,8 +275,10 @@ class ShardingE2E {
     sending.join(Duration.ofSeconds(120).toMillis());
     reporter.stop();
     sending.join(Duration.ofSeconds(70).toMillis());
-    assertThat(readyPools()).isEqualTo(POOLS);
     assertThat(flaps.seen()).as("endpoints not ready during kill and rolling restart").isEmpty();
+    assertThat(readyPools())
+        .as("pools whose slices are all ready; not: %s", notReady())
+        .isEqualTo(POOLS);
     assertExactlyOnce(reporter, duringRestart);
   }
 

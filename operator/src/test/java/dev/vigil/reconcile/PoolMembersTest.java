@@ -15,10 +15,6 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -134,30 +130,5 @@ class PoolMembersTest {
                 List.of(new PoolPort("http", 80, new IntOrString(8080))), List.of()))
         .get()
         .isEqualTo(List.of(new ServicePort("http", 80, 8080, "TCP")));
-  }
-
-  @Test
-  void thePodCacheKeepsWhatMembersNeedAndDropsTheRest() throws Exception {
-    KubernetesSerialization json = new KubernetesSerialization();
-    String text;
-    try (InputStream in = getClass().getResourceAsStream("/bench/pod.json")) {
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-    Pod full = json.unmarshal(text, Pod.class);
-    full.getMetadata().setDeletionTimestamp("2026-12-01T12:00:00Z");
-    ReducedStateItemStore<Pod> store = PoolSources.podStore(json);
-    store.put(store.getKey(full), full);
-    Pod cached = store.get(store.getKey(full));
-    Map<String, String> zones = Map.of("gke-prod-pool-1-a1b2c3d4-x7k2", "europe-west1-b");
-
-    assertThat(PoolMembers.members(List.of(cached), NAMED, null, true, zones))
-        .isEqualTo(PoolMembers.members(List.of(full), NAMED, null, true, zones))
-        .singleElement()
-        .satisfies(m -> assertThat(m.probePort()).isEqualTo(8080));
-    assertThat(PoolMembers.ready(cached)).isTrue();
-    assertThat(cached.getMetadata().getLabels()).isEqualTo(full.getMetadata().getLabels());
-    assertThat(cached.getMetadata().getManagedFields()).isEmpty();
-    assertThat(cached.getSpec().getVolumes()).isEmpty();
-    assertThat(cached.getStatus().getContainerStatuses()).isEmpty();
   }
 }
