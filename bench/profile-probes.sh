@@ -43,12 +43,10 @@ PROFILES=${PROFILES:-$ROOT/bench/profiles}
 JAVA_OPTS=${JAVA_OPTS:-"-XX:+UseSerialGC -Xms64m -Xmx512m -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"}
 mkdir -p "$OUT" "$PROFILES"
 [ -f "$FARM_PY" ] || { echo "farm.py not found; set BENCH or FARM_PY" >&2; exit 1; }
-command -v strace >/dev/null || { echo "strace missing: apt-get install -y strace" >&2; exit 1; }
-
-echo "building (test classes + classpath)" >&2
-(cd "$ROOT" && mvn -B -q -pl operator test-compile dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$OUT/cp.txt") || exit 1
-CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$OUT/cp.txt")"
+. "$ROOT/bench/harness/lib.sh"
+require python3 strace:strace unzip:unzip || exit 1
+[ "$HAPROXY" = 0 ] || require haproxy:haproxy || exit 1
+classpath "$OUT" || exit 1
 AP_JAR=$(tr ':' '\n' <"$OUT/cp.txt" | grep '/async-profiler-[^/]*\.jar$' | head -1)
 [ -n "$AP_JAR" ] || { echo "async-profiler jar not on the test classpath" >&2; exit 1; }
 AP_LIB="$OUT/libasyncProfiler.so"

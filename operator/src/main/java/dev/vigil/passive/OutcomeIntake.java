@@ -470,11 +470,7 @@ public final class OutcomeIntake {
     /** This replica does not run the pool: a standby says retry, the leader says unknown. */
     void notHere() {
       if (!runsPools.getAsBoolean()) {
-        req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
-        refuse(
-            req,
-            503,
-            "not_leader",
+        elsewhere(
             "this replica does not run BackendPool "
                 + pool
                 + " now (it stands by, or another replica owns the pool); retry");
@@ -488,12 +484,16 @@ public final class OutcomeIntake {
      * the pool's removal): nothing of the batch was applied, so the reporter sends it again.
      */
     void moving() {
-      req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
-      refuse(
-          req,
-          503,
-          "not_leader",
+      elsewhere(
           "BackendPool " + pool + " is moving to another replica; nothing was applied, retry");
+    }
+
+    /**
+     * 503 with Retry-After: the reporter's next try reaches another replica (or this one later).
+     */
+    private void elsewhere(String message) {
+      req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
+      refuse(req, 503, "not_leader", message);
     }
 
     void timeUp() {
