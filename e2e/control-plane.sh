@@ -451,6 +451,19 @@ pid_alive() {
   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "$BIN/$1" || return 1
 }
 
+# has_exited NAME: the process in $STATE/NAME.pid is gone (or a zombie). Unlike
+# pid_alive this does not look at the command line: between the fork of a
+# background job and its exec the pid still shows bash's, and a busy machine
+# stretched that window enough for a start to take a live etcd for a dead one.
+has_exited() {
+  local f="$STATE/$1.pid" pid state
+  [ -f "$f" ] || return 0
+  pid="$(cat "$f")"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" || return 0
+  [ "$state" = Z ]
+}
+
 stop_one() {
   local name="$1" pid
   if pid_alive "$name"; then
@@ -572,7 +585,7 @@ wait_until() {
   deadline=$((SECONDS + secs))
   while ! "$@" >/dev/null 2>&1; do
     for n in "${names[@]}"; do
-      if ! pid_alive "$n"; then
+      if has_exited "$n"; then
         tail -n 40 "$LOGS/$n.log" >&2 || true
         die "$n exited while waiting for $what"
       fi
