@@ -208,6 +208,34 @@ public final class Vigil {
   }
 
   /**
+   * Once this replica holds its shard Lease, on a thread of its own: hands over the pools whose
+   * status still names this shard but that moved away while a replica of this name was down.
+   */
+  private static void sweepOnceWritable(
+      PoolHandoff handoff, ShardRing ring, Set<String> namespaces, PoolStatusPublisher status) {
+    Thread sweep =
+        new Thread(
+            () -> {
+              try {
+                while (!ring.lease().writable()) {
+                  if (ring.lease().lost()) {
+                    return;
+                  }
+                  Thread.sleep(200);
+                }
+                handoff.sweep(namespaces, status::handOver);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } catch (RuntimeException e) {
+                LOG.warn("could not look for pools to hand over: {}", e.toString());
+              }
+            },
+            "vigil-shard-sweep");
+    sweep.setDaemon(true);
+    sweep.start();
+  }
+
+  /**
    * A fenced replica exits so the kubelet restarts it clean. Not on the Lease's tick thread, and
    * with a hard stop 30 s later: ShardingE2E once saw a replica fenced while starting stay up,
    * Ready and owning nothing, its {@code System.exit} never returning (a shutdown hook waiting on
@@ -510,6 +538,16 @@ public final class Vigil {
           .tag("shard", shards.identity())
           .register(registry);
     }
+    PoolHandoff handoff =
+        ring == null
+            ? null
+            : new PoolHandoff(
+                client,
+                shards.identity(),
+                ring.lease()::writable,
+                ring::state,
+                clock,
+                shards.leaseDurationMs());
     BackendPoolReconciler pools =
         new BackendPoolReconciler(
             runtimes,
@@ -519,9 +557,7 @@ public final class Vigil {
             status[0],
             slices,
             clock,
-            ring == null
-                ? null
-                : new PoolHandoff(client, shards.identity(), ring.lease()::writable));
+            handoff);
     if (sharded) {
       status[0].ownedBy(shards.identity());
     }
@@ -642,6 +678,8 @@ public final class Vigil {
         if (!ring.start(Duration.ofMillis(shards.leaseDurationMs() * 2))) {
           LOG.warn("shard Lease {} not taken yet; reconciling once it is", shards.identity());
         }
+        // pools moved away while a replica of this name was down wait for its handover
+        sweepOnceWritable(handoff, ring, config.namespaces(), status[0]);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         release.run();

@@ -38,6 +38,9 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   public static final String NAME = "backendpool";
   private static final long WAIT_SECONDS = 30;
 
+  /** While a pool waits for its handover: how often to look again (status events also wake it). */
+  private static final long HANDOVER_POLL_MS = 500;
+
   private final PoolRuntimes runtimes;
   private final PoolSources sources;
   private final PoolPublisher publisher;
@@ -57,8 +60,8 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   }
 
   /**
-   * @param handoff with sharding on: hands a pool labelled {@code vigil.dev/drain} over to its next
-   *     owner; null: sharding off
+   * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
+   *     for the handover of one that moved here; null: sharding off
    */
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
@@ -88,6 +91,10 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       throws Exception {
     PoolKey key = new PoolKey(pool.getMetadata().getNamespace(), pool.getMetadata().getName());
     if (context.isPrimaryResourceDeleted()) {
+      if (handoff != null) {
+        leave(key);
+        return UpdateControl.noUpdate();
+      }
       slices.forget(key);
       status.forget(key);
       runtimes
@@ -101,10 +108,10 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       // sharded, without a held shard Lease (not yet taken, or lost): run nothing, write nothing
       return UpdateControl.<BackendPool>noUpdate().rescheduleAfter(1, TimeUnit.SECONDS);
     }
-    String target = handoff == null ? null : handoff.drainTarget(pool);
-    if (target != null) {
-      handOver(pool, key, target);
-      return UpdateControl.noUpdate();
+    if (handoff != null && !runtimes.contains(key) && handoff.awaitedOwner(pool) != null) {
+      // moved here from a shard that has not handed it over yet: start from its handover status
+      return UpdateControl.<BackendPool>noUpdate()
+          .rescheduleAfter(HANDOVER_POLL_MS, TimeUnit.MILLISECONDS);
     }
     String policyName = pool.getSpec().getPolicyRef().getName();
     Optional<HealthPolicy> policy = sources.policy(context, key.namespace(), policyName);
@@ -142,14 +149,14 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   }
 
   /**
-   * A planned move (DESIGN §7): stop publishing and probing, write the status the next owner
-   * restores from, then acknowledge by relabelling the pool to the target. The pool then leaves
-   * this replica's informer, whose delete event forgets it here.
+   * Sharded: the pool left this replica's informer, deleted or relabelled to another shard (a move,
+   * DESIGN §7). Seal the runtime first (a batch of outcomes after this is answered 503 and sent
+   * again to the next owner; every batch before it is in the view the handover is written from),
+   * leave the slices as they are, hand the pool over in status if it still exists and its status
+   * names this shard ({@link PoolHandoff#handOver}), then forget it.
    */
-  private void handOver(BackendPool pool, PoolKey key, String target) throws Exception {
+  private void leave(PoolKey key) throws Exception {
     slices.hold(key);
-    // sealed first: a batch of outcomes after this is answered 503 (sent again to the next owner),
-    // every batch before it is in the view the status below is written from
     Optional<PoolRuntime> runtime = runtimes.get(key);
     if (runtime.isPresent()) {
       runtime
@@ -159,17 +166,18 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
           .toCompletableFuture()
           .get(WAIT_SECONDS, TimeUnit.SECONDS);
     }
-    if (!status.flushNow(key, target)) {
-      throw new IllegalStateException("could not write the status of " + key + " before handoff");
+    try {
+      handoff.handOver(key, status::handOver);
+    } finally {
+      runtimes
+          .close(key)
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(WAIT_SECONDS, TimeUnit.SECONDS);
+      slices.forget(key);
+      status.forget(key);
+      handoff.forget(key);
     }
-    runtimes
-        .close(key)
-        .toCompletionStage()
-        .toCompletableFuture()
-        .get(WAIT_SECONDS, TimeUnit.SECONDS);
-    slices.forget(key);
-    status.forget(key);
-    handoff.acknowledge(pool, target);
   }
 
   /**

@@ -82,34 +82,40 @@ public final class PoolStatusAggregator {
   }
 
   /**
-   * Sharded: names the owner in {@code status.shard} and adds the {@code Probing} condition, True
-   * while {@code shard} probes the pool, False (reason {@code HandingOver}) in the status an owner
-   * writes as it hands the pool to {@code movingTo}.
+   * Sharded: names the owner in {@code status.shard} and sets the {@code Probing} condition (any
+   * earlier one in {@code status} replaced): True while {@code owner} probes the pool, False
+   * (reason {@code HandingOver}) when {@code owner} is null, in the status the last owner {@code
+   * former} writes as it hands the pool to nobody. The status an owner writes as it hands the pool
+   * over names the next owner exactly as that owner would: its first status changes nothing.
    */
   static void owned(
       BackendPoolStatus status,
       BackendPoolStatus previous,
-      String shard,
-      String movingTo,
+      String owner,
+      String former,
       long nowMs) {
-    status.setShard(shard);
+    status.setShard(owner);
     ConditionSet probing =
         new ConditionSet(
             previous == null ? null : previous.getConditions(),
             Instant.ofEpochMilli(nowMs).toString(),
             status.getObservedGeneration());
-    if (movingTo == null) {
+    if (owner != null) {
       probing.set(
-          Conditions.PROBING, true, Conditions.OWNED, "shard " + shard + " probes this pool");
+          Conditions.PROBING, true, Conditions.OWNED, "shard " + owner + " probes this pool");
     } else {
       probing.set(
           Conditions.PROBING,
           false,
           Conditions.HANDING_OVER,
-          "shard " + shard + " stopped probing; shard " + movingTo + " takes over");
+          "shard " + former + " stopped probing; no shard is assigned yet");
     }
-    List<io.fabric8.kubernetes.api.model.Condition> all =
-        new java.util.ArrayList<>(status.getConditions());
+    List<io.fabric8.kubernetes.api.model.Condition> all = new java.util.ArrayList<>();
+    if (status.getConditions() != null) {
+      status.getConditions().stream()
+          .filter(c -> !Conditions.PROBING.equals(c.getType()))
+          .forEach(all::add);
+    }
     all.addAll(probing.build());
     status.setConditions(all);
   }

@@ -58,9 +58,6 @@ public final class PoolStatusPublisher implements PoolListener {
     boolean again;
 
     long lastWrite = Long.MIN_VALUE / 2;
-
-    /** Sharded: the shard this pool is being handed to, while the handoff writes its status. */
-    volatile String movingTo;
   }
 
   /** Sharded: this replica's shard name, shown in every status it writes; null: not sharded. */
@@ -129,14 +126,28 @@ public final class PoolStatusPublisher implements PoolListener {
   }
 
   /**
-   * Writes the pool's status now, whatever the interval (a handoff to {@code movingTo}: the next
-   * owner restores from it); retries a conflict a few times. False when it could not be written.
+   * Sharded: the status that hands the pool to {@code owner} (null: to nobody), built like every
+   * other from what the last reconcile observed and the runtime's last view (sealed by the caller),
+   * on the pool's {@code previous} status; without either (this replica never ran the pool), the
+   * previous status with only the owner changed.
    */
-  public boolean flushNow(PoolKey key, String movingTo) {
+  public BackendPoolStatus handOver(PoolKey key, BackendPoolStatus previous, String owner) {
     Entry e = entries.get(key);
-    if (e != null) {
-      e.movingTo = movingTo;
+    BackendPoolStatus status =
+        e == null || e.observed == null ? null : build(key, e.observed, previous);
+    if (status == null) {
+      status = previous == null ? new BackendPoolStatus() : Serialization.clone(previous);
     }
+    PoolStatusAggregator.owned(status, previous, owner, shard, clock.getAsLong());
+    return status;
+  }
+
+  /**
+   * Writes the pool's status now, whatever the interval; retries a conflict a few times. False when
+   * it could not be written.
+   */
+  private boolean flushNow(PoolKey key) {
+    Entry e = entries.get(key);
     for (int attempt = 0; e != null && attempt < 5; attempt++) {
       if (write(key, e) < 0) {
         return true;
@@ -154,7 +165,7 @@ public final class PoolStatusPublisher implements PoolListener {
   public int flushAll() {
     int failed = 0;
     for (PoolKey key : List.copyOf(entries.keySet())) {
-      if (!flushNow(key, null)) {
+      if (!flushNow(key)) {
         failed++;
       }
     }
@@ -212,7 +223,7 @@ public final class PoolStatusPublisher implements PoolListener {
     BackendPool pool = cached.get();
     BackendPoolStatus status = build(key, observed, pool.getStatus());
     if (status != null && shard != null) {
-      PoolStatusAggregator.owned(status, pool.getStatus(), shard, e.movingTo, clock.getAsLong());
+      PoolStatusAggregator.owned(status, pool.getStatus(), shard, shard, clock.getAsLong());
     }
     if (status == null || StatusWriter.materiallyEqual(pool.getStatus(), status)) {
       return -1;

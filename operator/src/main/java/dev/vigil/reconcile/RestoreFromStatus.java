@@ -68,7 +68,9 @@ public final class RestoreFromStatus {
       if (until <= nowMs) {
         until = 0;
       }
-      out.put(b.getPod(), new RestoredBackend(state, ejections, until, damping(b)));
+      // the time of the last change too, so the next owner's status says what this one said
+      long since = b.getSince() == null ? 0 : Instant.parse(b.getSince()).toEpochMilli();
+      out.put(b.getPod(), new RestoredBackend(state, ejections, until, damping(b), since));
     }
     return out;
   }

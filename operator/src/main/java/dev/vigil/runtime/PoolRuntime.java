@@ -235,6 +235,9 @@ public final class PoolRuntime {
           restored.ejectedUntil(),
           restored.damping(),
           now);
+      if (restored.since() > 0 && restored.since() <= now) {
+        t.since = restored.since();
+      }
     }
     if (m.draining()) {
       health.setDraining(t.backend, true);

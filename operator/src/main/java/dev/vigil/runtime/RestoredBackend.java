@@ -8,7 +8,13 @@ import dev.vigil.health.DampingState;
  * start the pool over from Unknown (DESIGN §2 rule 8) and never releases a damped backend early.
  */
 public record RestoredBackend(
-    BackendState state, int ejections, long ejectedUntil, DampingState damping) {
+    BackendState state, int ejections, long ejectedUntil, DampingState damping, long since) {
+
+  /** Without the time of the last state change (shown as the restore's time). */
+  public RestoredBackend(
+      BackendState state, int ejections, long ejectedUntil, DampingState damping) {
+    this(state, ejections, ejectedUntil, damping, 0);
+  }
 
   /** Without flap-damping state (from a slice, or a status without merit). */
   public RestoredBackend(BackendState state, int ejections, long ejectedUntil) {

@@ -27,7 +27,6 @@ public record ShardConfig(
     int leaseDurationSeconds,
     double movesPerMinuteFraction) {
   public static final String SHARD_LABEL = "vigil.dev/shard";
-  public static final String DRAIN_LABEL = "vigil.dev/drain";
   public static final String RING_LABEL = "vigil.dev/ring";
   public static final String LEASE_PREFIX = "vigil-shard-";
 

@@ -196,6 +196,29 @@ public final class ShardLease {
     return client.leases().inNamespace(config.namespace()).withName(leaseName(identity));
   }
 
+  /** Every shard's state from the ring's Leases (other Leases are skipped), at {@code now}. */
+  static java.util.Map<String, ShardPlanner.ShardState> states(
+      java.util.Collection<Lease> leases, long now) {
+    java.util.Map<String, ShardPlanner.ShardState> states = new java.util.HashMap<>();
+    for (Lease lease : leases) {
+      String name = lease.getMetadata().getName();
+      if (!name.startsWith(ShardConfig.LEASE_PREFIX) || lease.getSpec() == null) {
+        continue;
+      }
+      String shard = name.substring(ShardConfig.LEASE_PREFIX.length());
+      var spec = lease.getSpec();
+      states.put(
+          shard,
+          ShardPlanner.ShardState.of(
+              shard,
+              spec.getHolderIdentity(),
+              spec.getRenewTime() == null ? 0 : millis(spec.getRenewTime()),
+              durationMs(lease),
+              now));
+    }
+    return states;
+  }
+
   static long durationMs(Lease lease) {
     Integer s = lease.getSpec().getLeaseDurationSeconds();
     return s == null ? 0 : s * 1000L;

@@ -2,7 +2,6 @@ package dev.vigil.shard;
 
 import dev.vigil.api.v1alpha1.BackendPool;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -10,8 +9,8 @@ import java.util.Objects;
  * vigil.dev/shard=<identity>}, so a replica caches and reconciles only its own pools. A pool
  * assigned here arrives as an add, one moved away leaves as a delete. A label change alone does not
  * change a pool's generation, and JOSDK filters such updates out by default; here an update
- * reconciles when the generation or the {@code vigil.dev/drain} label changed (status writes still
- * do not reconcile).
+ * reconciles when the generation or the shard named in status changed (the status write that hands
+ * a pool over wakes its new owner; other status writes still do not reconcile).
  */
 public final class ShardOwner {
   private ShardOwner() {}
@@ -23,14 +22,13 @@ public final class ShardOwner {
         .withOnUpdateFilter(ShardOwner::reconciles);
   }
 
-  /** An update reconciles when the spec (generation) or the drain label changed. */
+  /** An update reconciles when the spec (generation) or the shard in status changed. */
   static boolean reconciles(BackendPool now, BackendPool before) {
     return !Objects.equals(now.getMetadata().getGeneration(), before.getMetadata().getGeneration())
-        || !Objects.equals(drain(now), drain(before));
+        || !Objects.equals(shard(now), shard(before));
   }
 
-  private static String drain(BackendPool pool) {
-    Map<String, String> labels = pool.getMetadata().getLabels();
-    return labels == null ? null : labels.get(ShardConfig.DRAIN_LABEL);
+  private static String shard(BackendPool pool) {
+    return pool.getStatus() == null ? null : pool.getStatus().getShard();
   }
 }

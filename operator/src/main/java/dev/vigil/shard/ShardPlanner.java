@@ -17,11 +17,13 @@ import java.util.TreeMap;
  *       released it (fenced or stopped), is {@link Assign assigned} at once, never rate-limited;
  *   <li>a pool owned by a shard whose Lease expired but is still held in its name is left alone
  *       until that Lease is {@link Fence fenced} (taken over), so a replica that is only slow can
- *       no longer write when its pools move;
+ *       no longer write when its pools move; every expired Lease is fenced, also when no pool is
+ *       labelled for its shard any more (the new owner of a pool that shard was handing over waits
+ *       for it to hand over or to be gone);
  *   <li>a pool owned by a live shard that is not its place in {@link Rendezvous#assign} is {@link
- *       Drain drained} towards that place, at most {@code movesPerMinute} of the pools a minute (a
- *       token bucket holding one minute's moves); the owner acknowledges by relabelling the pool to
- *       the drain's target.
+ *       Move moved} there, at most {@code movesPerMinute} of the pools a minute (a token bucket
+ *       holding one minute's moves): one relabel; the old owner hands the pool over in status and
+ *       the new one starts from that status ({@link PoolHandoff}).
  * </ul>
  *
  * <p>Not thread-safe: the sharder calls it from one thread.
@@ -57,18 +59,17 @@ public final class ShardPlanner {
    *
    * @param id namespace/name
    * @param shard the {@code vigil.dev/shard} label, or null
-   * @param drainTo the {@code vigil.dev/drain} label (the target shard), or null
    */
-  public record Pool(String id, String uid, String shard, String drainTo) {}
+  public record Pool(String id, String uid, String shard) {}
 
   /** One write the sharder makes. */
-  public sealed interface Action permits Assign, Drain, Fence {}
+  public sealed interface Action permits Assign, Move, Fence {}
 
-  /** Label the pool {@code vigil.dev/shard=shard}, removing any {@code vigil.dev/drain}. */
+  /** Label the pool {@code vigil.dev/shard=shard}: it had no live owner. */
   public record Assign(String pool, String shard) implements Action {}
 
-  /** Label the pool {@code vigil.dev/drain=to}: its owner hands it over. */
-  public record Drain(String pool, String to) implements Action {}
+  /** Label the pool {@code vigil.dev/shard=to}, away from its live owner: a planned move. */
+  public record Move(String pool, String to) implements Action {}
 
   /** Take over the shard's expired Lease, so the shard can no longer renew it. */
   public record Fence(String shard) implements Action {}
@@ -100,32 +101,32 @@ public final class ShardPlanner {
       uids.put(p.id(), p.uid());
     }
     Map<String, String> places = Rendezvous.assign(uids, live);
-    List<Drain> movable = new ArrayList<>();
+    List<Move> movable = new ArrayList<>();
     for (Pool p : pools) {
       String place = places.get(p.id());
       String owner = p.shard();
       if (owner != null && shards.get(owner) == ShardState.EXPIRED) {
-        fences.add(owner);
+        continue; // fenced below first
       } else if (place == null) {
         continue; // no live shard: pools keep their labels, status shows nobody probes
       } else if (owner == null || !live.contains(owner)) {
         actions.add(new Assign(p.id(), place));
-      } else if (p.drainTo() != null) {
-        if (owner.equals(place)) {
-          actions.add(new Assign(p.id(), owner)); // it belongs where it is again: cancel the drain
-        } else if (!p.drainTo().equals(place)) {
-          actions.add(new Drain(p.id(), place)); // the target changed: retarget (no new move)
-        }
-        // else: waiting for the owner's acknowledgement
       } else if (!owner.equals(place)) {
-        movable.add(new Drain(p.id(), place));
+        movable.add(new Move(p.id(), place));
       }
     }
-    for (String shard : fences) {
-      actions.add(0, new Fence(shard));
-    }
+    new TreeMap<>(shards)
+        .forEach(
+            (shard, state) -> {
+              if (state == ShardState.EXPIRED) {
+                fences.add(shard);
+              }
+            });
+    List<Action> fenceFirst = new ArrayList<>();
+    fences.forEach(shard -> fenceFirst.add(new Fence(shard)));
+    actions.addAll(0, fenceFirst);
     int moves = takeTokens(movable.size(), pools.size(), nowMs);
-    movable.sort(java.util.Comparator.comparing(Drain::pool));
+    movable.sort(java.util.Comparator.comparing(Move::pool));
     actions.addAll(movable.subList(0, moves));
     return actions;
   }

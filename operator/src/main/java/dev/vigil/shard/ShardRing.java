@@ -43,6 +43,9 @@ public final class ShardRing implements AutoCloseable {
             return t;
           });
   private final ShardLease lease;
+  private volatile io.fabric8.kubernetes.client.informers.SharedIndexInformer<
+          io.fabric8.kubernetes.api.model.coordination.v1.Lease>
+      ring;
   private volatile Sharder sharder;
   private volatile CompletableFuture<?> election;
   private volatile boolean closed;
@@ -88,6 +91,12 @@ public final class ShardRing implements AutoCloseable {
    * @return false when the Lease was not taken in time (renewal goes on in the background)
    */
   public boolean start(Duration wait) throws InterruptedException {
+    ring =
+        client
+            .leases()
+            .inNamespace(config.namespace())
+            .withLabel(ShardConfig.RING_LABEL, config.ring())
+            .inform();
     lease.start(timer);
     long until = System.nanoTime() + wait.toNanos();
     while (!lease.writable() && System.nanoTime() < until) {
@@ -100,6 +109,25 @@ public final class ShardRing implements AutoCloseable {
   /** This replica's shard Lease. */
   public ShardLease lease() {
     return lease;
+  }
+
+  /**
+   * A shard's state from its Lease as this replica's watch of the ring sees it now; empty until the
+   * ring's Leases are listed. A shard without a Lease is {@link ShardPlanner.ShardState#GONE}.
+   */
+  public java.util.Optional<ShardPlanner.ShardState> state(String shard) {
+    var informer = ring;
+    if (informer == null || !informer.hasSynced()) {
+      return java.util.Optional.empty();
+    }
+    var lease =
+        informer.getStore().getByKey(config.namespace() + "/" + ShardLease.leaseName(shard));
+    if (lease == null) {
+      return java.util.Optional.of(ShardPlanner.ShardState.GONE);
+    }
+    return java.util.Optional.of(
+        ShardLease.states(java.util.List.of(lease), clock.getAsLong())
+            .getOrDefault(shard, ShardPlanner.ShardState.GONE));
   }
 
   /** The sharder while this replica leads, else null. */
@@ -164,6 +192,10 @@ public final class ShardRing implements AutoCloseable {
   @Override
   public void close() {
     abdicate();
+    var informer = ring;
+    if (informer != null) {
+      informer.stop();
+    }
     lease.release();
     timer.shutdownNow();
   }

@@ -8,7 +8,6 @@ import static dev.vigil.testing.PoolOwners.shardOf;
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.e2e.AuditLog;
-import dev.vigil.shard.ShardConfig;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
@@ -304,11 +303,7 @@ public final class ShardLoadBench {
     List<BackendPool> moved =
         pools().stream()
             .filter(p -> joined.name().equals(shardOf(p)))
-            .filter(
-                p ->
-                    p.getMetadata().getLabels().get(ShardConfig.DRAIN_LABEL) == null
-                        && p.getStatus() != null
-                        && joined.name().equals(p.getStatus().getShard()))
+            .filter(p -> p.getStatus() != null && joined.name().equals(p.getStatus().getShard()))
             .toList();
     Moves join = moves(audit.writesSince(joinMark, ns), moved);
     json.put("join_moved", moved.size());

@@ -99,4 +99,18 @@ class RestoreFromStatusTest {
         .as("a multiplier that decayed to 0 (status now says so) is restored as 0")
         .isZero();
   }
+
+  @Test
+  void statusGivesTheTimeOfTheLastChangeSoTheNextOwnerWritesTheSameStatus() {
+    BackendPoolStatus status = new BackendPoolStatus();
+    BackendStatus up = backend("a", dev.vigil.api.v1alpha1.BackendState.UP, 0, null);
+    up.setSince("2025-12-31T22:00:00Z");
+    status.setBackends(
+        List.of(up, backend("b", dev.vigil.api.v1alpha1.BackendState.DOWN, 0, null)));
+
+    Map<String, RestoredBackend> r = RestoreFromStatus.restore(status, List.of(), NOW);
+
+    assertThat(r.get("a").since()).isEqualTo(Instant.parse("2025-12-31T22:00:00Z").toEpochMilli());
+    assertThat(r.get("b").since()).as("no time in status: unknown").isZero();
+  }
 }

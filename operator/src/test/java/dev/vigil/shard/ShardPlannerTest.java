@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.shard.ShardPlanner.Action;
 import dev.vigil.shard.ShardPlanner.Assign;
-import dev.vigil.shard.ShardPlanner.Drain;
 import dev.vigil.shard.ShardPlanner.Fence;
+import dev.vigil.shard.ShardPlanner.Move;
 import dev.vigil.shard.ShardPlanner.Pool;
 import dev.vigil.shard.ShardPlanner.ShardState;
 import java.util.ArrayList;
@@ -60,7 +60,7 @@ class ShardPlannerTest {
     Map<String, ShardState> shards = Map.of("a", LIVE, "b", LIVE);
     assertThat(planner.plan(pools, shards, 0))
         .hasSize(10)
-        .allMatch(a -> a instanceof Drain d && d.to().equals("b"));
+        .allMatch(a -> a instanceof Move m && m.to().equals("b"));
     assertThat(planner.plan(pools, shards, 1_000)).isEmpty();
     assertThat(planner.plan(pools, shards, 30_000)).hasSize(5); // 30 s earn 5 moves
     assertThat(planner.plan(pools, shards, 90_000)).hasSize(10); // the bucket holds one minute
@@ -77,18 +77,28 @@ class ShardPlannerTest {
   }
 
   @Test
-  void aDrainWaitsForTheOwnerAndIsCancelledWhenThePoolBelongsWithItAgain() {
+  void aMoveIsOneRelabelAndAMovedPoolIsLeftAloneWhereItBelongs() {
     ShardPlanner planner = new ShardPlanner(0);
-    Pool pool = new Pool("ns/p", "uid-1", "a", "b");
-    String place = Rendezvous.assign(Map.of("ns/p", "uid-1"), List.of("a", "b")).get("ns/p");
-    List<Action> actions = planner.plan(List.of(pool), Map.of("a", LIVE, "b", LIVE), 0);
-    if (place.equals("b")) {
-      assertThat(actions).isEmpty();
-    } else {
-      assertThat(actions).containsExactly(new Assign("ns/p", "a"));
-    }
-    assertThat(planner.plan(List.of(pool), Map.of("a", LIVE), 0))
-        .containsExactly(new Assign("ns/p", "a"));
+    Map<String, String> uid = Map.of("ns/p", "uid-1");
+    String place = Rendezvous.assign(uid, List.of("a", "b")).get("ns/p");
+    String other = place.equals("a") ? "b" : "a";
+    Map<String, ShardState> both = Map.of("a", LIVE, "b", LIVE);
+    assertThat(planner.plan(List.of(new Pool("ns/p", "uid-1", other)), both, 0))
+        .containsExactly(new Move("ns/p", place));
+    assertThat(planner.plan(List.of(new Pool("ns/p", "uid-1", place)), both, 0)).isEmpty();
+  }
+
+  @Test
+  void anExpiredShardIsFencedEvenWhenNoPoolIsLabelledForItAnyMore() {
+    // its last pools moved away in planned moves it has not handed over: their new owners wait
+    // until it is fenced (or hands over), so it must not stay expired-but-held
+    List<Action> actions =
+        new ShardPlanner(0.1)
+            .plan(
+                pools(3, "b", new SplittableRandom(6)),
+                Map.of("a", ShardState.EXPIRED, "b", LIVE),
+                0);
+    assertThat(actions).containsExactly(new Fence("a"));
   }
 
   @Test
@@ -115,7 +125,7 @@ class ShardPlannerTest {
 
   private static List<Pool> pools(int n, String shard, SplittableRandom random) {
     List<Pool> pools = new ArrayList<>();
-    uids(n, random).forEach((id, uid) -> pools.add(new Pool(id, uid, shard, null)));
+    uids(n, random).forEach((id, uid) -> pools.add(new Pool(id, uid, shard)));
     return pools;
   }
 }

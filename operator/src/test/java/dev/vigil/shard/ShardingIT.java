@@ -15,6 +15,7 @@ import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.passive.Reviewer;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -172,10 +173,8 @@ class ShardingIT {
     Map<String, String> owners = new HashMap<>();
     for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
       Map<String, String> labels = p.getMetadata().getLabels();
-      String drain = labels == null ? null : labels.get(ShardConfig.DRAIN_LABEL);
       owners.put(
-          p.getMetadata().getName(),
-          labels == null || drain != null ? null : labels.get(ShardConfig.SHARD_LABEL));
+          p.getMetadata().getName(), labels == null ? null : labels.get(ShardConfig.SHARD_LABEL));
     }
     return owners;
   }
@@ -203,23 +202,102 @@ class ShardingIT {
     return true;
   }
 
+  /** Records each pool's writes as what they changed: its shard label, status.shard, or else. */
+  private static io.fabric8.kubernetes.client.Watcher<BackendPool> writes(
+      Map<String, List<String>> writes) {
+    Map<String, BackendPool> last = new java.util.concurrent.ConcurrentHashMap<>();
+    return new io.fabric8.kubernetes.client.Watcher<>() {
+      @Override
+      public void eventReceived(Action action, BackendPool pool) {
+        BackendPool before = last.put(pool.getMetadata().getName(), pool);
+        if (action != Action.MODIFIED || before == null) {
+          return;
+        }
+        String labelBefore = PoolOwners.shardOf(before);
+        String labelNow = PoolOwners.shardOf(pool);
+        String statusBefore = before.getStatus() == null ? null : before.getStatus().getShard();
+        String statusNow = pool.getStatus() == null ? null : pool.getStatus().getShard();
+        String what =
+            !java.util.Objects.equals(labelBefore, labelNow)
+                ? "label " + labelBefore + " -> " + labelNow
+                : !java.util.Objects.equals(statusBefore, statusNow)
+                    ? "status.shard " + statusBefore + " -> " + statusNow
+                    : "other: " + diff(before, pool);
+        writes.computeIfAbsent(pool.getMetadata().getName(), k -> new ArrayList<>()).add(what);
+      }
+
+      @Override
+      public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+    };
+  }
+
+  /** The status fields (JSON paths) whose values differ. */
+  private static String diff(BackendPool before, BackendPool now) {
+    var json = io.fabric8.kubernetes.client.utils.Serialization.jsonMapper();
+    List<String> changed = new ArrayList<>();
+    diff(
+        "status", json.valueToTree(before.getStatus()), json.valueToTree(now.getStatus()), changed);
+    return String.join(", ", changed);
+  }
+
+  private static void diff(
+      String path,
+      com.fasterxml.jackson.databind.JsonNode a,
+      com.fasterxml.jackson.databind.JsonNode b,
+      List<String> changed) {
+    if (a != null
+        && b != null
+        && a.isContainerNode()
+        && b.isContainerNode()
+        && a.size() == b.size()) {
+      if (a.isArray()) {
+        for (int i = 0; i < a.size(); i++) {
+          diff(path + "[" + i + "]", a.get(i), b.get(i), changed);
+        }
+      } else {
+        a.fieldNames().forEachRemaining(f -> diff(path + "." + f, a.get(f), b.get(f), changed));
+      }
+    } else if (!java.util.Objects.equals(a, b)) {
+      changed.add(path + ": " + a + " -> " + b);
+    }
+  }
+
   @Test
-  void poolsSpreadOverBothReplicasAndMoveWithoutAFlap() {
+  void poolsSpreadOverBothReplicasAndMoveWithoutAFlap() throws Exception {
     pools();
     Replica a = start("replica-a");
     await().atMost(Duration.ofSeconds(20)).until(() -> readyIps().equals(allIps()) && settled(a));
     assertThat(owners().values()).containsOnly("replica-a");
 
     flaps = new SliceFlaps(client, NS);
-    Replica b = start("replica-b");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> owners().containsValue("replica-b") && settled(a, b));
-    assertThat(owners().values()).contains("replica-a", "replica-b");
-    await().atMost(Duration.ofSeconds(10)).until(() -> b.probes() >= 3);
-    assertThat(readyIps()).isEqualTo(allIps());
-    assertThat(flaps.seen()).as("endpoints published not ready during the handoff").isEmpty();
+    Map<String, List<String>> writes = new java.util.concurrent.ConcurrentHashMap<>();
+    try (var watch = client.resources(BackendPool.class).inNamespace(NS).watch(writes(writes))) {
+      Replica b = start("replica-b");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> owners().containsValue("replica-b") && settled(a, b));
+      assertThat(owners().values()).contains("replica-a", "replica-b");
+      await().atMost(Duration.ofSeconds(10)).until(() -> b.probes() >= 3);
+      Thread.sleep(2 * INTERVAL); // any status write the new owner would make after starting
+      assertThat(readyIps()).isEqualTo(allIps());
+      assertThat(flaps.seen()).as("endpoints published not ready during the handoff").isEmpty();
+      // a planned move is two writes: the sharder's relabel and the old owner's handover status,
+      // which names the new owner exactly as it would itself (it writes nothing on starting)
+      owners()
+          .forEach(
+              (pool, owner) -> {
+                if (owner.equals("replica-b")) {
+                  assertThat(writes.get(pool))
+                      .as("writes to %s while it moved", pool)
+                      .containsExactly(
+                          "label replica-a -> replica-b", "status.shard replica-a -> replica-b");
+                } else {
+                  assertThat(writes.get(pool)).as("writes to %s, not moved", pool).isNull();
+                }
+              });
+    }
 
+    Replica b = replicas.get(1);
     // the new owner publishes: a death in one of its pools leaves the ready set
     String moved =
         owners().entrySet().stream()

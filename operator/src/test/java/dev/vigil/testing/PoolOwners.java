@@ -31,13 +31,12 @@ public final class PoolOwners {
     return labels == null ? null : labels.get(ShardConfig.SHARD_LABEL);
   }
 
-  /** Every pool labelled for one of {@code live}, owned by it in status, and no drain pending. */
+  /** Every pool labelled for one of {@code live} and handed to it in status. */
   public static boolean settled(List<BackendPool> pools, Collection<String> live) {
     for (BackendPool p : pools) {
       String shard = shardOf(p);
       if (shard == null
           || !live.contains(shard)
-          || p.getMetadata().getLabels().containsKey(ShardConfig.DRAIN_LABEL)
           || p.getStatus() == null
           || !shard.equals(p.getStatus().getShard())) {
         return false;
