@@ -1,0 +1,193 @@
+package dev.vigil.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.api.Conditions;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendPoolStatus;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.reconcile.PoolStatusPublisher;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The old owner's side of a move against the Fabric8 mock server in CRUD mode: the handover status
+ * write after a pool was relabelled away, and the sweep of a replica restarted under its name. The
+ * status comes from the real {@link PoolStatusPublisher#handOver} (here without a runtime: the
+ * previous status with the owner changed).
+ */
+class PoolHandoffIT {
+  private static final String NS = "shop";
+  private static final long NOW = 1_767_225_600_000L; // 2026-01-01T00:00:00Z
+
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private final AtomicBoolean writable = new AtomicBoolean(true);
+
+  @BeforeEach
+  void setUp() {
+    api = EmbeddedApiServer.start();
+    client = api.client();
+  }
+
+  @AfterEach
+  void tearDown() {
+    api.close();
+  }
+
+  private PoolHandoff handoff(String identity) {
+    return new PoolHandoff(
+        client,
+        identity,
+        writable::get,
+        s -> Optional.of(ShardPlanner.ShardState.LIVE),
+        () -> NOW,
+        15_000);
+  }
+
+  private static PoolStatusPublisher statuses(String identity) {
+    PoolStatusPublisher p =
+        new PoolStatusPublisher(
+            null,
+            null,
+            null,
+            k -> Optional.empty(),
+            k -> Optional.empty(),
+            () -> null,
+            () -> NOW,
+            0,
+            () -> {});
+    p.ownedBy(identity);
+    return p;
+  }
+
+  /** A pool labelled for {@code label} whose status names {@code inStatus}, probing. */
+  private void pool(String name, String label, String inStatus) {
+    BackendPool p = Fixtures.pool(NS, name, "fast", name, 8080);
+    Map<String, String> labels = new HashMap<>();
+    if (label != null) {
+      labels.put(ShardConfig.SHARD_LABEL, label);
+    }
+    p.getMetadata().setLabels(labels);
+    BackendPool created = client.resource(p).create();
+    BackendPoolStatus status = new BackendPoolStatus();
+    status.setShard(inStatus);
+    status.setAvailability("2/2");
+    status.setConditions(
+        List.of(
+            condition(Conditions.READY, "True", Conditions.ENOUGH_AVAILABLE),
+            condition(Conditions.PROBING, "True", Conditions.OWNED)));
+    created.setStatus(status);
+    client.resource(created).updateStatus();
+  }
+
+  private static Condition condition(String type, String status, String reason) {
+    Condition c = new Condition();
+    c.setType(type);
+    c.setStatus(status);
+    c.setReason(reason);
+    c.setMessage("m");
+    c.setLastTransitionTime("2025-12-31T00:00:00Z");
+    return c;
+  }
+
+  private BackendPool get(String name) {
+    return client.resources(BackendPool.class).inNamespace(NS).withName(name).get();
+  }
+
+  private static Condition probing(BackendPool p) {
+    return p.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals(Conditions.PROBING))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void theOldOwnerNamesTheNewOneInStatusExactlyAsItWouldItself() throws Exception {
+    pool("moved", "b", "a");
+    String before = get("moved").getMetadata().getResourceVersion();
+
+    assertThat(handoff("a").handOver(new PoolKey(NS, "moved"), statuses("a")::handOver)).isTrue();
+
+    BackendPool after = get("moved");
+    assertThat(after.getMetadata().getResourceVersion()).isNotEqualTo(before);
+    assertThat(after.getStatus().getShard()).isEqualTo("b");
+    assertThat(after.getStatus().getAvailability()).as("the rest as it was").isEqualTo("2/2");
+    assertThat(probing(after).getStatus()).isEqualTo("True");
+    assertThat(probing(after).getReason()).isEqualTo(Conditions.OWNED);
+    assertThat(probing(after).getMessage()).isEqualTo("shard b probes this pool");
+    assertThat(probing(after).getLastTransitionTime())
+        .as("still probing: no transition")
+        .isEqualTo("2025-12-31T00:00:00Z");
+    assertThat(after.getStatus().getConditions())
+        .as("one Probing condition")
+        .filteredOn(c -> c.getType().equals(Conditions.PROBING))
+        .hasSize(1);
+  }
+
+  @Test
+  void nothingIsWrittenForADeletedPoolOneAnotherShardHoldsOrWithoutTheLease() throws Exception {
+    pool("elsewhere", "b", "c");
+    String before = get("elsewhere").getMetadata().getResourceVersion();
+    assertThat(handoff("a").handOver(new PoolKey(NS, "elsewhere"), statuses("a")::handOver))
+        .isFalse();
+    assertThat(handoff("a").handOver(new PoolKey(NS, "deleted"), statuses("a")::handOver))
+        .isFalse();
+    assertThat(get("elsewhere").getMetadata().getResourceVersion()).isEqualTo(before);
+
+    pool("fenced", "b", "a");
+    String fencedBefore = get("fenced").getMetadata().getResourceVersion();
+    writable.set(false);
+    assertThat(handoff("a").handOver(new PoolKey(NS, "fenced"), statuses("a")::handOver)).isFalse();
+    assertThat(get("fenced").getMetadata().getResourceVersion()).isEqualTo(fencedBefore);
+  }
+
+  @Test
+  void aPoolWhoseLabelWasRemovedIsHandedToNobody() throws Exception {
+    pool("unlabelled", null, "a");
+    assertThat(handoff("a").handOver(new PoolKey(NS, "unlabelled"), statuses("a")::handOver))
+        .isTrue();
+    BackendPool after = get("unlabelled");
+    assertThat(after.getStatus().getShard()).isNull();
+    assertThat(probing(after).getStatus()).isEqualTo("False");
+    assertThat(probing(after).getReason()).isEqualTo(Conditions.HANDING_OVER);
+    assertThat(probing(after).getMessage())
+        .isEqualTo("shard a stopped probing; no shard is assigned yet");
+  }
+
+  @Test
+  void aRestartedReplicaHandsOverWhatMovedAwayWhileItWasDownAndNothingElse() {
+    for (int i = 0; i < 300; i++) { // more than one page of 250
+      pool("p" + i, i % 3 == 0 ? "b" : "a", i % 3 == 2 ? "c" : "a");
+    }
+    Map<String, String> versions = new HashMap<>();
+    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
+      versions.put(p.getMetadata().getName(), p.getMetadata().getResourceVersion());
+    }
+
+    assertThat(handoff("a").sweep(Set.of(NS), statuses("a")::handOver)).isEqualTo(100);
+
+    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
+      int i = Integer.parseInt(p.getMetadata().getName().substring(1));
+      boolean written =
+          !p.getMetadata().getResourceVersion().equals(versions.get(p.getMetadata().getName()));
+      if (i % 3 == 0) {
+        assertThat(p.getStatus().getShard()).as(p.getMetadata().getName()).isEqualTo("b");
+        assertThat(written).isTrue();
+      } else {
+        assertThat(written).as("%s: not moved, or not a's", p.getMetadata().getName()).isFalse();
+      }
+    }
+  }
+}
