@@ -76,6 +76,15 @@ public final class OutcomeIntake {
   private final AtomicLong bytesInFlight = new AtomicLong();
   private HttpServer server;
 
+  /** Stopping: every request is answered 503 with Connection: close, nothing is applied. */
+  private volatile boolean stopping;
+
+  /** How long a stopping intake answers on open connections before it shuts the server down. */
+  private static final long STOPPING_MS = 1_000;
+
+  /** How long a shutdown waits for the batches in flight to be answered. */
+  private static final long SHUTDOWN_MS = 5_000;
+
   /**
    * @param runsPools whether this replica runs BackendPools now (leads, or is the only replica): a
    *     standby answers 503 with Retry-After, so the reporter retries and reaches the leader
@@ -148,10 +157,30 @@ public final class OutcomeIntake {
             });
   }
 
+  /**
+   * Stops taking outcomes without leaving a reporter unanswered: while connections are open, for
+   * {@code STOPPING_MS} every new request is answered 503 with Retry-After and {@code Connection:
+   * close} (a reporter's kept-alive connection gets an answer, not a reset, and its retry reaches
+   * another replica); then the server shuts down, answering the batches still in flight (for at
+   * most {@code SHUTDOWN_MS}) before it closes their connections. A batch answered 2xx was applied;
+   * one that got no answer was never read.
+   */
   public Future<Void> close() {
-    certificate.close();
-    Future<Void> closing = server == null ? Future.succeededFuture() : server.close();
-    return closing.eventually(workers::close);
+    stopping = true;
+    Future<Void> closing;
+    if (server == null) {
+      closing = Future.succeededFuture();
+    } else {
+      HttpServer s = server;
+      Future<Void> answered =
+          connections.get() == 0 ? Future.succeededFuture() : vertx.timer(STOPPING_MS).mapEmpty();
+      closing = answered.compose(v -> s.shutdown(SHUTDOWN_MS, TimeUnit.MILLISECONDS));
+    }
+    return closing.eventually(
+        () -> {
+          certificate.close();
+          return workers.close();
+        });
   }
 
   /** Open connections and body bytes reserved now (for tests and the load run). */
@@ -165,6 +194,13 @@ public final class OutcomeIntake {
 
   private void handle(HttpServerRequest req) {
     req.pause();
+    if (stopping) {
+      req.response()
+          .putHeader(HttpHeaders.RETRY_AFTER, "2")
+          .putHeader(HttpHeaders.CONNECTION, "close");
+      refuse(req, 503, "stopping", "this replica is stopping; nothing was applied, retry");
+      return;
+    }
     PoolKey pool = route(req.path());
     if (pool == null) {
       refuse(

@@ -196,6 +196,16 @@ public final class ShardLease {
     return client.leases().inNamespace(config.namespace()).withName(leaseName(identity));
   }
 
+  /** A started informer on the ring's Leases (label {@code vigil.dev/ring=<ring>}). */
+  static io.fabric8.kubernetes.client.informers.SharedIndexInformer<Lease> informRing(
+      KubernetesClient client, ShardConfig config) {
+    return client
+        .leases()
+        .inNamespace(config.namespace())
+        .withLabel(ShardConfig.RING_LABEL, config.ring())
+        .inform();
+  }
+
   /** Every shard's state from the ring's Leases (other Leases are skipped), at {@code now}. */
   static java.util.Map<String, ShardPlanner.ShardState> states(
       java.util.Collection<Lease> leases, long now) {

@@ -91,12 +91,7 @@ public final class ShardRing implements AutoCloseable {
    * @return false when the Lease was not taken in time (renewal goes on in the background)
    */
   public boolean start(Duration wait) throws InterruptedException {
-    ring =
-        client
-            .leases()
-            .inNamespace(config.namespace())
-            .withLabel(ShardConfig.RING_LABEL, config.ring())
-            .inform();
+    ring = ShardLease.informRing(client, config);
     lease.start(timer);
     long until = System.nanoTime() + wait.toNanos();
     while (!lease.writable() && System.nanoTime() < until) {

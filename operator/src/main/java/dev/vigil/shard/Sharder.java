@@ -116,12 +116,7 @@ public final class Sharder {
             pending.remove(id(obj));
           }
         };
-    leases =
-        client
-            .leases()
-            .inNamespace(config.namespace())
-            .withLabel(ShardConfig.RING_LABEL, config.ring())
-            .inform();
+    leases = ShardLease.informRing(client, config);
     informers.add(leases);
     List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>> sources =
         new ArrayList<>();

@@ -501,6 +501,23 @@ class OutcomeIntakeTest {
   }
 
   @Test
+  void aStoppingIntakeAnswersOnOpenConnectionsThatTheReporterMustGoElsewhere() throws Exception {
+    // a kept-alive connection (the client's pool) is open when the stop begins
+    assertThat(post("application/json", "[" + fail("") + "]").statusCode()).isEqualTo(200);
+    List<BackendView> before = IntakeHarness.state(web);
+    var closing = harness.intake.close();
+
+    HttpResponse<String> r = post("application/json", "[" + fail("") + "]");
+
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body()).contains("stopping").contains("nothing was applied");
+    assertThat(r.headers().firstValue("retry-after")).hasValue("2");
+    assertThat(r.headers().firstValue("connection")).hasValue("close");
+    assertThat(IntakeHarness.state(web)).as("nothing applied").isEqualTo(before);
+    IntakeHarness.await(closing);
+  }
+
+  @Test
   void aFailingReviewIsServiceUnavailableAndNotCached() throws Exception {
     List<BackendView> before = IntakeHarness.state(web);
     harness.reviewer.failing = true;

@@ -268,6 +268,18 @@ class ShardingIT {
     Replica a = start("replica-a");
     await().atMost(Duration.ofSeconds(20)).until(() -> readyIps().equals(allIps()) && settled(a));
     assertThat(owners().values()).containsOnly("replica-a");
+    // every status says all is available (status lags the slices by up to its interval), so the
+    // writes counted below are the move's alone
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                client.resources(BackendPool.class).inNamespace(NS).list().getItems().stream()
+                    .allMatch(
+                        p ->
+                            p.getStatus() != null
+                                && Integer.valueOf(PER_POOL).equals(p.getStatus().getAvailable())));
+    Thread.sleep(500);
 
     flaps = new SliceFlaps(client, NS);
     Map<String, List<String>> writes = new java.util.concurrent.ConcurrentHashMap<>();
