@@ -49,14 +49,16 @@ for N in $NS; do
   python3 - "$OUT" "$REUSE" "$N" "$RUNS" <<'PY'
 import re, statistics, sys
 out, reuse, n, runs = sys.argv[1:]
-heap, alloc = [], []
+live, used, alloc = [], [], []
 for r in range(1, int(runs) + 1):
     first = open(f"{out}/heap-{reuse}-{n}-{r}.txt").readline()
-    m = re.search(r"([0-9]+) bytes of heap per backend.* ([0-9]+) bytes allocated per probe", first)
+    m = re.search(r"(-?[0-9]+) bytes of live heap per backend \((-?[0-9]+) used\).* ([0-9]+) bytes allocated per probe", first)
     if m:
-        heap.append(int(m.group(1))); alloc.append(int(m.group(2)))
-if heap:
-    print(f"N={n} {reuse}: heap per backend median {statistics.median(heap):.0f} B {heap}, "
-          f"allocated per probe median {statistics.median(alloc):.0f} B {alloc}")
+        live.append(int(m.group(1))); used.append(int(m.group(2))); alloc.append(int(m.group(3)))
+if live:
+    med = statistics.median
+    print(f"N={n} {reuse}: live heap per backend median {med(live):.0f} B {live}; "
+          f"used (ProbeLoadRun's former reading) {med(used):.0f} B {used}; "
+          f"allocated per probe {med(alloc):.0f} B {alloc}")
 PY
 done

@@ -31,13 +31,27 @@ import one.profiler.AsyncProfiler;
 /**
  * Heap per backend of the HTTP prober and its scheduler, and bytes allocated per probe, against a
  * farm of loopback backends ({@code bench/probe-heap.sh} starts {@code farm.py} and runs this three
- * times). The heap figure is {@code ProbeLoadRun}'s: used heap after GC with N backends probing
- * (one event loop, interval 1 s, timeout 1 s, jitter 10 %, fresh connections unless {@code reuse})
- * minus before any was added, divided by N; the class histograms before and after (the JVM's {@code
- * GC.class_histogram}, which collects first) show what it is made of, per class in bytes per
- * backend. Allocation per probe: bytes the event loop thread allocated over the window (every
- * timer, probe and result runs there) divided by the probes completed in it. Neither figure is
- * distorted by a busy machine. Not a test: run it by hand with the serial collector:
+ * times). One event loop, interval 1 s, timeout 1 s, jitter 10 %, fresh connections unless {@code
+ * reuse}. Printed per run:
+ *
+ * <ul>
+ *   <li>live heap per backend: each heap pool's usage right after full collections ({@link
+ *       Heap#liveAfterGc()}) with N backends probing, minus before any was added, divided by N;
+ *   <li>"used": the same read as {@code ProbeLoadRun} read it before (used heap 100 ms after the
+ *       last collection), which also counts what the event loop allocated in those 100 ms: about a
+ *       tenth of the bytes allocated per probe, per backend at one probe per second;
+ *   <li>the class histograms before and after (the JVM's {@code GC.class_histogram}), as growth per
+ *       backend by class;
+ *   <li>bytes allocated per probe: what the event loop thread allocated over the window (every
+ *       timer, probe and result runs there) divided by the probes completed in it.
+ * </ul>
+ *
+ * <p>Before the baseline, 50 backends probe for 2.5 s and are removed, so what the first probes
+ * load once per process (Netty's table of native error strings, classes) is not counted per
+ * backend; {@code -Dwarmup=false} counts it, as {@code ProbeLoadRun} did. {@code
+ * -Dalloc.profile=FILE} writes async-profiler's allocation stacks of the window (collapsed).
+ * Neither figure is distorted by a busy machine. Not a test: run it by hand with the serial
+ * collector (or {@code bench/probe-heap.sh}):
  *
  * <pre>
  * java -Xmx512m -XX:+UseSerialGC -cp CP dev.vigil.bench.ProbeHeap BACKENDS_FILE N [reuse] [WINDOW_S]
@@ -81,11 +95,7 @@ public final class ProbeHeap {
     LongAdder passed = new LongAdder();
     ProbeScheduler<Integer> scheduler =
         new ProbeScheduler<>(
-            Boolean.getBoolean("noop")
-                ? (t, c) ->
-                    io.vertx.core.Future.succeededFuture(
-                        dev.vigil.probe.ProbeResult.httpStatus(true, 200, 0))
-                : http,
+            http,
             new VertxTimers(context),
             new SplittableRandom(1),
             (key, target, result) -> {
@@ -98,10 +108,23 @@ public final class ProbeHeap {
         CheckSpec.builder().timeout(Duration.ofSeconds(1)).reuseConnection(reuse).build();
     ProbeSchedule schedule = new ProbeSchedule(Duration.ofSeconds(1), 10);
 
+    if (!"false".equals(System.getProperty("warmup"))) {
+      // what the first probes load once per process (Netty's native error strings, classes, JIT
+      // stubs) is not per backend: 50 backends probe for 2.5 s and go before the baseline
+      int w = Math.min(50, n);
+      for (int i = 0; i < w; i++) {
+        scheduler.add(keys.get(i), targets.get(i), spec, schedule);
+      }
+      Thread.sleep(2500);
+      for (int i = 0; i < w; i++) {
+        scheduler.remove(keys.get(i));
+      }
+      Thread.sleep(1500); // the last probes and their deadline timers end
+    }
     histogram(); // its own first call loads classes: not the prober's
     Map<String, long[]> before = histogram();
-    long heap0 = Heap.used();
-    AsyncProfiler live = profiler("alloc.live", "start,event=alloc,alloc=256,live");
+    long used0 = Heap.used();
+    long live0 = Heap.liveAfterGc();
     for (int i = 0; i < n; i++) {
       scheduler.add(keys.get(i), targets.get(i), spec, schedule);
     }
@@ -110,7 +133,7 @@ public final class ProbeHeap {
     long alloc0 = threads.getThreadAllocatedBytes(loopThread);
     long done0 = completed.sum();
     long passed0 = passed.sum();
-    AsyncProfiler profiler = profiler("alloc.profile", "start,event=alloc,alloc=64k");
+    AsyncProfiler profiler = allocationProfiler();
     Thread.sleep(windowS * 1000L);
     if (profiler != null) {
       profiler.execute("stop");
@@ -119,27 +142,18 @@ public final class ProbeHeap {
     long alloc1 = threads.getThreadAllocatedBytes(loopThread);
     long probes = completed.sum() - done0;
     long passes = passed.sum() - passed0;
-    long heap1 = Heap.used();
+    long used1 = Heap.used();
+    long live1 = Heap.liveAfterGc();
     Map<String, long[]> after = histogram();
-    if (System.getProperty("heap.dump") != null) {
-      ManagementFactory.getPlatformMBeanServer()
-          .invoke(
-              new ObjectName("com.sun.management:type=HotSpotDiagnostic"),
-              "dumpHeap",
-              new Object[] {System.getProperty("heap.dump"), true},
-              new String[] {String.class.getName(), boolean.class.getName()});
-    }
-    if (live != null) {
-      live.execute("stop");
-      live.execute("collapsed,total,file=" + System.getProperty("alloc.live"));
-    }
 
     System.out.printf(
-        "%d backends, %s: %.0f bytes of heap per backend; %d probes in %d s (%d passed),"
-            + " %.0f bytes allocated per probe on the event loop%n",
+        "%d backends, %s, warm-up %s: %.0f bytes of live heap per backend (%.0f used);"
+            + " %d probes in %d s (%d passed), %.0f bytes allocated per probe on the event loop%n",
         n,
         reuse ? "reuseConnection" : "fresh connections",
-        (heap1 - heap0) / (double) n,
+        "false".equals(System.getProperty("warmup")) ? "no" : "yes",
+        (live1 - live0) / (double) n,
+        (used1 - used0) / (double) n,
         probes,
         windowS,
         passes,
@@ -157,8 +171,8 @@ public final class ProbeHeap {
    * With {@code -Dalloc.profile=FILE}: async-profiler sampling allocations over the window, its
    * stacks (collapsed, bytes) written to FILE.
    */
-  private static AsyncProfiler profiler(String property, String start) throws Exception {
-    if (System.getProperty(property) == null) {
+  private static AsyncProfiler allocationProfiler() throws Exception {
+    if (System.getProperty("alloc.profile") == null) {
       return null;
     }
     Path lib = Files.createTempFile("libasyncProfiler", ".so");
@@ -167,7 +181,7 @@ public final class ProbeHeap {
       Files.copy(in, lib, StandardCopyOption.REPLACE_EXISTING);
     }
     AsyncProfiler profiler = AsyncProfiler.getInstance(lib.toString());
-    profiler.execute(start);
+    profiler.execute("start,event=alloc,alloc=64k");
     return profiler;
   }
 
