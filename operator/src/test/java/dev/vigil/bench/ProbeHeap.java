@@ -209,7 +209,7 @@ public final class ProbeHeap {
   }
 
   /** Class name to {instances, bytes}, from the JVM's {@code GC.class_histogram}. */
-  private static Map<String, long[]> histogram() throws Exception {
+  static Map<String, long[]> histogram() throws Exception {
     String text =
         (String)
             ManagementFactory.getPlatformMBeanServer()
@@ -228,8 +228,7 @@ public final class ProbeHeap {
     return classes;
   }
 
-  private static void printTop(
-      Map<String, long[]> before, Map<String, long[]> after, int n, int top) {
+  static void printTop(Map<String, long[]> before, Map<String, long[]> after, int n, int top) {
     record Growth(String name, long instances, long bytes) {}
     List<Growth> growth = new ArrayList<>();
     long total = 0;
