@@ -8,9 +8,14 @@
 #
 # Starts bench/harness/farm.py (its own process, N backends on 127.<FARM_OCTET>.x.y:8080), then
 # runs dev.vigil.bench.ProbeHeap RUNS times per N (its own JVM, serial collector, one event loop,
-# interval 1 s, timeout 1 s, jitter 10 %) and prints each run's figures, the last run's histogram
-# growth per backend, and the medians. Neither figure is distorted by load, but the farm opens
-# thousands of loopback connections: take /tmp/vigil-bench.lock on a shared machine.
+# interval 1 s, timeout 1 s, jitter 10 %) and prints each run's figures (live heap after GC per
+# backend, the former used-heap reading, bytes allocated per probe), the last run's class histogram
+# growth per backend, and the medians. JAVA_OPTS="... -Dwarmup=false" counts what the first probes
+# load once per process; "-Dalloc.profile=FILE" writes async-profiler's allocation stacks. Neither
+# figure depends on CPU time, but probes in flight hold their connections (about 8 KB each): when
+# a busy machine makes the farm fall behind and probes time out (the "passed" count), the heap
+# figure counts them. The farm opens thousands of loopback connections: take
+# /tmp/vigil-bench.lock on a shared machine.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/bench/harness

@@ -50,8 +50,9 @@ import one.profiler.AsyncProfiler;
  * load once per process (Netty's table of native error strings, classes) is not counted per
  * backend; {@code -Dwarmup=false} counts it, as {@code ProbeLoadRun} did. {@code
  * -Dalloc.profile=FILE} writes async-profiler's allocation stacks of the window (collapsed).
- * Neither figure is distorted by a busy machine. Not a test: run it by hand with the serial
- * collector (or {@code bench/probe-heap.sh}):
+ * Neither figure depends on CPU time, but a probe in flight holds its connection (about 8 KB): a
+ * farm that falls behind (probes timing out, see "passed") inflates the heap figure. Not a test:
+ * run it by hand with the serial collector (or {@code bench/probe-heap.sh}):
  *
  * <pre>
  * java -Xmx512m -XX:+UseSerialGC -cp CP dev.vigil.bench.ProbeHeap BACKENDS_FILE N [reuse] [WINDOW_S]
