@@ -258,12 +258,12 @@ public final class ProbeScheduler<K> {
     }
 
     void rearm(long delay) {
-      starts.remove(this);
+      starts.dequeue(this);
       arm(delay);
     }
 
     void disarm() {
-      starts.remove(this);
+      starts.dequeue(this);
       armTimer();
     }
 
