@@ -210,7 +210,10 @@ public final class ProbeScheduler<K> {
     timerId = timers.schedule(Math.max(0, due - timers.nowMillis()), this::dispatch);
   }
 
-  /** The timer: fires every backend whose planned start has come, earliest first. */
+  /**
+   * The timer: fires every backend whose planned start has come, earliest first. Re-arms itself
+   * even when one backend's start throws, so that one stops no other (as with a timer each).
+   */
   @SuppressWarnings("unchecked")
   private void dispatch() {
     timerId = -1;
@@ -222,8 +225,8 @@ public final class ProbeScheduler<K> {
       }
     } finally {
       dispatching = false;
+      armTimer();
     }
-    armTimer();
   }
 
   /** The wait before the next start: the phase's interval +/- jitter. */

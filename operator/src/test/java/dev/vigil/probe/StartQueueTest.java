@@ -61,6 +61,42 @@ class StartQueueTest {
   }
 
   @Test
+  void aBackendWhoseStartThrowsStopsNoOtherBackend() {
+    ManualTimers timers = new ManualTimers();
+    AtomicInteger results = new AtomicInteger();
+    Prober brokenForOne =
+        (target, spec) -> {
+          if (target.equals(ProbeSchedulerTest.target(0))) {
+            throw new AssertionError("a prober defect that is not a RuntimeException");
+          }
+          return Future.succeededFuture(ProbeResult.pass("ok", 0));
+        };
+    ProbeScheduler<Integer> scheduler =
+        new ProbeScheduler<>(
+            brokenForOne,
+            timers,
+            new SplittableRandom(5),
+            (k, t, res) -> results.incrementAndGet());
+    for (int i = 0; i < 100; i++) {
+      scheduler.add(
+          i,
+          ProbeSchedulerTest.target(i),
+          ProbeSchedulerTest.spec(Duration.ofMillis(500)),
+          new ProbeSchedule(Duration.ofSeconds(1), 10));
+    }
+    int thrown = 0;
+    for (int ms = 0; ms < 10_000; ms++) {
+      try {
+        timers.advance(1);
+      } catch (AssertionError e) {
+        thrown++;
+      }
+    }
+    assertThat(thrown).as("backend 0's starts threw").isPositive();
+    assertThat(results.get()).as("the other 99 kept their cadence").isBetween(940, 1_040);
+  }
+
+  @Test
   void aThousandBackendsShareOneTimer() {
     ManualTimers timers = new ManualTimers();
     AtomicInteger results = new AtomicInteger();
