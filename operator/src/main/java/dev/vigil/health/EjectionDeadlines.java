@@ -1,19 +1,24 @@
 package dev.vigil.health;
 
 /** The ejected backends of one pool, ordered by when their ejection ends. */
-final class EjectionDeadlines extends DeadlineHeap {
+final class EjectionDeadlines extends DeadlineHeap<Backend> {
   @Override
-  long deadline(Backend b) {
+  protected long deadline(Backend b) {
     return b.ejectedUntil;
   }
 
   @Override
-  int index(Backend b) {
+  protected long order(Backend b) {
+    return b.serial;
+  }
+
+  @Override
+  protected int index(Backend b) {
     return b.heapIndex;
   }
 
   @Override
-  void index(Backend b, int i) {
+  protected void index(Backend b, int i) {
     b.heapIndex = i;
   }
 }

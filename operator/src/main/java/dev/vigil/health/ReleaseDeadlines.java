@@ -1,19 +1,24 @@
 package dev.vigil.health;
 
 /** The damped backends of one pool, ordered by when they are released (DESIGN §2.1). */
-final class ReleaseDeadlines extends DeadlineHeap {
+final class ReleaseDeadlines extends DeadlineHeap<Backend> {
   @Override
-  long deadline(Backend b) {
+  protected long deadline(Backend b) {
     return b.releaseAt;
   }
 
   @Override
-  int index(Backend b) {
+  protected long order(Backend b) {
+    return b.serial;
+  }
+
+  @Override
+  protected int index(Backend b) {
     return b.releaseIndex;
   }
 
   @Override
-  void index(Backend b, int i) {
+  protected void index(Backend b, int i) {
     b.releaseIndex = i;
   }
 }

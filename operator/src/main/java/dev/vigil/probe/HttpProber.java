@@ -63,7 +63,9 @@ public final class HttpProber implements Prober {
   public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
     long start = System.nanoTime();
     try {
-      Exchange exchange = new Exchange(new ProbeTarget(target.ip(), spec.portFor(target)), spec);
+      ProbeTarget probed =
+          spec.port() == 0 ? target : new ProbeTarget(target.ip(), spec.portFor(target));
+      Exchange exchange = new Exchange(probed, spec);
       exchange.start();
       return exchange.promise.future();
     } catch (RuntimeException e) {

@@ -19,6 +19,7 @@ final class HttpResponseParser {
   static final int BODY_LIMIT = 64 * 1024;
   private static final int MAX_CHUNK_LINE = 1024;
   private static final String STATUS_SHAPE = "HTTP/d.d ddd";
+  private static final byte[] NO_BODY = new byte[0];
 
   private enum State {
     STATUS_LINE,
@@ -50,7 +51,7 @@ final class HttpResponseParser {
   private boolean connectionClose;
   private boolean connectionKeepAlive;
   private long remaining;
-  private byte[] body = new byte[0];
+  private byte[] body = NO_BODY; // replaced, never written, on the first byte kept
   private int bodyLength;
   private boolean bodyTruncated;
   private String problem;
@@ -194,11 +195,11 @@ final class HttpResponseParser {
     }
     String name = text.substring(0, colon).trim().toLowerCase(Locale.ROOT);
     if (!wanted.isEmpty()) {
-      keep(name, text.substring(colon + 1).trim());
+      keep(name, text, colon);
     }
-    String value = text.substring(colon + 1).trim().toLowerCase(Locale.ROOT);
     switch (name) {
       case "content-length" -> {
+        String value = value(text, colon);
         long length;
         try {
           length = Long.parseLong(value);
@@ -212,10 +213,12 @@ final class HttpResponseParser {
         contentLength = length;
       }
       case "transfer-encoding" -> {
+        String value = value(text, colon);
         chunked = value.endsWith("chunked");
         otherTransferCoding = !chunked;
       }
       case "connection" -> {
+        String value = value(text, colon);
         connectionClose |= value.contains("close");
         connectionKeepAlive |= value.contains("keep-alive");
       }
@@ -223,13 +226,18 @@ final class HttpResponseParser {
     }
   }
 
-  private void keep(String name, String value) {
+  /** The value of a header line whose name framing reads, lower case (other values stay unread). */
+  private static String value(String line, int colon) {
+    return line.substring(colon + 1).trim().toLowerCase(Locale.ROOT);
+  }
+
+  private void keep(String name, String line, int colon) {
     for (CheckSpec.HeaderMatch m : wanted) {
       if (m.name().equalsIgnoreCase(name)) {
         if (kept == null) {
           kept = new ArrayList<>(2);
         }
-        kept.add(new String[] {name, value});
+        kept.add(new String[] {name, line.substring(colon + 1).trim()});
         return;
       }
     }

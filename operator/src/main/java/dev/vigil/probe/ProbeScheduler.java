@@ -10,10 +10,13 @@ import java.util.random.RandomGenerator;
  * Probes many backends, each on its own fixed cadence.
  *
  * <ul>
- *   <li>One timer per backend. Each probe starts interval +/- {@code jitterPercent} after the
- *       previous one started (not after it ended), and the first at a random offset in [0,
- *       interval), so thousands of backends never probe in one burst, and a hanging backend at fall
- *       3, interval 1 s, timeout 1 s is down within about 3 intervals + 1 timeout.
+ *   <li>One timer per scheduler, not per backend: the planned starts wait in a {@link StartQueue}
+ *       and the timer is armed for the earliest, so a backend costs its own small state and a slot
+ *       in that queue (issue 15: heap per backend). Each probe starts interval +/- {@code
+ *       jitterPercent} after the previous one started (not after it ended), and the first at a
+ *       random offset in [0, interval), so thousands of backends never probe in one burst, and a
+ *       hanging backend at fall 3, interval 1 s, timeout 1 s is down within about 3 intervals + 1
+ *       timeout.
  *   <li>The cadence is kept on planned start times: a late timer does not push later probes back; a
  *       backend more than one interval behind restarts its cadence from now.
  *   <li>Never two probes of one backend at once: if the previous probe is still in flight when the
@@ -42,6 +45,10 @@ public final class ProbeScheduler<K> {
   private final RandomGenerator random;
   private final ProbeListener<K> listener;
   private final Map<K, Backend> backends = new ConcurrentHashMap<>();
+  private final StartQueue starts = new StartQueue();
+  private long timerId = -1;
+  private long timerDue = Long.MAX_VALUE;
+  private boolean dispatching;
   private volatile boolean stopped;
   private long deferred;
   private long started;
@@ -81,7 +88,7 @@ public final class ProbeScheduler<K> {
             return;
           }
           b.phase = phase;
-          if (b.lastStart == Long.MIN_VALUE || b.timerId < 0) {
+          if (b.lastStart == Long.MIN_VALUE || !b.queued()) {
             return;
           }
           long now = timers.nowMillis();
@@ -175,6 +182,53 @@ public final class ProbeScheduler<K> {
     prober.forget(b.target);
   }
 
+  /**
+   * Keeps the one timer armed for the earliest planned start: cancelled when nothing is queued,
+   * moved when an earlier start was queued. A timer left armed for a start that was taken out fires
+   * early, finds nothing due and arms itself again.
+   */
+  private void armTimer() {
+    if (dispatching) {
+      return; // dispatch() arms once it has started everything due
+    }
+    long due = starts.nextDue();
+    if (due == Long.MAX_VALUE) {
+      if (timerId >= 0) {
+        timers.cancel(timerId);
+        timerId = -1;
+        timerDue = Long.MAX_VALUE;
+      }
+      return;
+    }
+    if (timerId >= 0 && timerDue <= due) {
+      return;
+    }
+    if (timerId >= 0) {
+      timers.cancel(timerId);
+    }
+    timerDue = due;
+    timerId = timers.schedule(Math.max(0, due - timers.nowMillis()), this::dispatch);
+  }
+
+  /**
+   * The timer: fires every backend whose planned start has come, earliest first. Re-arms itself
+   * even when one backend's start throws, so that one stops no other (as with a timer each).
+   */
+  @SuppressWarnings("unchecked")
+  private void dispatch() {
+    timerId = -1;
+    timerDue = Long.MAX_VALUE;
+    dispatching = true;
+    try {
+      while (!starts.isEmpty() && starts.nextDue() <= timers.nowMillis()) {
+        ((Backend) starts.poll()).fire();
+      }
+    } finally {
+      dispatching = false;
+      armTimer();
+    }
+  }
+
   /** The wait before the next start: the phase's interval +/- jitter. */
   private long gap(Backend b) {
     long interval = b.schedule.interval(b.phase).toMillis();
@@ -182,13 +236,12 @@ public final class ProbeScheduler<K> {
     return jitter == 0 ? interval : Math.round(interval * (1 + random.nextDouble(-jitter, jitter)));
   }
 
-  private final class Backend {
+  private final class Backend extends StartQueue.Entry {
     final K key;
     ProbeTarget target;
     CheckSpec spec;
     ProbeSchedule schedule;
     ProbePhase phase = ProbePhase.NORMAL;
-    long timerId = -1;
     long plannedStart;
     long lastStart = Long.MIN_VALUE;
     boolean inFlight;
@@ -203,23 +256,21 @@ public final class ProbeScheduler<K> {
     }
 
     void arm(long delay) {
-      timerId = timers.schedule(delay, this::fire);
+      starts.add(this, timers.nowMillis() + delay);
+      armTimer();
     }
 
     void rearm(long delay) {
-      disarm();
+      starts.dequeue(this);
       arm(delay);
     }
 
     void disarm() {
-      if (timerId >= 0) {
-        timers.cancel(timerId);
-        timerId = -1;
-      }
+      starts.dequeue(this);
+      armTimer();
     }
 
     void fire() {
-      timerId = -1;
       if (retired) {
         return;
       }
