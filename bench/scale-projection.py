@@ -23,8 +23,9 @@ p.add_argument("--replica-cpu", type=float, default=1.0,
 # Measured inputs (docs/scale.md, "Inputs").
 p.add_argument("--cpu-per-1000", type=float, default=0.238,
                help="whole-operator CPU s per 1,000 probes, steady (bench/operator-load.sh)")
-p.add_argument("--heap-per-backend-kb", type=float, default=4.0,
-               help="runtime + prober heap per owned backend (bench/probe-load.sh)")
+p.add_argument("--heap-per-backend-kb", type=float, default=1.2,
+               help="runtime + prober heap per owned backend after a full GC "
+                    "(dev.vigil.bench.RuntimeHeap 100 50: 983 B; bench/probe-heap.sh: about 190 B)")
 p.add_argument("--heap-per-pod-kb", type=float, default=22.4,
                help="Pod cache heap per watched Pod, whole Pods (dev.vigil.bench.PodCacheMemory 20000 full)")
 p.add_argument("--heap-per-endpoint-kb", type=float, default=1.2,
