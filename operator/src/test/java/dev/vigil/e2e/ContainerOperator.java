@@ -296,12 +296,38 @@ public final class ContainerOperator implements RunningOperator {
     return e.getValue() == null ? "" : e.getValue();
   }
 
-  /** A port free now (the OS's choice). */
+  /**
+   * A port free now, below the kernel's ephemeral range: a port the OS picks from that range may be
+   * handed to an outgoing connection before the operator binds it (ShardingE2E once saw a replica
+   * fail to start with "Address already in use" on its outcome port).
+   */
   static int freePort() {
+    int below = ephemeralLow();
+    java.util.concurrent.ThreadLocalRandom random =
+        java.util.concurrent.ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = random.nextInt(Math.max(1025, below - 12_000), below);
+      try (ServerSocket s = new ServerSocket()) {
+        s.bind(new java.net.InetSocketAddress(port));
+        return port;
+      } catch (IOException taken) {
+        // try another
+      }
+    }
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */
+  private static int ephemeralLow() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      return Integer.parseInt(range.split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32_768;
     }
   }
 
