@@ -297,16 +297,20 @@ public final class ContainerOperator implements RunningOperator {
   }
 
   /**
-   * A port free now, below the kernel's ephemeral range: a port the OS picks from that range may be
-   * handed to an outgoing connection before the operator binds it (ShardingE2E once saw a replica
-   * fail to start with "Address already in use" on its outcome port).
+   * A port free now, outside the kernel's ephemeral range (below it, or above it when it starts
+   * low): a port the OS picks from that range may be handed to an outgoing connection before the
+   * operator binds it (ShardingE2E once saw a replica fail to start with "Address already in use"
+   * on its outcome port).
    */
   static int freePort() {
-    int below = ephemeralLow();
+    int[] range = ephemeralRange();
+    // below the range if there is room, else above it
+    int from = range[0] > 3_000 ? Math.max(1025, range[0] - 12_000) : range[1] + 1;
+    int to = range[0] > 3_000 ? range[0] : 65_536;
     java.util.concurrent.ThreadLocalRandom random =
         java.util.concurrent.ThreadLocalRandom.current();
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int port = random.nextInt(Math.max(1025, below - 12_000), below);
+    for (int attempt = 0; from < to && attempt < 200; attempt++) {
+      int port = random.nextInt(from, to);
       try (ServerSocket s = new ServerSocket()) {
         s.bind(new java.net.InetSocketAddress(port));
         return port;
@@ -321,13 +325,14 @@ public final class ContainerOperator implements RunningOperator {
     }
   }
 
-  /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */
-  private static int ephemeralLow() {
+  /** The kernel's ephemeral port range ({32768, 60999} when it cannot be read). */
+  static int[] ephemeralRange() {
     try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-      return Integer.parseInt(range.split("\\s+")[0]);
+      String[] range =
+          Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+      return new int[] {Integer.parseInt(range[0]), Integer.parseInt(range[1])};
     } catch (IOException | RuntimeException e) {
-      return 32_768;
+      return new int[] {32_768, 60_999};
     }
   }
 
