@@ -19,6 +19,11 @@ import java.util.random.RandomGenerator;
  *       timeout.
  *   <li>The cadence is kept on planned start times: a late timer does not push later probes back; a
  *       backend more than one interval behind restarts its cadence from now.
+ *   <li>Starts due within a few milliseconds share one wake-up: when the timer fires, every start
+ *       due within {@link Backend#early()} (a quarter of the jitter, at most {@value #MAX_EARLY_MS}
+ *       ms, none without jitter) is taken at once; planned waits are drawn from the jitter band
+ *       narrowed by as much, so gaps between actual starts stay within interval +/- jitter (issue
+ *       15: at 1,000 probes/s a wake-up per start cost about a quarter of the CPU).
  *   <li>Never two probes of one backend at once: if the previous probe is still in flight when the
  *       next is due (only possible when jitter makes a wait shorter than the timeout, or with
  *       timeout = interval as HAProxy-style settings have it), the start is deferred to the moment
@@ -39,6 +44,9 @@ import java.util.random.RandomGenerator;
  * @param <K> the backend key (for example pool and pod)
  */
 public final class ProbeScheduler<K> {
+
+  /** The most a start is taken early to share a wake-up with another ({@link Backend#early}). */
+  static final long MAX_EARLY_MS = 25;
 
   private final Prober prober;
   private final Timers timers;
@@ -220,8 +228,14 @@ public final class ProbeScheduler<K> {
     timerDue = Long.MAX_VALUE;
     dispatching = true;
     try {
-      while (!starts.isEmpty() && starts.nextDue() <= timers.nowMillis()) {
-        ((Backend) starts.poll()).fire();
+      long now = timers.nowMillis();
+      while (!starts.isEmpty()) {
+        Backend next = (Backend) starts.peek();
+        if (next.due > now + next.early()) {
+          break;
+        }
+        starts.poll();
+        next.fire();
       }
     } finally {
       dispatching = false;
@@ -229,11 +243,15 @@ public final class ProbeScheduler<K> {
     }
   }
 
-  /** The wait before the next start: the phase's interval +/- jitter. */
+  /**
+   * The wait before the next planned start: the phase's interval +/- jitter, drawn from the band
+   * narrowed by {@link Backend#early()} on each side, so that a start taken early (or the previous
+   * one taken early) still keeps every gap between actual starts within interval +/- jitter.
+   */
   private long gap(Backend b) {
     long interval = b.schedule.interval(b.phase).toMillis();
-    double jitter = b.schedule.jitterPercent() / 100.0;
-    return jitter == 0 ? interval : Math.round(interval * (1 + random.nextDouble(-jitter, jitter)));
+    double spread = interval * b.schedule.jitterPercent() / 100.0 - b.early();
+    return spread <= 0 ? interval : Math.round(interval + random.nextDouble(-spread, spread));
   }
 
   private final class Backend extends StartQueue.Entry {
@@ -268,6 +286,17 @@ public final class ProbeScheduler<K> {
     void disarm() {
       starts.dequeue(this);
       armTimer();
+    }
+
+    /**
+     * How early this backend's start may be taken with one the timer fired for, so that probes due
+     * within a few milliseconds share one wake-up of the event loop (issue 15: each wake-up costs a
+     * context switch): a quarter of the jitter band, at most {@link #MAX_EARLY_MS}; none without
+     * jitter. The cadence stays on the planned times.
+     */
+    long early() {
+      return Math.min(
+          MAX_EARLY_MS, schedule.interval(phase).toMillis() * schedule.jitterPercent() / 400);
     }
 
     void fire() {
