@@ -33,15 +33,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Transports. The exchange above is one implementation over a {@link ProbeConnection}. A check
  * with TLS (HTTPS, wss) connects with Vert.x's {@code NetClient} ({@link NetSocketConnection}),
  * which owns the handshake, SNI and verification. A plain check connects with a bare Netty {@code
- * Bootstrap} on the calling context's own event loop ({@link ChannelConnection}): Vert.x's {@code
- * NetClient} applies every option of its {@code NetClientOptions} to every socket (about ten {@code
- * setsockopt}/{@code getsockopt} calls), asks for the socket's addresses, opens IPv6 sockets for
- * IPv4 targets and allocates a connection object, futures and options per connect; for a probe that
- * connects, writes one request, reads one answer and closes, that was about a third of the CPU left
- * above the kernel's own work (issue 15: ~175 us per probe against HAProxy's ~90 us). The Netty
- * channel is Vert.x's own transport (epoll, or NIO as the fallback) on Vert.x's event loops, and
- * its callbacks run with the caller's context current, so scheduling, timers and results stay as
- * they were.
+ * Bootstrap} on the calling context's own event loop ({@link ChannelConnection}). Why: per probe
+ * Vert.x's {@code NetClient} applied every option of its {@code NetClientOptions} to the socket
+ * (seven {@code setsockopt} calls more than Netty's channel makes itself), opened an IPv6 socket
+ * for an IPv4 target and allocated a connection, options and futures; issue 15 measured about 175
+ * us of CPU per fresh-connection probe against HAProxy's 90 us, of which about 37 us were Vert.x's
+ * user-space connection handling. The Netty channel is Vert.x's own transport (epoll, or NIO as the
+ * fallback) on Vert.x's own event loops, and its callbacks run with the caller's context current,
+ * so scheduling, timers and results stay as they were.
  */
 public final class HttpProber implements Prober {
 
@@ -86,7 +85,7 @@ public final class HttpProber implements Prober {
         .removeIf(
             e -> {
               if (e.getKey().ip().equals(target.ip())) {
-                e.getValue().connection().close();
+                e.getValue().connection.close();
                 return true;
               }
               return false;
@@ -95,7 +94,7 @@ public final class HttpProber implements Prober {
 
   @Override
   public Future<Void> close() {
-    idle.values().forEach(i -> i.connection().close());
+    idle.values().forEach(i -> i.connection.close());
     idle.clear();
     return tlsConnector.close();
   }
@@ -142,10 +141,6 @@ public final class HttpProber implements Prober {
       this.connection = connection;
       this.tls = tls;
       this.settings = settings;
-    }
-
-    ProbeConnection connection() {
-      return connection;
     }
 
     @Override
