@@ -30,9 +30,10 @@ import java.nio.channels.spi.SelectorProvider;
 /**
  * A {@link ProbeConnection} over a bare Netty channel on the calling Vert.x context's own event
  * loop: the path of plain (no TLS) probes. Compared with a Vert.x {@code NetSocket} it sets no
- * socket option beyond Netty's own defaults ({@code TCP_NODELAY}) and the connect timeout, opens an
- * {@code AF_INET} socket for an IPv4 target (not an IPv6 socket with a mapped address), asks for no
- * addresses, and allocates no Vert.x connection, future or timer per probe.
+ * socket option beyond Netty's own default ({@code TCP_NODELAY}) and the connect timeout, opens an
+ * {@code AF_INET} socket for an IPv4 target (not an IPv6 socket with a mapped address), and
+ * allocates no Vert.x connection, options or future per probe. What Netty's channel does for itself
+ * stays ({@code bench/profiles/syscalls-netty.md}).
  *
  * <p>Netty calls this handler on the event loop; every receiver callback is dispatched with {@link
  * ContextInternal#emit} on the caller's context, as Vert.x's own {@code NetSocketImpl} does, so the
