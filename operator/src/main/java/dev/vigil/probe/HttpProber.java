@@ -3,14 +3,10 @@ package dev.vigil.probe;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.ConnectOptions;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -18,12 +14,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * HTTP and HTTPS checks over a Vert.x {@link NetClient}: one HTTP/1.1 request (with the optional
- * {@code body}), the verdict from the raw status line ({@link StatusLineClassifier}: pass, a
- * fail-fast status, or a failure), then, only when the status passes, {@code headerMatch} over the
- * response headers and {@code bodyMatch} over the first 64 KiB of the body. Headers are limited to
- * 32 KiB, the body is never kept beyond 64 KiB, and the whole probe (connect, TLS, request,
- * response) has one deadline.
+ * HTTP and HTTPS checks: one HTTP/1.1 request (with the optional {@code body}), the verdict from
+ * the raw status line ({@link StatusLineClassifier}: pass, a fail-fast status, or a failure), then,
+ * only when the status passes, {@code headerMatch} over the response headers and {@code bodyMatch}
+ * over the first 64 KiB of the body. Headers are limited to 32 KiB, the body is never kept beyond
+ * 64 KiB, and the whole probe (connect, TLS, request, response) has one deadline.
  *
  * <p>WebSocket checks ({@link Protocol#WEBSOCKET}) go the same way with an upgrade request (a fresh
  * random {@code Sec-WebSocket-Key} per probe): they pass on {@code 101} with {@code Upgrade:
@@ -34,6 +29,18 @@ import java.util.concurrent.ThreadLocalRandom;
  * soon as the verdict is known, as HAProxy does. With {@code reuseConnection} one idle connection
  * per backend is kept when the response was cleanly framed, as Envoy does; a reused connection that
  * turns out to be closed before any byte of a response is retried once on a fresh one.
+ *
+ * <p>Transports. The exchange above is one implementation over a {@link ProbeConnection}. A check
+ * with TLS (HTTPS, wss) connects with Vert.x's {@code NetClient} ({@link NetSocketConnection}),
+ * which owns the handshake, SNI and verification. A plain check connects with a bare Netty {@code
+ * Bootstrap} on the calling context's own event loop ({@link ChannelConnection}). Why: per probe
+ * Vert.x's {@code NetClient} applied every option of its {@code NetClientOptions} to the socket
+ * (seven {@code setsockopt} calls more than Netty's channel makes itself), opened an IPv6 socket
+ * for an IPv4 target and allocated a connection, options and futures; issue 15 measured about 175
+ * us of CPU per fresh-connection probe against HAProxy's 90 us, of which about 37 us were Vert.x's
+ * user-space connection handling. The Netty channel is Vert.x's own transport (epoll, or NIO as the
+ * fallback) on Vert.x's own event loops, and its callbacks run with the caller's context current,
+ * so scheduling, timers and results stay as they were.
  */
 public final class HttpProber implements Prober {
 
@@ -44,19 +51,17 @@ public final class HttpProber implements Prober {
           new CheckSpec.HeaderMatch("Sec-WebSocket-Accept", null),
           new CheckSpec.HeaderMatch("Upgrade", null));
   // FIN + close opcode, masked, empty payload (a client's frames are always masked), mask 0
-  private static final Buffer CLOSE_FRAME =
-      Buffer.buffer(new byte[] {(byte) 0x88, (byte) 0x80, 0, 0, 0, 0});
+  private static final byte[] CLOSE_FRAME = {(byte) 0x88, (byte) 0x80, 0, 0, 0, 0};
 
   private final Vertx vertx;
-  private final NetClient client;
-  private final ClientTls tls = new ClientTls();
+  private final NetSocketConnection.Connector tlsConnector;
+  private final ProbeConnection.Connector plainConnector;
   private final Map<ProbeTarget, Idle> idle = new ConcurrentHashMap<>();
-
-  private record Idle(NetSocket socket, boolean tls, CheckSpec.Tls settings) {}
 
   public HttpProber(Vertx vertx) {
     this.vertx = vertx;
-    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
+    this.tlsConnector = new NetSocketConnection.Connector(vertx);
+    this.plainConnector = ChannelConnection.Connector.create(vertx, tlsConnector);
   }
 
   @Override
@@ -80,7 +85,7 @@ public final class HttpProber implements Prober {
         .removeIf(
             e -> {
               if (e.getKey().ip().equals(target.ip())) {
-                e.getValue().socket().close();
+                e.getValue().connection.close();
                 return true;
               }
               return false;
@@ -89,9 +94,9 @@ public final class HttpProber implements Prober {
 
   @Override
   public Future<Void> close() {
-    idle.values().forEach(i -> i.socket().close());
+    idle.values().forEach(i -> i.connection.close());
     idle.clear();
-    return client.close();
+    return tlsConnector.close();
   }
 
   /** The number of idle connections kept for reuse. */
@@ -121,8 +126,46 @@ public final class HttpProber implements Prober {
     }
   }
 
+  /**
+   * A connection kept for reuse; while idle, any byte or error from it drops it (a response nobody
+   * asked for), and its close forgets it.
+   */
+  private final class Idle implements ProbeConnection.Receiver {
+    final ProbeTarget target;
+    final ProbeConnection connection;
+    final boolean tls;
+    final CheckSpec.Tls settings;
+
+    Idle(ProbeTarget target, ProbeConnection connection, boolean tls, CheckSpec.Tls settings) {
+      this.target = target;
+      this.connection = connection;
+      this.tls = tls;
+      this.settings = settings;
+    }
+
+    @Override
+    public void onData(byte[] bytes, int offset, int length) {
+      drop();
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+      drop();
+    }
+
+    @Override
+    public void onClose() {
+      idle.remove(target, this);
+    }
+
+    void drop() {
+      idle.remove(target, this);
+      connection.close();
+    }
+  }
+
   /** One probe: connection, request, parse, verdict, then release of the connection. */
-  private final class Exchange {
+  private final class Exchange implements ProbeConnection.Receiver {
     final ProbeTarget target;
     final CheckSpec spec;
     final Promise<ProbeResult> promise = Promise.promise();
@@ -131,7 +174,7 @@ public final class HttpProber implements Prober {
     final boolean websocket;
     final String websocketKey;
     long deadlineTimer = -1;
-    NetSocket socket;
+    ProbeConnection connection;
     HttpResponseParser parser;
     boolean reused;
     boolean retried;
@@ -152,12 +195,12 @@ public final class HttpProber implements Prober {
     void start() {
       deadlineTimer = vertx.setTimer(spec.timeout().toMillis(), id -> onDeadline());
       Idle kept = spec.reuseConnection() ? idle.remove(target) : null;
-      if (kept != null && kept.tls() == spec.usesTls() && kept.settings().equals(spec.tls())) {
+      if (kept != null && kept.tls == spec.usesTls() && kept.settings.equals(spec.tls())) {
         reused = true;
-        attach(kept.socket());
+        attach(kept.connection);
       } else {
         if (kept != null) {
-          kept.socket().close();
+          kept.connection.close();
         }
         connect();
       }
@@ -166,56 +209,46 @@ public final class HttpProber implements Prober {
     void connect() {
       reused = false;
       long left = spec.timeout().toMillis() - elapsedMs(start);
-      ConnectOptions options =
-          new ConnectOptions()
-              .setHost(target.ip())
-              .setPort(target.port())
-              .setTimeout((int) Math.max(1, left));
-      if (spec.usesTls()) {
-        options.setSsl(true).setSslOptions(tls.options(spec.tls()));
-        String sni = ClientTls.sniName(spec);
-        if (sni != null) {
-          options.setSniServerName(sni);
-        }
-      }
-      client
-          .connect(options)
-          .onComplete(
-              ar -> {
-                if (released) {
-                  if (ar.succeeded()) {
-                    ar.result().close();
-                  }
-                } else if (ar.failed()) {
-                  verdict(TransportFailure.classify(ar.cause(), elapsedMs(start)));
-                  release(false);
-                } else {
-                  attach(ar.result());
-                }
-              });
+      ProbeConnection.Connector connector = spec.usesTls() ? tlsConnector : plainConnector;
+      connector.connect(
+          target,
+          spec,
+          (int) Math.max(1, left),
+          (connection, failure) -> {
+            if (released) {
+              if (failure == null) {
+                connection.close();
+              }
+            } else if (failure != null) {
+              verdict(TransportFailure.classify(failure, elapsedMs(start)));
+              release(false);
+            } else {
+              attach(connection);
+            }
+          });
     }
 
-    void attach(NetSocket s) {
-      socket = s;
+    void attach(ProbeConnection s) {
+      connection = s;
       parser =
           new HttpResponseParser(
               !websocket && "HEAD".equals(spec.http().method()),
               collectBody,
               websocket ? WEBSOCKET_HEADERS : spec.http().headerMatch());
       received = 0;
-      s.handler(this::onData);
-      s.exceptionHandler(this::onError);
-      s.closeHandler(v -> onClose());
+      s.receive(this);
       s.write(request());
     }
 
-    Buffer request() {
+    byte[] request() {
       byte[] head = head();
       byte[] body = websocket ? null : spec.http().bodyBytes();
       if (body == null) {
-        return Buffer.buffer(head);
+        return head;
       }
-      return Buffer.buffer(head.length + body.length).appendBytes(head).appendBytes(body);
+      byte[] request = Arrays.copyOf(head, head.length + body.length);
+      System.arraycopy(body, 0, request, head.length, body.length);
+      return request;
     }
 
     byte[] head() {
@@ -268,14 +301,14 @@ public final class HttpProber implements Prober {
       return target.port() == defaultPort ? ip : ip + ":" + target.port();
     }
 
-    void onData(Buffer data) {
+    @Override
+    public void onData(byte[] bytes, int offset, int length) {
       if (released) {
         return;
       }
-      received += data.length();
-      byte[] bytes = data.getBytes();
+      received += length;
       boolean headBefore = parser.headComplete();
-      parser.feed(bytes, 0, bytes.length);
+      parser.feed(bytes, offset, length);
       if (parser.isMalformed()) {
         verdict(ProbeResult.fail(Reason.MALFORMED_RESPONSE, parser.problem(), elapsedMs(start)));
         release(false);
@@ -345,7 +378,7 @@ public final class HttpProber implements Prober {
       if (detail != null) {
         return ProbeResult.fail(Reason.WEBSOCKET_HANDSHAKE, detail, latency).withStatusCode(101);
       }
-      socket.write(CLOSE_FRAME);
+      connection.write(CLOSE_FRAME);
       return ProbeResult.httpStatus(true, 101, latency);
     }
 
@@ -381,7 +414,8 @@ public final class HttpProber implements Prober {
           .withStatusCode(code);
     }
 
-    void onError(Throwable t) {
+    @Override
+    public void onError(Throwable t) {
       if (released) {
         return;
       }
@@ -392,7 +426,8 @@ public final class HttpProber implements Prober {
       release(false);
     }
 
-    void onClose() {
+    @Override
+    public void onClose() {
       if (released) {
         return;
       }
@@ -418,7 +453,7 @@ public final class HttpProber implements Prober {
                   Reason.CONNECTION_CLOSED, "connection closed mid-response", elapsedMs(start)));
         }
       }
-      socket = null;
+      connection = null;
       release(false);
     }
 
@@ -428,9 +463,9 @@ public final class HttpProber implements Prober {
         return false;
       }
       retried = true;
-      NetSocket old = socket;
-      socket = null;
-      old.handler(null).exceptionHandler(null).closeHandler(null);
+      ProbeConnection old = connection;
+      connection = null;
+      old.receive(null);
       old.close();
       connect();
       return true;
@@ -468,31 +503,24 @@ public final class HttpProber implements Prober {
       if (deadlineTimer >= 0) {
         vertx.cancelTimer(deadlineTimer);
       }
-      NetSocket s = socket;
-      socket = null;
+      ProbeConnection s = connection;
+      connection = null;
       if (s == null) {
         deliver();
         return;
       }
       if (keep) {
-        Idle entry = new Idle(s, spec.usesTls(), spec.tls());
-        s.handler(data -> drop(entry));
-        s.exceptionHandler(t -> drop(entry));
-        s.closeHandler(v -> idle.remove(target, entry));
+        Idle entry = new Idle(target, s, spec.usesTls(), spec.tls());
+        s.receive(entry);
         Idle previous = idle.put(target, entry);
         if (previous != null) {
-          previous.socket().close();
+          previous.connection.close();
         }
       } else {
-        s.handler(null).exceptionHandler(null).closeHandler(null);
+        s.receive(null);
         s.close();
       }
       deliver();
-    }
-
-    void drop(Idle entry) {
-      idle.remove(target, entry);
-      entry.socket().close();
     }
   }
 }

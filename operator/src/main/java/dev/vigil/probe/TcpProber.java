@@ -3,27 +3,26 @@ package dev.vigil.probe;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.ConnectOptions;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * TCP checks over a Vert.x {@link NetClient}: connect within the deadline, then optionally write
- * {@code send} and require a reply that starts with {@code expect}. Reads at most as many bytes as
- * {@code expect} has. Always a fresh connection, closed right after the verdict.
+ * TCP checks: connect within the deadline, then optionally write {@code send} and require a reply
+ * that starts with {@code expect}. Reads at most as many bytes as {@code expect} has. Always a
+ * fresh connection, closed right after the verdict. Connections are bare Netty channels on the
+ * caller's event loop ({@link ChannelConnection}; {@link HttpProber} says why), over the same
+ * {@link ProbeConnection} seam as HTTP.
  */
 public final class TcpProber implements Prober {
 
   private final Vertx vertx;
-  private final NetClient client;
+  private final NetSocketConnection.Connector fallback;
+  private final ProbeConnection.Connector connector;
 
   public TcpProber(Vertx vertx) {
     this.vertx = vertx;
-    this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
+    this.fallback = new NetSocketConnection.Connector(vertx);
+    this.connector = ChannelConnection.Connector.create(vertx, fallback);
   }
 
   @Override
@@ -31,7 +30,7 @@ public final class TcpProber implements Prober {
     long start = System.nanoTime();
     try {
       Promise<ProbeResult> promise = Promise.promise();
-      new Attempt(spec, start, promise).start(target.ip(), spec.portFor(target));
+      new Attempt(spec, start, promise).start(new ProbeTarget(target.ip(), spec.portFor(target)));
       return promise.future();
     } catch (RuntimeException e) {
       return Future.succeededFuture(
@@ -41,10 +40,10 @@ public final class TcpProber implements Prober {
 
   @Override
   public Future<Void> close() {
-    return client.close();
+    return fallback.close();
   }
 
-  private final class Attempt {
+  private final class Attempt implements ProbeConnection.Receiver {
     final CheckSpec spec;
     final long start;
     final Promise<ProbeResult> promise;
@@ -52,7 +51,7 @@ public final class TcpProber implements Prober {
     final byte[] got;
     int gotLength;
     long timer = -1;
-    NetSocket socket;
+    ProbeConnection connection;
     boolean done;
 
     Attempt(CheckSpec spec, long start, Promise<ProbeResult> promise) {
@@ -63,48 +62,58 @@ public final class TcpProber implements Prober {
       this.got = new byte[expect.length];
     }
 
-    void start(String ip, int port) {
+    void start(ProbeTarget target) {
       long timeout = spec.timeout().toMillis();
       timer = vertx.setTimer(timeout, id -> finish(ProbeResult.timeout(timeout)));
-      client
-          .connect(new ConnectOptions().setHost(ip).setPort(port).setTimeout((int) timeout))
-          .onComplete(
-              ar -> {
-                if (done) {
-                  if (ar.succeeded()) {
-                    ar.result().close();
-                  }
-                } else if (ar.failed()) {
-                  finish(TransportFailure.classify(ar.cause(), elapsed()));
-                } else {
-                  connected(ar.result());
-                }
-              });
+      connector.connect(
+          target,
+          spec,
+          (int) timeout,
+          (c, failure) -> {
+            if (done) {
+              if (failure == null) {
+                c.close();
+              }
+            } else if (failure != null) {
+              finish(TransportFailure.classify(failure, elapsed()));
+            } else {
+              connected(c);
+            }
+          });
     }
 
-    void connected(NetSocket s) {
-      socket = s;
+    void connected(ProbeConnection c) {
+      connection = c;
       if (spec.tcp().send() != null) {
-        s.write(Buffer.buffer(spec.tcp().send().getBytes(StandardCharsets.UTF_8)));
+        c.write(spec.tcp().send().getBytes(StandardCharsets.UTF_8));
       }
       if (expect.length == 0) {
         finish(ProbeResult.pass("connected", elapsed()));
         return;
       }
-      s.handler(this::onData);
-      s.exceptionHandler(t -> finish(TransportFailure.classify(t, elapsed())));
-      s.closeHandler(
-          v ->
-              finish(
-                  gotLength == 0
-                      ? TransportFailure.closed(elapsed())
-                      : ProbeResult.fail(
-                          Reason.EXPECT_MISMATCH, "reply shorter than expected", elapsed())));
+      c.receive(this);
     }
 
-    void onData(Buffer data) {
-      int n = Math.min(data.length(), expect.length - gotLength);
-      data.getBytes(0, n, got, gotLength);
+    @Override
+    public void onError(Throwable failure) {
+      finish(TransportFailure.classify(failure, elapsed()));
+    }
+
+    @Override
+    public void onClose() {
+      finish(
+          gotLength == 0
+              ? TransportFailure.closed(elapsed())
+              : ProbeResult.fail(Reason.EXPECT_MISMATCH, "reply shorter than expected", elapsed()));
+    }
+
+    @Override
+    public void onData(byte[] bytes, int offset, int length) {
+      if (done) {
+        return;
+      }
+      int n = Math.min(length, expect.length - gotLength);
+      System.arraycopy(bytes, offset, got, gotLength, n);
       gotLength += n;
       if (!Arrays.equals(got, 0, gotLength, expect, 0, gotLength)) {
         finish(ProbeResult.fail(Reason.EXPECT_MISMATCH, "reply does not match expect", elapsed()));
@@ -125,9 +134,9 @@ public final class TcpProber implements Prober {
       if (timer >= 0) {
         vertx.cancelTimer(timer);
       }
-      if (socket != null) {
-        socket.handler(null).exceptionHandler(null).closeHandler(null);
-        socket.close();
+      if (connection != null) {
+        connection.receive(null);
+        connection.close();
       }
       promise.complete(result);
     }

@@ -1,0 +1,59 @@
+package dev.vigil.probe;
+
+import io.vertx.core.Completable;
+import io.vertx.core.Future;
+
+/**
+ * One client connection a probe talks over: bytes out, bytes in, and the two ways it ends. {@link
+ * HttpProber}'s exchange (and {@link TcpProber}'s attempt) run over this seam, so the probe logic
+ * is one implementation for both transports: {@link NetSocketConnection} (a Vert.x {@code
+ * NetSocket}, used for TLS) and {@link ChannelConnection} (a bare Netty channel, used for plain
+ * TCP).
+ *
+ * <p>Every callback of a {@link Receiver} runs on the Vert.x context that opened the connection,
+ * with that context current ({@code Vertx.currentContext()}), as a {@code NetSocket} handler does.
+ */
+interface ProbeConnection {
+
+  /** Where the bytes, errors and the end of a connection go. */
+  interface Receiver {
+
+    /**
+     * Bytes read. The array is only valid during the call (it may be a reused buffer); a connection
+     * stops handing out the rest of a read once its receiver was replaced.
+     */
+    void onData(byte[] bytes, int offset, int length);
+
+    /** A read or write failed; {@link #onClose()} follows. */
+    void onError(Throwable failure);
+
+    /** The connection closed (by the peer, after an error, or by {@link #close()}). */
+    void onClose();
+  }
+
+  /** Opens connections. */
+  interface Connector {
+
+    /**
+     * Connects to {@code target} within {@code timeoutMs}; {@code done} runs on the caller's Vert.x
+     * context with the connection or the failure (the exception of the transport, for {@link
+     * TransportFailure#classify}).
+     */
+    void connect(
+        ProbeTarget target, CheckSpec spec, int timeoutMs, Completable<ProbeConnection> done);
+
+    /** Releases the connector's resources; connections it opened are closed by their owners. */
+    default Future<Void> close() {
+      return Future.succeededFuture();
+    }
+  }
+
+  /** Sends {@code bytes} (never modified afterwards by the caller). */
+  void write(byte[] bytes);
+
+  /** Routes what happens next to {@code receiver}; {@code null} ignores it all. */
+  void receive(Receiver receiver);
+
+  /** Closes (with a FIN); the receiver in place is told {@link Receiver#onClose()}. */
+  void close();
+}
