@@ -37,10 +37,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * Vert.x's {@code NetClient} applied every option of its {@code NetClientOptions} to the socket
  * (seven {@code setsockopt} calls more than Netty's channel makes itself), opened an IPv6 socket
  * for an IPv4 target and allocated a connection, options and futures; issue 15 measured about 175
- * us of CPU per fresh-connection probe against HAProxy's 90 us, of which about 37 us were Vert.x's
- * user-space connection handling. The Netty channel is Vert.x's own transport (epoll, or NIO as the
- * fallback) on Vert.x's own event loops, and its callbacks run with the caller's context current,
- * so scheduling, timers and results stay as they were.
+ * us of CPU per fresh-connection probe against HAProxy's 90 us, of which about 37 us were
+ * user-space Java, Vert.x's connection handling among it. The Netty channel is Vert.x's own
+ * transport (epoll, or NIO as the fallback) on Vert.x's own event loops, and its callbacks run with
+ * the caller's context current, so scheduling, timers and results stay as they were.
  */
 public final class HttpProber implements Prober {
 
