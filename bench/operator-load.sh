@@ -11,7 +11,9 @@
 # Backends: bench/harness/farm.py (separate process, 127.2.x.y:8080); API server: the embedded
 # Fabric8 mock server in its own JVM (dev.vigil.bench.ApiServerMain); the operator alone in the
 # measured JVM (dev.vigil.bench.OperatorLoadBench). Each run prints RESULT lines and one JSON
-# line; the summary prints the median of every figure over the runs. Bounded: the farm stops
+# line; the summary prints the median of every figure over the runs. Both steady windows (whole
+# operator and probe-only) start once the JVM's JIT compilers are quiet (SETTLE_JIT_S, at most 90 s;
+# see bench/probe-load.sh) and report the compiler CPU they still saw (jit_cpu_s). Bounded: the farm stops
 # after 30 min, every wait has a timeout, children are killed on exit. Runs from a clean clone
 # (Maven resolves what it needs; no offline mode).
 set -euo pipefail
@@ -25,6 +27,8 @@ PER_POOL=${PER_POOL:-10}
 INTERVAL_MS=${INTERVAL_MS:-10000}
 KILLS=${KILLS:-100}
 STEADY_S=${STEADY_S:-60}
+SETTLE_JIT_S=${SETTLE_JIT_S:-90}
+NATIVE=${NATIVE:-true}   # Netty's epoll transport for both, as the operator runs by default; false: NIO
 PROBE_ONLY=${PROBE_ONLY:-1}
 JAVA_OPTS=${JAVA_OPTS:--Xmx2g}
 mkdir -p "$OUT"
@@ -37,7 +41,7 @@ for run in $(seq "$RUNS"); do
   # shellcheck disable=SC2086
   timeout 1800 java $JAVA_OPTS -cp "$CP" dev.vigil.bench.OperatorLoadBench \
     --pools "$POOLS" --per-pool "$PER_POOL" --interval-ms "$INTERVAL_MS" \
-    --kills "$KILLS" --steady-s "$STEADY_S" --farm-dir "$FARM_DIR" \
+    --kills "$KILLS" --steady-s "$STEADY_S" --settle-jit-s "$SETTLE_JIT_S" --native "$NATIVE" --farm-dir "$FARM_DIR" \
     ${API_QPS:+--api-qps "$API_QPS"} ${API_BURST:+--api-burst "$API_BURST"} \
     ${FAST_INTERVAL_MS:+--fast-interval-ms "$FAST_INTERVAL_MS"} ${PROFILE:+--profile "$OUT/profile-$run"} \
     2>&1 | tee "$OUT/run-$run.log" | grep -E "RESULT|converged|^JSON" >&2 || true
@@ -62,7 +66,7 @@ if [ "$PROBE_ONLY" = 1 ]; then
     timeout 600 java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
         --backends "$OUT/probe-backends.txt" --reuse false --interval-ms "$INTERVAL_MS" \
         --timeout-ms $((INTERVAL_MS / 2)) --jitter 0 --warmup-s $((INTERVAL_MS * 2 / 1000 + 10)) \
-        --measure-s "$STEADY_S" --run-s $((INTERVAL_MS * 2 / 1000 + STEADY_S + 60)) \
+        --measure-s "$STEADY_S" --settle-jit-s "$SETTLE_JIT_S" --native "$NATIVE" --run-s $((INTERVAL_MS * 2 / 1000 + STEADY_S + 60)) \
         --debug-port 18082 --out "$OUT/probe-only-$run.json" >"$OUT/probe-only-$run.log" 2>&1 || true
     cat "$OUT/probe-only-$run.json" >>"$OUT/probe-only.jsonl" 2>/dev/null || true
   done

@@ -21,7 +21,11 @@
 #     of MODES), the same harness HAProxy is measured with.
 # Then HAProxy (if HAPROXY != 0) with bench_checker.py --checker haproxy on the same farm.
 # Everything is bounded (timeouts, --run-s, --max-seconds) and stopped by PID. Other knobs:
-# WINDOWS x WINDOW_S (bench_checker's steady windows, 2 x 15 s), ROUNDS and MODES (detection),
+# WINDOWS x WINDOW_S (bench_checker's steady windows, 2 x 15 s), SETTLE_JIT_S (90: after the
+# warm-up, both views wait at most this long until the JVM's JIT compilers are quiet, at most 0.05
+# CPU s over 5 s, so that the windows measure the prober in its steady state, not HotSpot compiling
+# it; each window reports the compiler CPU it still saw; 0 = no wait; Vigil's own window is 5 s
+# longer, so its heap reading falls after bench_checker's windows), ROUNDS and MODES (detection),
 # ANYWAY=1 (measure the windows even when not every backend got healthy: an overloaded checker),
 # FARM_OCTET (farm on 127.<octet>.x.y, 1), CTL_PORT (farm control, 19999), DEBUG_PORT (Vigil's
 # /healthy, 18081), FE_PORT (HAProxy's frontend, 18080): change them to run two at once.
@@ -37,6 +41,7 @@ MODES=${MODES-hang}
 ROUNDS=${ROUNDS:-1}
 WINDOWS=${WINDOWS:-2}
 WINDOW_S=${WINDOW_S:-15}
+SETTLE_JIT_S=${SETTLE_JIT_S:-90}
 HAPROXY=${HAPROXY:-1}
 FARM_OCTET=${FARM_OCTET:-1}
 CTL_PORT=${CTL_PORT:-19999}
@@ -77,14 +82,14 @@ for N in $NS; do
     # shellcheck disable=SC2086
     java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
         --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
-        --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$MEASURE_S" \
+        --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$((MEASURE_S + 5))" --settle-jit-s "$SETTLE_JIT_S" \
         --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-1}" \
         --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
     JPID=$!
     sleep 2
     timeout 300 python3 "$BENCH/bench_checker.py" --checker external --pid "$JPID" \
         --healthy-cmd "curl -s --max-time 2 127.0.0.1:$DEBUG_PORT/healthy" \
-        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --ctl-port "$CTL_PORT" \
+        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --settle-jit-s "$SETTLE_JIT_S" --ctl-port "$CTL_PORT" \
         --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
         ${ANYWAY:+--measure-anyway} --out "$OUT/ext-vigil-$REUSE-$N.json"
     for _ in $(seq 120); do [ -s "$OUT/vigil-$REUSE-$N.json" ] && break; sleep 1; done
@@ -95,7 +100,7 @@ for N in $NS; do
   if [ "$HAPROXY" != 0 ]; then
     echo "=== N=$N haproxy ($(date +%T))" >&2
     timeout 300 python3 "$BENCH/bench_checker.py" --checker haproxy --variant plain \
-        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --ctl-port "$CTL_PORT" \
+        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --settle-jit-s "$SETTLE_JIT_S" --ctl-port "$CTL_PORT" \
         --fe-port "$FE_PORT" --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
         ${ANYWAY:+--measure-anyway} --out "$OUT/haproxy-$N.json"
   else

@@ -99,6 +99,9 @@ def one_run(d):
         out["cpu_fresh_%d" % n] = (cpu(ext("false", n)), cpu(hap(n)))
         out["cpu_reuse_%d" % n] = (cpu(ext("true", n)), cpu(hap(n)))
         out["hang_%d" % n] = (hang(ext("false", n)), hang(hap(n)))
+        v = ext("false", n) or {}
+        out["jit_%d" % n] = (v.get("jit_settle_s"), sum(w.get("jit_cpu_s", 0) for w in v.get("steady", [])),
+                             v.get("jit_settled"))
     hap_rss = slope([(n, rss_kb(hap(n))) for n in main])
     if main:
         own = load(os.path.join(load_dir, "vigil-false-%d.json" % main[-1])) or {}
@@ -158,6 +161,13 @@ def main():
         row("CPU s / 1,000 fresh probes, %d backends" % n, "cpu_fresh_%d" % n, 3, "<= 1.0x HAProxy",
             lambda v, h, r: r is not None and r <= 1.0)
     for n in ns:
+        jit = [r.get("jit_%d" % n) for r in per if r.get("jit_%d" % n) and r["jit_%d" % n][0] is not None]
+        if jit:
+            print("| (Vigil fresh, %d: windows started once its JIT compilers were quiet, after %s s more; "
+                  "compiler CPU inside the windows %s s%s) | | | | | |" % (
+                      n, ", ".join(fmt(j[0], 0) for j in jit), ", ".join(fmt(j[1], 2) for j in jit),
+                      "" if all(j[2] for j in jit) else "; not quiet within the limit in some runs"))
+    for n in ns:
         row("CPU s / 1,000 probes, reuseConnection, %d (HAProxy: fresh)" % n, "cpu_reuse_%d" % n, 3,
             "<= 0.7x HAProxy fresh", lambda v, h, r: r is not None and r <= 0.7)
     row("heap per backend (HAProxy: RSS per backend)", "heap", 0, "<= 2 KB", lambda v, h, r: v <= 2048, " B")
@@ -199,6 +209,11 @@ def main():
                   op[0]["pools"], op[0]["per_pool"], op[0]["interval_ms"], fmt(med(o), 3),
                   ", ".join(fmt(x, 3) for x in o), fmt(med(p), 3), ", ".join(fmt(x, 3) for x in p), ratio,
                   "yes" if ratio <= 1.2 else "no"))
+        if any("jit_cpu_s" in r for r in op + po):
+            print("| (both windows started once the JIT compilers were quiet; compiler CPU inside them: "
+                  "operator %s s, probe-only %s s) | | | | | |" % (
+                      ", ".join(fmt(r.get("jit_cpu_s"), 2) for r in op),
+                      ", ".join(fmt(r.get("jit_cpu_s"), 2) for r in po)))
     else:
         print("| whole operator CPU vs probe-only | <= 1.2x probe-only | not run (OPERATOR=1) | | | |")
 

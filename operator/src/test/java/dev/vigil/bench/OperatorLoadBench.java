@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,7 +70,10 @@ public final class OperatorLoadBench {
     createObjects(client, api, farm, pools, perPool, interval, fast);
     log("created %d pools, %d pods", pools, n);
 
-    Vertx vertx = Vertx.vertx();
+    // the transport the operator runs on by default (Vigil.main: Netty's epoll when available)
+    boolean nativeTransport = Boolean.parseBoolean(a.getOrDefault("native", "true"));
+    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(nativeTransport));
+    log("network transport: %s", vertx.isNativeTransportEnabled() ? "epoll" : "NIO");
     long t0 = System.currentTimeMillis();
     Vigil.Running operator =
         Vigil.start(
@@ -85,6 +89,14 @@ public final class OperatorLoadBench {
     log("converged: all %d backends ready after %.1f s", n, convergeS);
 
     Thread.sleep(10_000);
+    double settleJitS = Double.parseDouble(a.getOrDefault("settle-jit-s", "0"));
+    double jitSettleS = settleJitS > 0 ? JitSettle.await(settleJitS) : 0;
+    if (jitSettleS != 0) {
+      log(
+          "JIT compilers %s after %.0f s more",
+          jitSettleS > 0 ? "quiet" : "still busy", Math.abs(jitSettleS));
+    }
+    double jit0 = JitSettle.compilerCpuSeconds();
     Profiler profiler = Profiler.into(a.get("profile"));
     Map<String, Long> w0 = api.stats();
     farm.control("reset-stats");
@@ -93,6 +105,7 @@ public final class OperatorLoadBench {
     Thread.sleep(steadyS * 1000L);
     Map<String, Long> w1 = api.stats();
     long cpu1 = cpuNanos();
+    double jitCpuS = JitSettle.compilerCpuSeconds() - jit0;
     long steadyWrites = total(w1) - total(w0);
     double probeRate = Farm.number(farm.control("stats"), "req_per_s");
     profiler.stop("steady");
@@ -209,7 +222,7 @@ public final class OperatorLoadBench {
             + "\"max_ms\":%d,\"n\":%d,\"writes_per_transition\":%.3f,"
             + "\"slice_writes_per_transition\":%.3f,\"converge_s\":%.1f,"
             + "\"fast_interval_ms\":%d,\"probe_rate\":%.1f,\"detect_p50_ms\":%d,"
-            + "\"detect_max_ms\":%d}%n",
+            + "\"detect_max_ms\":%d,\"jit_settle_s\":%.1f,\"jit_cpu_s\":%.2f}%n",
         pools,
         perPool,
         kills,
@@ -230,7 +243,9 @@ public final class OperatorLoadBench {
         fast,
         probeRate,
         pct(detections, 50),
-        detections.isEmpty() ? -1 : detections.get(detections.size() - 1));
+        detections.isEmpty() ? -1 : detections.get(detections.size() - 1),
+        jitSettleS,
+        jitCpuS);
 
     farm.control("quit");
     operator.stop();

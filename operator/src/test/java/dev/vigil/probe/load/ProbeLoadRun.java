@@ -2,6 +2,7 @@ package dev.vigil.probe.load;
 
 import com.sun.management.OperatingSystemMXBean;
 import dev.vigil.bench.Heap;
+import dev.vigil.bench.JitSettle;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HttpProber;
 import dev.vigil.probe.ProbeResult;
@@ -88,6 +89,7 @@ public final class ProbeLoadRun {
     a.put("reuse", "false");
     a.put("warmup-s", "10");
     a.put("measure-s", "30");
+    a.put("settle-jit-s", "0");
     a.put("run-s", "120");
     a.put("rise", "2");
     a.put("fall", "3");
@@ -169,6 +171,13 @@ public final class ProbeLoadRun {
         n, num("interval-ms"), args.get("jitter"), args.get("reuse"));
 
     Thread.sleep(num("warmup-s") * 1000);
+    double jitSettleS = num("settle-jit-s") > 0 ? JitSettle.await(num("settle-jit-s")) : 0;
+    if (jitSettleS != 0) {
+      log(
+          "JIT compilers %s after %.0f s more",
+          jitSettleS > 0 ? "quiet" : "still busy", Math.abs(jitSettleS));
+    }
+    double jit0 = JitSettle.compilerCpuSeconds();
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     measuring = true;
     long cpu0 = os.getProcessCpuTime();
@@ -176,6 +185,7 @@ public final class ProbeLoadRun {
     Thread.sleep(num("measure-s") * 1000);
     measuring = false;
     long cpu1 = os.getProcessCpuTime();
+    double jitCpuS = JitSettle.compilerCpuSeconds() - jit0;
     long t1 = System.nanoTime();
     double seconds = (t1 - t0) / 1e9;
     double expected = n * 1000.0 / num("interval-ms");
@@ -209,6 +219,7 @@ public final class ProbeLoadRun {
                 + "\"window_s\":%.1f,\"probes_started\":%d,\"probes_completed\":%d,"
                 + "\"probes_per_s\":%.1f,\"expected_per_s\":%.1f,\"deferred_starts\":%d,"
                 + "\"cpu_s\":%.3f,\"cpu_s_per_1000_probes\":%.4f,\"cores\":%.3f,"
+                + "\"jit_settle_s\":%.1f,\"jit_cpu_s\":%.2f,"
                 + "\"heap_growth_kb\":%d,\"heap_per_backend_b\":%d,\"heap_used_per_backend_b\":%d,"
                 + "\"rss_before_kb\":%d,"
                 + "\"rss_after_kb\":%d,\"rss_per_backend_b\":%d,"
@@ -228,6 +239,8 @@ public final class ProbeLoadRun {
             (cpu1 - cpu0) / 1e9,
             (cpu1 - cpu0) / 1e9 / (completedInWindow.sum() / 1000.0),
             (cpu1 - cpu0) / 1e9 / seconds,
+            jitSettleS,
+            jitCpuS,
             (heap1 - heap0) / 1024,
             (heap1 - heap0) / n,
             (used1 - used0) / n,

@@ -1,0 +1,85 @@
+package dev.vigil.bench;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Waits until this JVM's JIT compilers are quiet before a steady window is measured: the same rule
+ * as {@code bench/harness/bench_checker.py --settle-jit-s}, from inside. HotSpot compiles a
+ * prober's hot paths during its first tens of seconds (at 1,000 probes/s about 2 CPU s in the first
+ * 20 s, then next to nothing); a window that starts 10 s after start-up measures the compiler as
+ * much as the prober. Linux only: it reads the C1/C2 compiler threads' CPU from {@code
+ * /proc/self/task}; elsewhere it reads 0 and returns at once.
+ */
+public final class JitSettle {
+  /** Quiet: at most this much compiler CPU over {@link #QUIET_NANOS}, 1 % of a core. */
+  static final double QUIET_CPU_S = 0.05;
+
+  static final long QUIET_NANOS = 5_000_000_000L;
+  private static final long CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+
+  private JitSettle() {}
+
+  /**
+   * Blocks until the compiler threads used at most {@link #QUIET_CPU_S} over the last 5 s, or
+   * {@code maxSeconds} passed. Returns the seconds waited; negative when it gave up.
+   */
+  public static double await(double maxSeconds) throws InterruptedException {
+    long t0 = System.nanoTime();
+    List<double[]> marks = new ArrayList<>(); // {nanoTime, compiler CPU s}
+    marks.add(new double[] {t0, compilerCpuSeconds()});
+    while (true) {
+      long now = System.nanoTime();
+      double[] last = marks.get(marks.size() - 1);
+      double[] quietFrom = null;
+      for (double[] m : marks) {
+        if (now - m[0] >= QUIET_NANOS) {
+          quietFrom = m;
+        }
+      }
+      double waited = (now - t0) / 1e9;
+      if (quietFrom != null && last[1] - quietFrom[1] <= QUIET_CPU_S) {
+        return waited;
+      }
+      if (waited >= maxSeconds) {
+        return -waited;
+      }
+      Thread.sleep(1000);
+      marks.add(new double[] {System.nanoTime(), compilerCpuSeconds()});
+    }
+  }
+
+  /** CPU seconds (user + system) of this JVM's C1 and C2 compiler threads so far. */
+  public static double compilerCpuSeconds() {
+    long ticks = 0;
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+      for (Path task : tasks) {
+        ticks += compilerTicks(task);
+      }
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+    return ticks / (double) CLOCK_TICKS_PER_S;
+  }
+
+  private static long compilerTicks(Path task) {
+    String stat;
+    try {
+      stat = Files.readString(task.resolve("stat"));
+    } catch (IOException e) {
+      return 0; // the thread ended
+    }
+    int open = stat.indexOf('(');
+    int close = stat.lastIndexOf(')');
+    String name = stat.substring(open + 1, close);
+    if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) {
+      return 0;
+    }
+    String[] f = stat.substring(close + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+  }
+}
