@@ -13,7 +13,7 @@ import java.util.List;
  * prober's hot paths during its first tens of seconds (at 1,000 probes/s about 2 CPU s in the first
  * 20 s, then next to nothing); a window that starts 10 s after start-up measures the compiler as
  * much as the prober. Linux only: it reads the C1/C2 compiler threads' CPU from {@code
- * /proc/self/task}; elsewhere it reads 0 and returns at once.
+ * /proc/self/task}; elsewhere it reads 0 and returns after 5 s.
  */
 public final class JitSettle {
   /** Quiet: at most this much compiler CPU over {@link #QUIET_NANOS}, 1 % of a core. */
