@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Waits until this JVM's JIT compilers are quiet before a steady window is measured: the same rule
@@ -23,6 +24,23 @@ public final class JitSettle {
   private static final long CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
 
   private JitSettle() {}
+
+  /**
+   * {@link #await(double)} for a bench's {@code --settle-jit-s}: nothing when {@code maxSeconds} is
+   * 0 or less, else waits and tells {@code log} how it ended. Returns what {@code await} returned,
+   * or 0.
+   */
+  public static double await(double maxSeconds, Consumer<String> log) throws InterruptedException {
+    if (maxSeconds <= 0) {
+      return 0;
+    }
+    double waited = await(maxSeconds);
+    log.accept(
+        String.format(
+            "JIT compilers %s after %.0f s more",
+            waited > 0 ? "quiet" : "still busy", Math.abs(waited)));
+    return waited;
+  }
 
   /**
    * Blocks until the compiler threads used at most {@link #QUIET_CPU_S} over the last 5 s, or

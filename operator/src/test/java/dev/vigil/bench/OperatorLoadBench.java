@@ -89,13 +89,8 @@ public final class OperatorLoadBench {
     log("converged: all %d backends ready after %.1f s", n, convergeS);
 
     Thread.sleep(10_000);
-    double settleJitS = Double.parseDouble(a.getOrDefault("settle-jit-s", "0"));
-    double jitSettleS = settleJitS > 0 ? JitSettle.await(settleJitS) : 0;
-    if (jitSettleS != 0) {
-      log(
-          "JIT compilers %s after %.0f s more",
-          jitSettleS > 0 ? "quiet" : "still busy", Math.abs(jitSettleS));
-    }
+    double jitSettleS =
+        JitSettle.await(Double.parseDouble(a.getOrDefault("settle-jit-s", "0")), m -> log("%s", m));
     double jit0 = JitSettle.compilerCpuSeconds();
     Profiler profiler = Profiler.into(a.get("profile"));
     Map<String, Long> w0 = api.stats();

@@ -171,12 +171,7 @@ public final class ProbeLoadRun {
         n, num("interval-ms"), args.get("jitter"), args.get("reuse"));
 
     Thread.sleep(num("warmup-s") * 1000);
-    double jitSettleS = num("settle-jit-s") > 0 ? JitSettle.await(num("settle-jit-s")) : 0;
-    if (jitSettleS != 0) {
-      log(
-          "JIT compilers %s after %.0f s more",
-          jitSettleS > 0 ? "quiet" : "still busy", Math.abs(jitSettleS));
-    }
+    double jitSettleS = JitSettle.await(num("settle-jit-s"), m -> log("%s", m));
     double jit0 = JitSettle.compilerCpuSeconds();
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     measuring = true;
