@@ -68,9 +68,10 @@ public final class ContainerOperator implements RunningOperator {
    */
   public static ContainerOperator start(
       E2eCluster cluster, String serviceAccount, String namespace, String leaseName) {
-    int metricsPort = freePort();
-    int outcomePort = freePort();
-    int healthPort = freePort();
+    int[] ports = freePorts(3, ThreadLocalRandom.current());
+    int metricsPort = ports[0];
+    int outcomePort = ports[1];
+    int healthPort = ports[2];
     List<String> values =
         new ArrayList<>(
             List.of(
@@ -296,32 +297,66 @@ public final class ContainerOperator implements RunningOperator {
     return e.getValue() == null ? "" : e.getValue();
   }
 
-  /**
-   * A port free now, outside the kernel's ephemeral range (below it, or above it when it starts
-   * low): a port the OS picks from that range may be handed to an outgoing connection before the
-   * operator binds it (ShardingE2E once saw a replica fail to start with "Address already in use"
-   * on its outcome port).
-   */
+  /** One port, as {@link #freePorts}. */
   static int freePort() {
+    return freePorts(1, ThreadLocalRandom.current())[0];
+  }
+
+  /**
+   * {@code n} different ports, each free now, outside the kernel's ephemeral range (below it, or
+   * above it when it starts low): a port the OS picks from that range may be handed to an outgoing
+   * connection before the operator binds it (ShardingE2E once saw a replica fail to start with
+   * "Address already in use" on its outcome port). Each port stays bound until all are picked, so
+   * no two are the same (one CI run drew the same port for metrics and probes, and the chart
+   * refused it).
+   */
+  static int[] freePorts(int n, java.util.random.RandomGenerator random) {
     int[] range = ephemeralRange();
     // below the range if there is room, else above it
     int from = range[0] > 3_000 ? Math.max(1025, range[0] - 12_000) : range[1] + 1;
     int to = range[0] > 3_000 ? range[0] : 65_536;
-    java.util.concurrent.ThreadLocalRandom random =
-        java.util.concurrent.ThreadLocalRandom.current();
-    for (int attempt = 0; from < to && attempt < 200; attempt++) {
-      int port = random.nextInt(from, to);
-      try (ServerSocket s = new ServerSocket()) {
-        s.bind(new java.net.InetSocketAddress(port));
-        return port;
-      } catch (IOException taken) {
-        // try another
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        held.add(bindFree(from, to, random));
+      }
+      return held.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+    } finally {
+      for (ServerSocket s : held) {
+        try {
+          s.close();
+        } catch (IOException ignored) {
+          // the port is free again either way
+        }
       }
     }
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+  }
+
+  private static ServerSocket bindFree(int from, int to, java.util.random.RandomGenerator random) {
+    for (int attempt = 0; from < to && attempt < 200; attempt++) {
+      ServerSocket s = null;
+      try {
+        s = new ServerSocket();
+        s.bind(new java.net.InetSocketAddress(random.nextInt(from, to)));
+        return s;
+      } catch (IOException taken) {
+        closeQuietly(s);
+      }
+    }
+    try {
+      return new ServerSocket(0);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void closeQuietly(ServerSocket s) {
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // nothing was bound
+      }
     }
   }
 

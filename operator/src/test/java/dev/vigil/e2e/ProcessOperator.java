@@ -76,9 +76,10 @@ public final class ProcessOperator implements RunningOperator {
    */
   public static ProcessOperator start(
       E2eCluster cluster, String podName, List<String> values, String token) {
-    int metricsPort = ContainerOperator.freePort();
-    int outcomePort = ContainerOperator.freePort();
-    int healthPort = ContainerOperator.freePort();
+    int[] ports = ContainerOperator.freePorts(3, java.util.concurrent.ThreadLocalRandom.current());
+    int metricsPort = ports[0];
+    int outcomePort = ports[1];
+    int healthPort = ports[2];
     List<String> all = new ArrayList<>(values);
     all.addAll(
         List.of(
