@@ -7,7 +7,8 @@
 #   NS=1000 WARMUP_S=5 MEASURE_S=10 bench/probe-load.sh      # quick (about 2 min)
 #   NS=1000 HAPROXY=0 MEASURE_S=30 bench/probe-load.sh
 #   NATIVE=0 OUT=/tmp/probe-load-nio bench/probe-load.sh     # NIO instead of Netty's epoll transport
-#   LOOPS=2 bench/probe-load.sh              # backends sharded over 2 schedulers / event loops
+#   LANES=1 bench/probe-load.sh              # one lane: every probe on the pool's event loop
+#   POOLS=4 bench/probe-load.sh              # the backends split over 4 pools (4 contexts)
 #   NS=10000 REUSES=false MODES= ANYWAY=1 bench/probe-load.sh # missed probes at 10,000 backends
 #
 # Per N: starts bench/harness/farm.py (python, separate process: N backends on 127.1.x.y:8080),
@@ -83,7 +84,7 @@ for N in $NS; do
     java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
         --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
         --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$((MEASURE_S + 5))" --settle-jit-s "$SETTLE_JIT_S" \
-        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-1}" \
+        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-0}" --lanes "${LANES:-0}" --pools "${POOLS:-1}" \
         --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
     JPID=$!
     sleep 2

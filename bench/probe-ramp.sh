@@ -11,7 +11,7 @@
 # 127.0.0.1:20000.., the checker started afresh for every step with the interval INTERS shrinking
 # (fresh connection per probe, timeout min(1 s, interval) for both, rise 2, fall 3), WARMUP_S,
 # then a WINDOW_S window: probes counted by nginx, the checker's CPU, servers not UP at the end.
-# Vigil is dev.vigil.probe.load.ProbeLoadRun (its own JVM, jitter JITTER %, LOOPS event loops) on
+# Vigil is dev.vigil.probe.load.ProbeLoadRun (its own JVM, jitter JITTER %, one pool with up to LANES lanes: default the cores, as the operator) on
 # the same farm and the same steps. A step is sustained when every backend is UP at the end of its
 # window (and, with SUSTAIN_PCT > 0, the achieved rate is >= SUSTAIN_PCT % of the target); the
 # maximum sustained rate is the highest achieved rate of a sustained step. A checker's ramp stops
@@ -27,7 +27,7 @@ INTERS=${INTERS:-1000,500,250,150,100}
 WARMUP_S=${WARMUP_S:-5}
 WINDOW_S=${WINDOW_S:-10}
 JITTER=${JITTER:-10}
-LOOPS=${LOOPS:-1}
+LANES=${LANES:-0}
 NATIVE=${NATIVE:-1}   # epoll, as the operator by default; NATIVE=0: NIO
 SUSTAIN_PCT=${SUSTAIN_PCT:-0}
 BASE_PORT=${BASE_PORT:-20000}
@@ -45,7 +45,7 @@ conntrack_check $((N * 1000 / $(tr ',' '\n' <<<"$INTERS" | sort -n | head -1)))
 VIGIL_CMD="java $JAVA_OPTS -cp $CP dev.vigil.probe.load.ProbeLoadRun --backends {backends}
   --reuse false --interval-ms {interval_ms} --timeout-ms {timeout_ms} --jitter $JITTER
   --warmup-s {run_s} --measure-s 1 --run-s {run_s} --debug-port {port}
-  --native $([ "$NATIVE" = 1 ] && echo true || echo false) --loops $LOOPS"
+  --native $([ "$NATIVE" = 1 ] && echo true || echo false) --lanes $LANES"
 STOP=--stop-at-fail
 [ "${ALL_STEPS:-0}" = 1 ] && STOP=""
 # every step at most WARMUP_S + WINDOW_S + 30 s (the JVM's start), plus nginx's

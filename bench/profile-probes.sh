@@ -88,7 +88,7 @@ vigil() {
   java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
       --backends "$OUT/backends-$N.txt" --reuse false --interval-ms "$1" --timeout-ms 1000 \
       --jitter 10 --warmup-s 1 --measure-s 600 --run-s 900 --debug-port "$DEBUG_PORT" \
-      --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops 1 \
+      --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --lanes "${LANES:-0}" \
       >"$OUT/vigil-$TAG-$1.log" 2>&1 &
   PID=$!
   sleep "$WARMUP_S"

@@ -41,6 +41,7 @@ import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.PoolView;
 import dev.vigil.runtime.ScheduledProbing;
+import dev.vigil.runtime.VertxProbeLanes;
 import dev.vigil.shard.PoolHandoff;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.shard.ShardOwner;
@@ -467,7 +468,12 @@ public final class Vigil {
             vertx,
             (context, callback) ->
                 new ScheduledProbing(
-                    probers, watcher, new VertxTimers(context), new SplittableRandom(), callback),
+                    probers,
+                    watcher,
+                    new VertxTimers(context),
+                    new SplittableRandom(),
+                    callback,
+                    VertxProbeLanes.forCores(context)),
             new TransitionReporter(events, registry),
             clock);
     PoolSources sources = new PoolSources();

@@ -4,6 +4,7 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
+import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeSchedule;
 import dev.vigil.probe.ProbeScheduler;
 import dev.vigil.probe.ProbeTarget;
@@ -11,17 +12,34 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Timers;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
 /**
- * A pool's probe loops on the {@link ProbeScheduler}, results delivered on the pool's context. With
+ * A pool's probe loops on {@link ProbeScheduler}s, results delivered on the pool's context. With
  * {@code active.grpc.watch}, also one Health/Watch stream per backend ({@link HealthWatcher}),
  * whose every streamed status goes to the same callback at once, as a probe result.
+ *
+ * <p>Lanes (issue 15): a pool's backends are probed on its own context until they make {@link
+ * ProbeLanes#ratePerLane()} probes a second; further backends go to the least loaded of up to
+ * {@link ProbeLanes#max()} lanes, each a scheduler on another event loop, so one large pool uses
+ * every core as HAProxy's threads do. A backend stays on its lane until removed (its cadence is
+ * never cut). Results of the other lanes come back to the pool's context in batches: one hand-off
+ * per batch, not per result.
  */
 public final class ScheduledProbing implements Probing {
-  private final ProbeScheduler<String> scheduler;
+  private final List<Lane> lanes = new ArrayList<>();
+  private final Map<String, Lane> laneOf = new HashMap<>();
+  private final Prober prober;
+  private final ProbeLanes laneSource;
+  private final RandomGenerator random;
   private final HealthWatcher watcher;
   private final Timers timers;
   private final PoolRuntime.ProbeCallback callback;
@@ -48,19 +66,109 @@ public final class ScheduledProbing implements Probing {
       Timers timers,
       RandomGenerator random,
       PoolRuntime.ProbeCallback callback) {
+    this(prober, watcher, timers, random, callback, ProbeLanes.SINGLE);
+  }
+
+  /**
+   * @param watcher opens the Watch streams of {@code active.grpc.watch}
+   * @param timers the pool context's timers (results arrive on that context)
+   * @param lanes where probes may run besides the pool's context
+   */
+  public ScheduledProbing(
+      Prober prober,
+      HealthWatcher watcher,
+      Timers timers,
+      RandomGenerator random,
+      PoolRuntime.ProbeCallback callback,
+      ProbeLanes lanes) {
+    this.prober = prober;
+    this.laneSource = lanes;
+    this.random = random;
     this.watcher = watcher;
     this.timers = timers;
     this.callback = callback;
-    this.scheduler =
-        new ProbeScheduler<>(
-            prober,
-            timers,
-            random,
-            (id, target, result) -> {
-              if (target.equals(targets.get(id))) {
-                callback.result(id, result);
-              }
-            });
+    this.lanes.add(new Lane(timers, random, false));
+  }
+
+  /** A scheduler on one event loop and the backends it probes. */
+  private final class Lane {
+    final ProbeScheduler<String> scheduler;
+
+    /** Results waiting for the pool's context; null on the pool's own lane. */
+    final Queue<Delivery> results;
+
+    final AtomicBoolean flushQueued = new AtomicBoolean();
+    int backends;
+
+    Lane(Timers laneTimers, RandomGenerator laneRandom, boolean remote) {
+      this.results = remote ? new ConcurrentLinkedQueue<>() : null;
+      this.scheduler =
+          new ProbeScheduler<>(
+              prober,
+              laneTimers,
+              laneRandom,
+              remote ? this::handOver : ScheduledProbing.this::deliver);
+    }
+
+    /** On the lane's loop: queue the result; the first of a batch schedules the flush. */
+    void handOver(String id, ProbeTarget target, ProbeResult result) {
+      results.add(new Delivery(id, target, result));
+      if (flushQueued.compareAndSet(false, true)) {
+        timers.execute(this::flush);
+      }
+    }
+
+    /** On the pool's context: every result queued so far, in order. */
+    void flush() {
+      flushQueued.set(false);
+      for (Delivery d; (d = results.poll()) != null; ) {
+        deliver(d.id(), d.target(), d.result());
+      }
+    }
+  }
+
+  private record Delivery(String id, ProbeTarget target, ProbeResult result) {}
+
+  private void deliver(String id, ProbeTarget target, ProbeResult result) {
+    if (target.equals(targets.get(id))) {
+      callback.result(id, result);
+    }
+  }
+
+  /**
+   * The lane for a new backend: the pool's own while it stays within the rate per lane, else the
+   * least loaded lane, or a new one when every lane is at the rate and fewer than the maximum run.
+   */
+  private Lane laneForNew() {
+    Lane least = lanes.get(0);
+    if (schedule == null || laneSource.max() == 1) {
+      return least;
+    }
+    double rate = 1000.0 / Math.max(1, schedule.interval().toMillis());
+    if ((least.backends + 1) * rate <= laneSource.ratePerLane()) {
+      return least;
+    }
+    for (Lane l : lanes) {
+      if (l.backends < least.backends) {
+        least = l;
+      }
+    }
+    if ((least.backends + 1) * rate > laneSource.ratePerLane() && lanes.size() < laneSource.max()) {
+      least =
+          new Lane(laneSource.lane(lanes.size()), new SplittableRandom(random.nextLong()), true);
+      lanes.add(least);
+    }
+    return least;
+  }
+
+  /** Lanes in use, the pool's own included. */
+  public int lanes() {
+    return lanes.size();
+  }
+
+  /** Probe starts deferred on every lane (read across threads: approximate while probing). */
+  public long deferredStarts() {
+    return lanes.stream().mapToLong(l -> l.scheduler.deferredStarts()).sum();
   }
 
   @Override
@@ -72,7 +180,7 @@ public final class ScheduledProbing implements Probing {
             Duration.ofMillis(cadence.fastIntervalMs()),
             Duration.ofMillis(cadence.downIntervalMs()),
             cadence.jitterPercent());
-    targets.forEach((id, target) -> scheduler.update(id, target, check, schedule));
+    targets.forEach((id, target) -> laneOf.get(id).scheduler.update(id, target, check, schedule));
     watches.values().forEach(HealthWatcher.Watch::close);
     watches.clear();
     targets.forEach(this::watch);
@@ -104,14 +212,24 @@ public final class ScheduledProbing implements Probing {
   @Override
   public void add(String id, ProbeTarget target) {
     targets.put(id, target);
-    scheduler.add(id, target, check, schedule);
+    Lane lane = laneOf.get(id);
+    if (lane == null) {
+      lane = laneForNew();
+      lane.backends++;
+      laneOf.put(id, lane);
+    }
+    lane.scheduler.add(id, target, check, schedule);
     watch(id, target);
   }
 
   @Override
   public void remove(String id) {
     targets.remove(id);
-    scheduler.remove(id);
+    Lane lane = laneOf.remove(id);
+    if (lane != null) {
+      lane.backends--;
+      lane.scheduler.remove(id);
+    }
     HealthWatcher.Watch w = watches.remove(id);
     if (w != null) {
       w.close();
@@ -120,14 +238,18 @@ public final class ScheduledProbing implements Probing {
 
   @Override
   public void phase(String id, ProbePhase phase) {
-    scheduler.phase(id, phase);
+    Lane lane = laneOf.get(id);
+    if (lane != null) {
+      lane.scheduler.phase(id, phase);
+    }
   }
 
   @Override
   public void close() {
     targets.clear();
+    laneOf.clear();
     watches.values().forEach(HealthWatcher.Watch::close);
     watches.clear();
-    scheduler.stop();
+    lanes.forEach(l -> l.scheduler.stop());
   }
 }

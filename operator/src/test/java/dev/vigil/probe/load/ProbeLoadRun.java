@@ -3,20 +3,22 @@ package dev.vigil.probe.load;
 import com.sun.management.OperatingSystemMXBean;
 import dev.vigil.bench.Heap;
 import dev.vigil.bench.JitSettle;
+import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.HttpProber;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeSchedule;
-import dev.vigil.probe.ProbeScheduler;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.VertxTimers;
-import io.vertx.core.AbstractVerticle;
+import dev.vigil.runtime.ScheduledProbing;
+import dev.vigil.runtime.VertxProbeLanes;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.internal.VertxInternal;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -42,8 +44,14 @@ import java.util.concurrent.atomic.LongAdder;
  * (rise/fall applied) at {@code GET /healthy} for {@code bench_checker.py --checker external}.
  * Stops by itself after {@code --run-s}.
  *
+ * <p>The backends run as the operator runs a pool's: {@code --pools} {@link ScheduledProbing}s
+ * (default 1) on their own contexts, each with up to {@code --lanes} lanes (default: the cores) of
+ * {@code --lane-rate} probes/s ({@link VertxProbeLanes}), on Vert.x's default event loops unless
+ * {@code --loops}.
+ *
  * <p>Arguments: {@code --backends FILE --interval-ms 1000 --timeout-ms 1000 --jitter 10 --reuse
- * false --warmup-s 10 --measure-s 30 --run-s 120 --rise 2 --fall 3 --debug-port 18081 --out FILE}.
+ * false --warmup-s 10 --measure-s 30 --run-s 120 --rise 2 --fall 3 --debug-port 18081 --out FILE
+ * --native false --pools 1 --lanes 0 --lane-rate 2000 --loops 0}.
  */
 public final class ProbeLoadRun {
 
@@ -95,7 +103,10 @@ public final class ProbeLoadRun {
     a.put("fall", "3");
     a.put("debug-port", "18081");
     a.put("native", "false");
-    a.put("loops", "1");
+    a.put("loops", "0");
+    a.put("pools", "1");
+    a.put("lanes", "0");
+    a.put("lane-rate", Double.toString(VertxProbeLanes.DEFAULT_RATE_PER_LANE));
     for (int i = 0; i + 1 < argv.length; i += 2) {
       a.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
     }
@@ -108,41 +119,51 @@ public final class ProbeLoadRun {
 
   private void run() throws Exception {
     int n = targets.size();
-    Vertx vertx =
-        Vertx.vertx(
-            new VertxOptions()
-                .setEventLoopPoolSize(Integer.parseInt(a0(args, "loops")))
-                .setWorkerPoolSize(1)
-                .setPreferNativeTransport(Boolean.parseBoolean(args.get("native"))));
+    VertxOptions options =
+        new VertxOptions()
+            .setWorkerPoolSize(1)
+            .setPreferNativeTransport(Boolean.parseBoolean(args.get("native")));
+    if (num("loops") > 0) {
+      options.setEventLoopPoolSize((int) num("loops"));
+    }
+    Vertx vertx = Vertx.vertx(options); // as the operator: 2 x cores event loops unless --loops
     log("transport: %s", vertx.isNativeTransportEnabled() ? "native (epoll)" : "NIO");
-    // one scheduler per event loop, as one per pool would be (DESIGN §6: a pool on one context)
-    int loops = (int) num("loops");
+    // --pools pools on their own contexts (round-robin over the event loops, as the operator's
+    // pools are), each a ScheduledProbing with up to --lanes lanes (DESIGN §6, issue 15)
+    int pools = (int) num("pools");
+    int lanes = num("lanes") > 0 ? (int) num("lanes") : Runtime.getRuntime().availableProcessors();
     List<Context> contexts = new ArrayList<>();
-    for (int l = 0; l < loops; l++) {
-      Context[] captured = new Context[1];
-      vertx
-          .deployVerticle(
-              new AbstractVerticle() {
-                @Override
-                public void start() {
-                  captured[0] = context;
-                }
-              })
-          .toCompletionStage()
-          .toCompletableFuture()
-          .get(10, TimeUnit.SECONDS);
-      contexts.add(captured[0]);
+    for (int p = 0; p < pools; p++) {
+      contexts.add(((VertxInternal) vertx).createEventLoopContext());
     }
     Context context = contexts.get(0);
     HttpProber http = new HttpProber(vertx);
-    List<ProbeScheduler<Integer>> schedulers = new ArrayList<>();
+    CheckSpec spec =
+        CheckSpec.builder()
+            .timeout(Duration.ofMillis(num("timeout-ms")))
+            .reuseConnection(Boolean.parseBoolean(args.get("reuse")))
+            .build();
+    // only the cadence is taken from these; the probe's timeout is the CheckSpec's (which, as in
+    // HAProxy's settings, may equal the interval; a policy keeps it below)
+    HealthSettings cadence =
+        HealthSettings.builder()
+            .intervalMs(num("interval-ms"))
+            .timeoutMs(Math.min(num("timeout-ms"), num("interval-ms") - 1))
+            .jitterPercent((int) num("jitter"))
+            .build();
+    List<ScheduledProbing> probings = new ArrayList<>();
+    SplittableRandom random = new SplittableRandom(1);
     for (Context c : contexts) {
-      schedulers.add(
-          new ProbeScheduler<>(
+      ScheduledProbing probing =
+          new ScheduledProbing(
               new StartRecorder(http),
+              HealthWatcher.NONE,
               new VertxTimers(c),
-              new SplittableRandom(1),
-              this::onResult));
+              random.split(),
+              (id, result) -> onResult(Integer.parseInt(id), result),
+              new VertxProbeLanes(c, lanes, Double.parseDouble(args.get("lane-rate"))));
+      onContext(c, () -> probing.configure(spec, cadence));
+      probings.add(probing);
     }
     vertx
         .createHttpServer(new HttpServerOptions().setHost("127.0.0.1"))
@@ -152,23 +173,29 @@ public final class ProbeLoadRun {
         .toCompletableFuture()
         .get(10, TimeUnit.SECONDS);
 
-    CheckSpec spec =
-        CheckSpec.builder()
-            .timeout(Duration.ofMillis(num("timeout-ms")))
-            .reuseConnection(Boolean.parseBoolean(args.get("reuse")))
-            .build();
     warmUp(context, http, spec);
     long used0 = usedHeapAfterGc();
     long heap0 = Heap.liveAfterGc();
     long rss0 = rssKb();
-    ProbeSchedule schedule =
-        new ProbeSchedule(Duration.ofMillis(num("interval-ms")), (int) num("jitter"));
-    for (int i = 0; i < n; i++) {
-      schedulers.get(i % loops).add(i, targets.get(i), spec, schedule);
+    for (int p = 0; p < pools; p++) {
+      ScheduledProbing probing = probings.get(p);
+      int first = p;
+      onContext(
+          contexts.get(p),
+          () -> {
+            for (int i = first; i < n; i += pools) {
+              probing.add(Integer.toString(i), targets.get(i));
+            }
+          });
     }
     log(
-        "added %d backends, interval %d ms, jitter %s %%, reuse %s",
-        n, num("interval-ms"), args.get("jitter"), args.get("reuse"));
+        "added %d backends in %d pools, interval %d ms, jitter %s %%, reuse %s, lanes %s",
+        n,
+        pools,
+        num("interval-ms"),
+        args.get("jitter"),
+        args.get("reuse"),
+        probings.stream().map(pr -> Integer.toString(pr.lanes())).toList());
 
     Thread.sleep(num("warmup-s") * 1000);
     double jitSettleS = JitSettle.await(num("settle-jit-s"), m -> log("%s", m));
@@ -230,7 +257,7 @@ public final class ProbeLoadRun {
             completedInWindow.sum(),
             completedInWindow.sum() / seconds,
             expected,
-            schedulers.stream().mapToLong(ProbeScheduler::deferredStarts).sum(),
+            probings.stream().mapToLong(ScheduledProbing::deferredStarts).sum(),
             (cpu1 - cpu0) / 1e9,
             (cpu1 - cpu0) / 1e9 / (completedInWindow.sum() / 1000.0),
             (cpu1 - cpu0) / 1e9 / seconds,
@@ -257,7 +284,9 @@ public final class ProbeLoadRun {
       log("serving /healthy for %d s more", left / 1000);
       Thread.sleep(left);
     }
-    schedulers.forEach(ProbeScheduler::stop);
+    for (int p = 0; p < pools; p++) {
+      onContext(contexts.get(p), probings.get(p)::close);
+    }
     Thread.sleep(200);
     http.close();
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -302,7 +331,8 @@ public final class ProbeLoadRun {
     gaps[gapCount++] = micros;
   }
 
-  private void onResult(Integer i, ProbeTarget target, ProbeResult result) {
+  /** On the pool's context: each pool's results arrive on its own context, one at a time. */
+  private void onResult(int i, ProbeResult result) {
     if (measuring) {
       completedInWindow.increment();
       reasons.merge(result.reason().name(), 1L, Long::sum);
