@@ -18,7 +18,8 @@
 #   3. bench/probe-ramp.sh (RAMP=1): maximum sustained probe rate of both on RAMP_N (5000)
 #      backends, interval RAMP_INTERS (1000,500,250,150,100 ms), RAMP_WARMUP_S + RAMP_WINDOW_S
 #      per step, each ramp stopping at its first unsustained step;
-#   4. OPERATOR=1: after the runs, bench/operator-load.sh with RUNS runs (OP_POOLS x OP_PER_POOL,
+#   4. OPERATOR=1: after the runs and once the ramp's conntrack entries are gone (at most 130 s),
+#      bench/operator-load.sh with RUNS runs (OP_POOLS x OP_PER_POOL,
 #      100 x 10, interval OP_INTERVAL_MS 1000, OP_STEADY_S 30 s), then its probe-only runs.
 # Then bench/targets-summary.py prints the table (medians; every run's own values in brackets).
 # Bounded: every script it calls stops its children by PID and has timeouts; each run at most
@@ -61,6 +62,7 @@ done
 
 if [ "$OPERATOR" = 1 ]; then
   echo "=== operator-load.sh ($(date +%T), +$(($(date +%s) - t0)) s)" >&2
+  conntrack_drain # the last ramp's entries: the operator row ran 1.36x after it, 1.19x alone
   OUT="$OUT/operator" RUNS="$RUNS" POOLS="${OP_POOLS:-100}" PER_POOL="${OP_PER_POOL:-10}" \
     KILLS="${OP_KILLS:-10}" INTERVAL_MS="${OP_INTERVAL_MS:-1000}" STEADY_S="${OP_STEADY_S:-30}" \
     "$ROOT/bench/operator-load.sh" >"$OUT/operator.txt" 2>&1 || echo "operator-load.sh failed (see $OUT/operator.txt)" >&2

@@ -57,3 +57,17 @@ conntrack_check() {
     "Before measuring: sysctl -w net.netfilter.nf_conntrack_max=$need (or lower" \
     "net.netfilter.nf_conntrack_tcp_timeout_time_wait)" >&2
 }
+
+# `conntrack_drain [MAX_S]`: waits (at most MAX_S, default 130 s) until netfilter's connection
+# tracking holds fewer than 20,000 entries, so a run that follows a ramp (20,000 fresh connections/s,
+# each entry kept for the TIME_WAIT timeout, 120 s) does not start on a table of millions. Prints
+# what it waited. A no-op where connection tracking is not loaded.
+conntrack_drain() {
+  local count=/proc/sys/net/netfilter/nf_conntrack_count t0
+  [ -r "$count" ] || return 0
+  t0=$(date +%s)
+  while [ "$(cat "$count")" -ge 20000 ] && [ $(($(date +%s) - t0)) -lt "${1:-130}" ]; do
+    sleep 5
+  done
+  echo "bench: conntrack entries $(cat "$count") after waiting $(($(date +%s) - t0)) s" >&2
+}
