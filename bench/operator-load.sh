@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load run of the whole operator (issues 4 and 11): P pools x B backends on loopback, K of them
 # killed at once (one per pool), repeated RUNS times, then (PROBE_ONLY=1) the probe-only load run
-# at the same settings on the same farm layout, so CPU per 1,000 probes compares in one run.
+# at the same settings on the same farm layout, in the same POOLS pools (PROBE_POOLS=1: one), so
+# CPU per 1,000 probes compares in one run.
 # One command from a clean clone (Java 17, Maven, python3 stdlib only):
 #   bench/operator-load.sh                                       # 1,000 x 10, kill 100, 3 runs
 #   POOLS=100 PER_POOL=10 KILLS=30 STEADY_S=60 INTERVAL_MS=10000 bench/operator-load.sh
@@ -50,7 +51,9 @@ done
 
 if [ "$PROBE_ONLY" = 1 ]; then
   # The probe-only run at the same settings: the same number of backends on the same kind of farm,
-  # the same interval and timeout (the bench policy: timeout = interval / 2, no jitter).
+  # the same interval and timeout (the bench policy: timeout = interval / 2, no jitter), in the
+  # same pools (POOLS schedulers on Vert.x's default event loops, as the operator runs them), so
+  # the difference is what the operator adds, not how many schedulers wake up (PROBE_POOLS=1: one).
   N=$((POOLS * PER_POOL))
   FARM=""
   trap '[ -n "$FARM" ] && kill "$FARM" 2>/dev/null' EXIT
@@ -67,7 +70,7 @@ if [ "$PROBE_ONLY" = 1 ]; then
         --backends "$OUT/probe-backends.txt" --reuse false --interval-ms "$INTERVAL_MS" \
         --timeout-ms $((INTERVAL_MS / 2)) --jitter 0 --warmup-s $((INTERVAL_MS * 2 / 1000 + 10)) \
         --measure-s "$STEADY_S" --settle-jit-s "$SETTLE_JIT_S" --native "$NATIVE" --run-s $((INTERVAL_MS * 2 / 1000 + STEADY_S + 60)) \
-        --debug-port 18082 --out "$OUT/probe-only-$run.json" >"$OUT/probe-only-$run.log" 2>&1 || true
+        --pools "${PROBE_POOLS:-$POOLS}" --debug-port 18082 --out "$OUT/probe-only-$run.json" >"$OUT/probe-only-$run.log" 2>&1 || true
     cat "$OUT/probe-only-$run.json" >>"$OUT/probe-only.jsonl" 2>/dev/null || true
   done
   kill "$FARM" 2>/dev/null || true

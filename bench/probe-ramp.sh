@@ -10,6 +10,8 @@
 # The ramp is bench/harness/stress_haproxy.py's: nginx (1 worker, `return 200 "ok"`) on N ports
 # 127.0.0.1:20000.., the checker started afresh for every step with the interval INTERS shrinking
 # (fresh connection per probe, timeout min(1 s, interval) for both, rise 2, fall 3), WARMUP_S,
+# then (SETTLE_JIT_S, default 60: at most this long) until the JVM's JIT compilers used at most
+# 0.05 CPU s over 5 s, as the CPU windows of probe-load.sh wait (HAProxy waits the 5 s look-back),
 # then a WINDOW_S window: probes counted by nginx, the checker's CPU, servers not UP at the end.
 # Vigil is dev.vigil.probe.load.ProbeLoadRun (its own JVM, jitter JITTER %, one pool with up to LANES lanes: default the cores, as the operator) on
 # the same farm and the same steps. A step is sustained when every backend is UP at the end of its
@@ -26,6 +28,7 @@ N=${N:-5000}
 INTERS=${INTERS:-1000,500,250,150,100}
 WARMUP_S=${WARMUP_S:-5}
 WINDOW_S=${WINDOW_S:-10}
+SETTLE_JIT_S=${SETTLE_JIT_S:-60} # after the warm-up, at most this long until the JIT compilers are quiet; 0: no wait
 JITTER=${JITTER:-10}
 LANES=${LANES:-0}
 NATIVE=${NATIVE:-1}   # epoll, as the operator by default; NATIVE=0: NIO
@@ -48,9 +51,9 @@ VIGIL_CMD="java $JAVA_OPTS -cp $CP dev.vigil.probe.load.ProbeLoadRun --backends 
   --native $([ "$NATIVE" = 1 ] && echo true || echo false) --lanes $LANES"
 STOP=--stop-at-fail
 [ "${ALL_STEPS:-0}" = 1 ] && STOP=""
-# every step at most WARMUP_S + WINDOW_S + 30 s (the JVM's start), plus nginx's
-timeout $(($(tr ',' '\n' <<<"$INTERS" | wc -l) * 2 * (WARMUP_S + WINDOW_S + 30) + 60)) \
+# every step at most WARMUP_S + SETTLE_JIT_S + WINDOW_S + 30 s (the JVM's start), plus nginx's
+timeout $(($(tr ',' '\n' <<<"$INTERS" | wc -l) * 2 * (WARMUP_S + SETTLE_JIT_S + WINDOW_S + 30) + 60)) \
   python3 "$BENCH/stress_haproxy.py" --n "$N" --base-port "$BASE_PORT" --inters "$INTERS" \
-  --warmup-s "$WARMUP_S" --window-s "$WINDOW_S" --workdir "$OUT" --checkers "$CHECKERS" \
+  --warmup-s "$WARMUP_S" --settle-jit-s "$SETTLE_JIT_S" --window-s "$WINDOW_S" --workdir "$OUT" --checkers "$CHECKERS" \
   --vigil-cmd "$VIGIL_CMD" --vigil-port "$VIGIL_PORT" --sustain-pct "$SUSTAIN_PCT" --match-timeout $STOP \
   --json "$OUT/ramp.json"
