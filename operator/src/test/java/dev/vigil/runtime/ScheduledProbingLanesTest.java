@@ -11,6 +11,7 @@ import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.Timers;
 import dev.vigil.probe.VertxTimers;
+import dev.vigil.testing.OnContext;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -25,7 +26,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -168,7 +168,7 @@ class ScheduledProbingLanesTest {
                 results.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
               },
               new VertxProbeLanes(poolContext, 2, 50)); // 10 probes/s a backend: 5 per lane
-      onContext(
+      OnContext.run(
           poolContext,
           () -> {
             probing.configure(CHECK, cadence(100));
@@ -189,7 +189,7 @@ class ScheduledProbingLanesTest {
       assertThat(threads).as("probes on two event loops").hasSize(2);
       assertThat(probeThreads.values()).as("each backend on one lane").allMatch(s -> s.size() == 1);
 
-      onContext(poolContext, probing::close);
+      OnContext.run(poolContext, probing::close);
       Thread.sleep(250);
       Map<String, Integer> after = new HashMap<>();
       results.forEach((id, n) -> after.put(id, n.get()));
@@ -199,15 +199,5 @@ class ScheduledProbingLanesTest {
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
-  }
-
-  private static void onContext(Context context, Runnable task) throws InterruptedException {
-    CountDownLatch done = new CountDownLatch(1);
-    context.runOnContext(
-        v -> {
-          task.run();
-          done.countDown();
-        });
-    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
   }
 }

@@ -13,6 +13,7 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.VertxTimers;
 import dev.vigil.runtime.ScheduledProbing;
 import dev.vigil.runtime.VertxProbeLanes;
+import dev.vigil.testing.OnContext;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,7 +33,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -162,7 +162,7 @@ public final class ProbeLoadRun {
               random.split(),
               (id, result) -> onResult(Integer.parseInt(id), result),
               new VertxProbeLanes(c, lanes, Double.parseDouble(args.get("lane-rate"))));
-      onContext(c, () -> probing.configure(spec, cadence));
+      OnContext.run(c, () -> probing.configure(spec, cadence));
       probings.add(probing);
     }
     vertx
@@ -180,7 +180,7 @@ public final class ProbeLoadRun {
     for (int p = 0; p < pools; p++) {
       ScheduledProbing probing = probings.get(p);
       int first = p;
-      onContext(
+      OnContext.run(
           contexts.get(p),
           () -> {
             for (int i = first; i < n; i += pools) {
@@ -285,7 +285,7 @@ public final class ProbeLoadRun {
       Thread.sleep(left);
     }
     for (int p = 0; p < pools; p++) {
-      onContext(contexts.get(p), probings.get(p)::close);
+      OnContext.run(contexts.get(p), probings.get(p)::close);
     }
     Thread.sleep(200);
     http.close();
@@ -374,16 +374,6 @@ public final class ProbeLoadRun {
       done.get(10, TimeUnit.SECONDS);
     }
     Thread.sleep(200);
-  }
-
-  private static void onContext(Context context, Runnable task) throws InterruptedException {
-    CountDownLatch done = new CountDownLatch(1);
-    context.runOnContext(
-        v -> {
-          task.run();
-          done.countDown();
-        });
-    done.await();
   }
 
   private static String a0(Map<String, String> args, String key) {
