@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 
 /**
  * The operator run from its image ({@code VIGIL_E2E_IMAGE}, built by {@code deploy/image/build.sh})
@@ -68,7 +69,7 @@ public final class ContainerOperator implements RunningOperator {
    */
   public static ContainerOperator start(
       E2eCluster cluster, String serviceAccount, String namespace, String leaseName) {
-    int[] ports = freePorts(3, ThreadLocalRandom.current());
+    int[] ports = freePorts(3);
     int metricsPort = ports[0];
     int outcomePort = ports[1];
     int healthPort = ports[2];
@@ -299,7 +300,12 @@ public final class ContainerOperator implements RunningOperator {
 
   /** One port, as {@link #freePorts}. */
   static int freePort() {
-    return freePorts(1, ThreadLocalRandom.current())[0];
+    return freePorts(1)[0];
+  }
+
+  /** {@code n} different free ports, as {@link #freePorts(int, RandomGenerator)}. */
+  static int[] freePorts(int n) {
+    return freePorts(n, ThreadLocalRandom.current());
   }
 
   /**
@@ -310,7 +316,7 @@ public final class ContainerOperator implements RunningOperator {
    * no two are the same (one CI run drew the same port for metrics and probes, and the chart
    * refused it).
    */
-  static int[] freePorts(int n, java.util.random.RandomGenerator random) {
+  static int[] freePorts(int n, RandomGenerator random) {
     int[] range = ephemeralRange();
     // below the range if there is room, else above it
     int from = range[0] > 3_000 ? Math.max(1025, range[0] - 12_000) : range[1] + 1;
@@ -322,17 +328,11 @@ public final class ContainerOperator implements RunningOperator {
       }
       return held.stream().mapToInt(ServerSocket::getLocalPort).toArray();
     } finally {
-      for (ServerSocket s : held) {
-        try {
-          s.close();
-        } catch (IOException ignored) {
-          // the port is free again either way
-        }
-      }
+      held.forEach(ContainerOperator::closeQuietly);
     }
   }
 
-  private static ServerSocket bindFree(int from, int to, java.util.random.RandomGenerator random) {
+  private static ServerSocket bindFree(int from, int to, RandomGenerator random) {
     for (int attempt = 0; from < to && attempt < 200; attempt++) {
       ServerSocket s = null;
       try {
@@ -355,7 +355,7 @@ public final class ContainerOperator implements RunningOperator {
       try {
         s.close();
       } catch (IOException ignored) {
-        // nothing was bound
+        // the port is free again either way
       }
     }
   }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.Arrays;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
@@ -50,7 +49,7 @@ class FreePortTest {
   @Test
   void threePortsAreDistinctAndFreeAfterwards() throws Exception {
     for (int i = 0; i < 50; i++) {
-      int[] ports = ContainerOperator.freePorts(3, ThreadLocalRandom.current());
+      int[] ports = ContainerOperator.freePorts(3);
       assertThat(ports).as(Arrays.toString(ports)).doesNotHaveDuplicates();
       for (int port : ports) {
         try (ServerSocket s = new ServerSocket()) {

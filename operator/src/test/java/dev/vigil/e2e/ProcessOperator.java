@@ -76,7 +76,7 @@ public final class ProcessOperator implements RunningOperator {
    */
   public static ProcessOperator start(
       E2eCluster cluster, String podName, List<String> values, String token) {
-    int[] ports = ContainerOperator.freePorts(3, java.util.concurrent.ThreadLocalRandom.current());
+    int[] ports = ContainerOperator.freePorts(3);
     int metricsPort = ports[0];
     int outcomePort = ports[1];
     int healthPort = ports[2];

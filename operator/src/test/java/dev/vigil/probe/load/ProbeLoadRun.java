@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Arguments: {@code --backends FILE --interval-ms 1000 --timeout-ms 1000 --jitter 10 --reuse
  * false --warmup-s 10 --measure-s 30 --run-s 120 --rise 2 --fall 3 --debug-port 18081 --out FILE
- * --native false --pools 1 --lanes 0 --lane-rate 2000 --loops 0}.
+ * --native false --pools 1 --lanes 0 --lane-rate 5000 --loops 0}.
  */
 public final class ProbeLoadRun {
 
@@ -374,10 +374,6 @@ public final class ProbeLoadRun {
       done.get(10, TimeUnit.SECONDS);
     }
     Thread.sleep(200);
-  }
-
-  private static String a0(Map<String, String> args, String key) {
-    return args.get(key);
   }
 
   private static long pct(long[] sorted, double p) {
