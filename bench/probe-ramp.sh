@@ -42,7 +42,11 @@ mkdir -p "$OUT"
 require python3 haproxy:haproxy nginx:nginx-light || exit 1
 case "$CHECKERS" in *vigil*) classpath "$OUT" || exit 1 ;; *) CP="" ;; esac
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-conntrack_check $((N * 1000 / $(tr ',' '\n' <<<"$INTERS" | sort -n | head -1)))
+PORTS="$BASE_PORT-$((BASE_PORT + N - 1))"
+untrack "ip daddr 127.0.0.1 tcp dport $PORTS" "ip saddr 127.0.0.1 tcp sport $PORTS" ||
+  conntrack_check $((N * 1000 / $(tr ',' '\n' <<<"$INTERS" | sort -n | head -1)))
+trap untrack_end EXIT
+trap 'exit 143' INT TERM
 
 # {backends} {interval_ms} {port} {run_s} are filled in per step by stress_haproxy.py
 VIGIL_CMD="java $JAVA_OPTS -cp $CP dev.vigil.probe.load.ProbeLoadRun --backends {backends}

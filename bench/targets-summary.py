@@ -54,6 +54,11 @@ def cpu_without_jit(r):
                 for w in r.get("steady", []) if w.get("probes")])
 
 
+def segments(r):
+    """Loopback TCP segments per probe (both directions, the machine's count in the windows)."""
+    return med([w.get("tcp_segments_per_probe") for w in r.get("steady", [])]) if r else None
+
+
 def rss_kb(r):
     return max([w["rss_kb"] for w in r.get("steady", [])] or [0]) or None if r else None
 
@@ -108,6 +113,7 @@ def one_run(d):
         out["cpu_reuse_%d" % n] = (cpu(ext("true", n)), cpu(hap(n)))
         out["cpu_fresh_nojit_%d" % n] = (cpu_without_jit(ext("false", n)), cpu(hap(n)))
         out["hang_%d" % n] = (hang(ext("false", n)), hang(hap(n)))
+        out["segments_%d" % n] = (segments(ext("false", n)), segments(hap(n)))
         v = ext("false", n) or {}
         out["jit_%d" % n] = (v.get("jit_settle_s"), sum(w.get("jit_cpu_s", 0) for w in v.get("steady", [])),
                              v.get("jit_settled"))
@@ -180,6 +186,10 @@ def main():
                   "compiler CPU inside the windows %s s%s) | | | | | |" % (
                       n, ", ".join(fmt(j[0], 0) for j in jit), ", ".join(fmt(j[1], 2) for j in jit),
                       "" if all(j[2] for j in jit) else "; not quiet within the limit in some runs"))
+    for n in ns:
+        if any(r.get("segments_%d" % n, (None,))[0] is not None for r in per):
+            row("... loopback TCP segments per fresh probe, both directions, %d" % n, "segments_%d" % n, 2,
+                "(report)", None)
     for n in ns:
         row("CPU s / 1,000 probes, reuseConnection, %d (HAProxy: fresh)" % n, "cpu_reuse_%d" % n, 3,
             "<= 0.7x HAProxy fresh", lambda v, h, r: r is not None and r <= 0.7)

@@ -42,6 +42,42 @@ classpath() {
   CP="$ROOT/operator/target/classes:$ROOT/operator/target/test-classes:$(cat "$1/cp.txt")"
 }
 
+# `untrack MATCH...`: netfilter's connection tracking skips the packets each nft MATCH names (the
+# farm's, both directions) while the script runs: a table of its own (inet vigil_bench_PID, output
+# hook at raw priority, `notrack`), deleted by `untrack_end`, which the scripts call on exit. Without
+# it, one checker's connections leave TIME_WAIT entries (120 s each; about a million after a
+# ramp) that slow the connects of whichever checker runs next: at 20,000 probes/s HAProxy spent
+# 0.065 CPU s per 1,000 probes when it ran first and 0.091 right after Vigil, Vigil 0.083 first and
+# 0.105 after HAProxy (single runs of `INTERS=250 CHECKERS=... bench/probe-ramp.sh`). Returns 1,
+# and tracking stays on, with CONNTRACK=1, without root, or when nft (nftables) cannot be installed;
+# a no-op where tracking is not loaded.
+untrack() {
+  UNTRACKED=""
+  [ -r /proc/sys/net/netfilter/nf_conntrack_count ] || return 0
+  [ "${CONNTRACK:-0}" = 1 ] && return 1
+  [ "$(id -u)" = 0 ] && require nft:nftables || {
+    echo "bench: connection tracking stays on for the farm (needs root and nft)" >&2
+    return 1
+  }
+  local table="vigil_bench_$$" m rules=""
+  for m in "$@"; do rules="$rules    $m notrack
+"; done
+  nft -f - <<EOF || { echo "bench: nft refused the notrack table; connection tracking stays on" >&2; return 1; }
+table inet $table {
+  chain out {
+    type filter hook output priority raw; policy accept;
+$rules  }
+}
+EOF
+  UNTRACKED=$table
+  echo "bench: connection tracking off for the farm (nft table inet $table; CONNTRACK=1 keeps it)" >&2
+}
+
+untrack_end() {
+  [ -n "${UNTRACKED:-}" ] && nft delete table inet "$UNTRACKED" 2>/dev/null
+  UNTRACKED=""
+}
+
 # `conntrack_check RATE`: where netfilter's connection tracking is loaded (kube-proxy, nftables,
 # e2e/ on this machine load it), every loopback connection takes a conntrack entry for the TIME_WAIT
 # timeout (120 s): a fresh connection per probe at RATE/s needs RATE x 120 entries, and a full

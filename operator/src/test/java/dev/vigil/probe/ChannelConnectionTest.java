@@ -19,8 +19,10 @@ import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -171,6 +173,92 @@ class ChannelConnectionTest {
     int client = Integer.parseInt(inet.get(1).substring("client port ".length()));
     assertThat(inet).containsExactly(hexPort(List.of(client), 0), "client port " + client);
     assertThat(inet6).isEmpty();
+  }
+
+  /**
+   * On epoll a probe that writes first holds back the handshake's last ACK so that it rides on the
+   * request ({@code TCP_QUICKACK} off): right after the connect, before anything is written, the
+   * server's side of the connection is still half-open ({@code SYN_RECV}, 03 in /proc/net/tcp; the
+   * kernel holds such an ACK for up to 200 ms). A connect-only TCP check keeps the immediate ACK
+   * (the server's side {@code ESTABLISHED}, 01), which a server that speaks first waits for; NIO
+   * sets nothing.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("transports")
+  void theHandshakeAckWaitsForTheRequestOnlyWhenTheProbeWritesFirst(boolean epoll)
+      throws Exception {
+    assumeTrue(Files.exists(Path.of("/proc/net/tcp")), "Linux /proc/net tables");
+    start(epoll);
+    int port = servers.replying(OK);
+    ProbeConnection.Connector connector =
+        ChannelConnection.Connector.create(
+            vertx, (target, spec, timeoutMs, done) -> done.fail(new AssertionError("fallback")));
+    CheckSpec http = CheckSpec.builder().build();
+    CheckSpec tcpSend =
+        CheckSpec.builder().protocol(Protocol.TCP).tcp(new CheckSpec.Tcp("PING\r\n", null)).build();
+    CheckSpec tcpConnect = CheckSpec.builder().protocol(Protocol.TCP).build();
+    List<String> serverSide = new CopyOnWriteArrayList<>();
+    for (CheckSpec spec : List.of(http, tcpSend, tcpConnect)) {
+      CompletableFuture<Void> looked = new CompletableFuture<>();
+      vertx
+          .getOrCreateContext()
+          .runOnContext(
+              v ->
+                  connector.connect(
+                      new ProbeTarget("127.0.0.1", port),
+                      spec,
+                      2000,
+                      (conn, failure) -> {
+                        try {
+                          if (failure != null) {
+                            throw failure;
+                          }
+                          int client =
+                              ((InetSocketAddress)
+                                      ((ChannelConnection) conn).channel().localAddress())
+                                  .getPort();
+                          serverSide.add(spec.protocol() + " " + socketStates(port, client));
+                          conn.close();
+                          looked.complete(null);
+                        } catch (Throwable t) {
+                          looked.completeExceptionally(t);
+                        }
+                      }));
+      looked.get(5, TimeUnit.SECONDS);
+    }
+
+    assertThat(serverSide)
+        .containsExactly(
+            "HTTP " + (epoll ? "[03]" : "[01]"), "TCP " + (epoll ? "[03]" : "[01]"), "TCP [01]");
+    assertThat(ChannelConnection.Connector.sendsFirst(http)).isTrue();
+    assertThat(
+            ChannelConnection.Connector.sendsFirst(
+                CheckSpec.builder().protocol(Protocol.WEBSOCKET).build()))
+        .isTrue();
+    assertThat(ChannelConnection.Connector.sendsFirst(tcpSend)).isTrue();
+    assertThat(ChannelConnection.Connector.sendsFirst(tcpConnect)).isFalse();
+  }
+
+  /**
+   * The TCP states (hex, as /proc/net/tcp and tcp6 have them) of the sockets from {@code localPort}
+   * to {@code remotePort}.
+   */
+  static List<String> socketStates(int localPort, int remotePort) throws IOException {
+    String local = String.format(Locale.ROOT, ":%04X", localPort);
+    String remote = String.format(Locale.ROOT, ":%04X", remotePort);
+    return Stream.of("tcp", "tcp6")
+        .flatMap(
+            table -> {
+              try {
+                return Files.readAllLines(Path.of("/proc/net", table)).stream().skip(1);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            })
+        .map(line -> line.trim().split("\\s+"))
+        .filter(f -> f[1].endsWith(local) && f[2].endsWith(remote))
+        .map(f -> f[3])
+        .toList();
   }
 
   static String hexPort(List<Integer> ports, int i) {
