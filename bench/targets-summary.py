@@ -59,6 +59,11 @@ def segments(r):
     return med([w.get("tcp_segments_per_probe") for w in r.get("steady", [])]) if r else None
 
 
+def steal(r):
+    """The machine's steal time in the windows, % (CPU the hypervisor gave to other guests)."""
+    return med([w.get("steal_pct") for w in r.get("steady", [])]) if r else None
+
+
 def rss_kb(r):
     return max([w["rss_kb"] for w in r.get("steady", [])] or [0]) or None if r else None
 
@@ -114,6 +119,7 @@ def one_run(d):
         out["cpu_fresh_nojit_%d" % n] = (cpu_without_jit(ext("false", n)), cpu(hap(n)))
         out["hang_%d" % n] = (hang(ext("false", n)), hang(hap(n)))
         out["segments_%d" % n] = (segments(ext("false", n)), segments(hap(n)))
+        out["steal_%d" % n] = (steal(ext("false", n)), steal(hap(n)))
         v = ext("false", n) or {}
         out["jit_%d" % n] = (v.get("jit_settle_s"), sum(w.get("jit_cpu_s", 0) for w in v.get("steady", [])),
                              v.get("jit_settled"))
@@ -190,6 +196,10 @@ def main():
         if any(r.get("segments_%d" % n, (None,))[0] is not None for r in per):
             row("... loopback TCP segments per fresh probe, both directions, %d" % n, "segments_%d" % n, 2,
                 "(report)", None)
+    for n in ns:
+        if any(r.get("steal_%d" % n, (None,))[0] is not None for r in per):
+            row("... steal time in those windows, %% of the machine (a busy host slows the guest), %d" % n,
+                "steal_%d" % n, 1, "(report)", None, ratio=False)
     for n in ns:
         row("CPU s / 1,000 probes, reuseConnection, %d (HAProxy: fresh)" % n, "cpu_reuse_%d" % n, 3,
             "<= 0.7x HAProxy fresh", lambda v, h, r: r is not None and r <= 0.7)
