@@ -6,15 +6,19 @@ import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolView;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -25,7 +29,8 @@ import java.util.function.Supplier;
  * vigil_pool_available}, {@code vigil_pool_damped} and {@code vigil_pool_panic} one each. {@code
  * vigil_backend_ejected} names the backend, so it lists only backends ejected right now, and at
  * most {@link #MAX_EJECTED_PER_POOL} per pool (the longest ejections first); the ejection cap keeps
- * the real number far lower.
+ * the real number far lower. {@code vigil_pool_probe_lanes} is one series per pool, and so is the
+ * counter {@code vigil_probe_starts_deferred_total}, which goes with its pool.
  */
 public final class PoolGauges {
   static final String BACKENDS = "vigil_backends";
@@ -33,6 +38,8 @@ public final class PoolGauges {
   static final String PANIC = "vigil_pool_panic";
   static final String DAMPED = "vigil_pool_damped";
   static final String EJECTED = "vigil_backend_ejected";
+  static final String LANES = "vigil_pool_probe_lanes";
+  static final String DEFERRED = "vigil_probe_starts_deferred";
   static final int MAX_EJECTED_PER_POOL = 20;
 
   private final Supplier<List<PoolRuntime>> pools;
@@ -41,12 +48,20 @@ public final class PoolGauges {
   private final MultiGauge panic;
   private final MultiGauge damped;
   private final MultiGauge ejected;
+  private final MultiGauge lanes;
+  private final MeterRegistry registry;
+
+  /** Each pool's deferred-starts counter, bound to the runtime it reads. */
+  private final Map<PoolKey, Bound> deferred = new HashMap<>();
+
+  private record Bound(PoolRuntime runtime, FunctionCounter counter) {}
 
   /**
    * @param pools the runtimes to read, e.g. {@code PoolRuntimes::all}
    */
   public PoolGauges(Supplier<List<PoolRuntime>> pools, MeterRegistry registry) {
     this.pools = pools;
+    this.registry = registry;
     this.backends =
         MultiGauge.builder(BACKENDS)
             .description(
@@ -73,6 +88,33 @@ public final class PoolGauges {
                     + MAX_EJECTED_PER_POOL
                     + " per pool)")
             .register(registry);
+    this.lanes =
+        MultiGauge.builder(LANES)
+            .description("Event loops the pool's probes run on, its own included (issue 15 lanes)")
+            .register(registry);
+  }
+
+  /**
+   * Binds a counter of the pool's deferred starts to its current runtime: a pool created again
+   * under the same name gets a new one (its count starts from 0, as after a restart).
+   */
+  private void bindDeferred(PoolRuntime runtime, Tags pool) {
+    Bound bound = deferred.get(runtime.key());
+    if (bound != null && bound.runtime() == runtime) {
+      return;
+    }
+    if (bound != null) {
+      registry.remove(bound.counter());
+    }
+    FunctionCounter counter =
+        FunctionCounter.builder(DEFERRED, runtime, PoolRuntime::deferredStarts)
+            .description(
+                "Probe starts that waited for the previous probe of the backend to end: rising"
+                    + " steadily, probes take as long as the interval (slow backends, or an"
+                    + " overloaded prober)")
+            .tags(pool)
+            .register(registry);
+    deferred.put(runtime.key(), new Bound(runtime, counter));
   }
 
   /** Reads every pool's view and replaces the rows; call before rendering a scrape. */
@@ -82,10 +124,15 @@ public final class PoolGauges {
     List<MultiGauge.Row<?>> panicRows = new ArrayList<>();
     List<MultiGauge.Row<?>> dampedRows = new ArrayList<>();
     List<MultiGauge.Row<?>> ejectedRows = new ArrayList<>();
+    List<MultiGauge.Row<?>> laneRows = new ArrayList<>();
+    Set<PoolKey> present = new HashSet<>();
     for (PoolRuntime runtime : pools.get()) {
       PoolKey key = runtime.key();
       PoolView view = runtime.view();
       Tags pool = Tags.of("namespace", key.namespace(), "pool", key.name());
+      present.add(key);
+      bindDeferred(runtime, pool);
+      laneRows.add(MultiGauge.Row.of(pool, runtime.probeLanes()));
       Map<BackendState, Integer> byState = new EnumMap<>(BackendState.class);
       for (BackendState s : BackendState.values()) {
         byState.put(s, 0);
@@ -118,5 +165,16 @@ public final class PoolGauges {
     panic.register(panicRows, true);
     damped.register(dampedRows, true);
     ejected.register(ejectedRows, true);
+    lanes.register(laneRows, true);
+    deferred
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (present.contains(e.getKey())) {
+                return false;
+              }
+              registry.remove(e.getValue().counter());
+              return true;
+            });
   }
 }

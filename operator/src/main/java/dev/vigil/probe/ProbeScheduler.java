@@ -58,7 +58,7 @@ public final class ProbeScheduler<K> {
   private long timerDue = Long.MAX_VALUE;
   private boolean dispatching;
   private volatile boolean stopped;
-  private long deferred;
+  private volatile long deferred; // one writer (the timers' context), read by metrics
   private long started;
 
   public ProbeScheduler(

@@ -118,6 +118,16 @@ public final class PoolRuntime {
     return key;
   }
 
+  /** See {@link Probing#deferredStarts()}; from any thread. */
+  public long deferredStarts() {
+    return probing.deferredStarts();
+  }
+
+  /** See {@link Probing#lanes()}; from any thread. */
+  public int probeLanes() {
+    return probing.lanes();
+  }
+
   /** The latest view; cheap, from any thread. Probe details may lag; see {@link #freshView}. */
   public PoolView view() {
     return view;

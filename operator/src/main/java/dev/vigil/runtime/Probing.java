@@ -20,4 +20,18 @@ public interface Probing {
   default void phase(String id, ProbePhase phase) {}
 
   void close();
+
+  /**
+   * Probe starts that waited because the previous probe of that backend was still in flight, since
+   * the pool started (read from any thread: approximate while probing). Rising steadily, the prober
+   * cannot keep the pool's cadence: its probes take as long as the interval.
+   */
+  default long deferredStarts() {
+    return 0;
+  }
+
+  /** Event loops the pool's probes run on (issue 15 lanes), the pool's own included. */
+  default int lanes() {
+    return 1;
+  }
 }

@@ -12,13 +12,13 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Timers;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 
@@ -35,7 +35,9 @@ import java.util.random.RandomGenerator;
  * per batch, not per result.
  */
 public final class ScheduledProbing implements Probing {
-  private final List<Lane> lanes = new ArrayList<>();
+  /** Written on the pool's context, read by metrics from any thread (a lane is added rarely). */
+  private final List<Lane> lanes = new CopyOnWriteArrayList<>();
+
   private final Map<String, Lane> laneOf = new HashMap<>();
   private final Prober prober;
   private final ProbeLanes laneSource;
@@ -161,12 +163,12 @@ public final class ScheduledProbing implements Probing {
     return least;
   }
 
-  /** Lanes in use, the pool's own included. */
+  @Override
   public int lanes() {
     return lanes.size();
   }
 
-  /** Probe starts deferred on every lane (read across threads: approximate while probing). */
+  @Override
   public long deferredStarts() {
     return lanes.stream().mapToLong(l -> l.scheduler.deferredStarts()).sum();
   }

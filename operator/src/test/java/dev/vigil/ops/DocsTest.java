@@ -93,6 +93,8 @@ class DocsTest {
             PoolGauges.PANIC,
             PoolGauges.EJECTED,
             PoolGauges.DAMPED,
+            PoolGauges.LANES,
+            PoolGauges.DEFERRED + "_total",
             MeteredWriteCounter.WRITES + "_total",
             SlicePublisher.PUBLISH_SECONDS,
             SlicePublisher.PUBLISH_FAILURES,
