@@ -3,12 +3,10 @@ package dev.vigil.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.HealthSettings;
-import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ManualTimers;
-import dev.vigil.probe.ProbeTarget;
+import dev.vigil.runtime.NoProbes;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
-import dev.vigil.runtime.Probing;
 import dev.vigil.runtime.TransitionSink;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -35,19 +33,7 @@ class PoolGaugesTest {
         new ManualTimers(),
         HealthSettings.builder().intervalMs(1_000).timeoutMs(500).build(),
         callback ->
-            new Probing() {
-              @Override
-              public void configure(CheckSpec check, HealthSettings cadence) {}
-
-              @Override
-              public void add(String id, ProbeTarget target) {}
-
-              @Override
-              public void remove(String id) {}
-
-              @Override
-              public void close() {}
-
+            new NoProbes() {
               @Override
               public long deferredStarts() {
                 return deferred.get();

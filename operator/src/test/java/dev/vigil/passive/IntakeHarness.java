@@ -4,8 +4,8 @@ import dev.vigil.health.BackendView;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.ops.ServingCertificate;
 import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.ProbeTarget;
 import dev.vigil.runtime.Member;
+import dev.vigil.runtime.NoProbes;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
@@ -28,20 +28,7 @@ import java.util.function.LongSupplier;
  * for intake tests and the intake benchmark.
  */
 final class IntakeHarness implements AutoCloseable {
-  static final Probing NO_PROBES =
-      new Probing() {
-        @Override
-        public void configure(CheckSpec check, HealthSettings cadence) {}
-
-        @Override
-        public void add(String id, ProbeTarget target) {}
-
-        @Override
-        public void remove(String id) {}
-
-        @Override
-        public void close() {}
-      };
+  static final Probing NO_PROBES = new NoProbes();
 
   final Vertx vertx;
   final PoolRuntimes runtimes;

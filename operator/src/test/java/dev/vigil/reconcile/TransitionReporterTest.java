@@ -3,9 +3,9 @@ package dev.vigil.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.HealthSettings;
+import dev.vigil.runtime.NoProbes;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntimes;
-import dev.vigil.runtime.Probing;
 import io.fabric8.kubernetes.api.model.Event;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -59,19 +59,5 @@ class TransitionReporterTest {
     events.flush(2_000);
 
     assertThat(events.pools()).as("budgets kept after the pool was deleted").isZero();
-  }
-
-  private static final class NoProbes implements Probing {
-    @Override
-    public void configure(dev.vigil.probe.CheckSpec check, HealthSettings cadence) {}
-
-    @Override
-    public void add(String id, dev.vigil.probe.ProbeTarget target) {}
-
-    @Override
-    public void remove(String id) {}
-
-    @Override
-    public void close() {}
   }
 }

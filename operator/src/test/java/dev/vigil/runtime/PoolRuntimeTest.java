@@ -7,11 +7,9 @@ import dev.vigil.health.BackendState;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ManualTimers;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeTarget;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -267,22 +265,5 @@ class PoolRuntimeTest {
 
     @Override
     public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
-  }
-
-  private static final class NoProbes implements Probing {
-    @Override
-    public void configure(CheckSpec check, dev.vigil.health.HealthSettings cadence) {}
-
-    @Override
-    public void add(String id, ProbeTarget target) {}
-
-    @Override
-    public void remove(String id) {}
-
-    @Override
-    public void phase(String id, ProbePhase phase) {}
-
-    @Override
-    public void close() {}
   }
 }

@@ -7,7 +7,6 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.VertxTimers;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -71,20 +70,7 @@ class SeedRuleReasonsTest {
   }
 
   private PoolRuntime runtime(HealthSettings settings) throws Exception {
-    Probing none =
-        new Probing() {
-          @Override
-          public void configure(CheckSpec check, HealthSettings cadence) {}
-
-          @Override
-          public void add(String id, ProbeTarget target) {}
-
-          @Override
-          public void remove(String id) {}
-
-          @Override
-          public void close() {}
-        };
+    Probing none = new NoProbes();
     PoolRuntime rt =
         new PoolRuntime(
             new PoolKey("shop", "web"),

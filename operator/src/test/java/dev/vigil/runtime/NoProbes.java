@@ -1,0 +1,20 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.HealthSettings;
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
+
+/** {@link Probing} that never probes: for tests of a pool's runtime without probe loops. */
+public class NoProbes implements Probing {
+  @Override
+  public void configure(CheckSpec check, HealthSettings cadence) {}
+
+  @Override
+  public void add(String id, ProbeTarget target) {}
+
+  @Override
+  public void remove(String id) {}
+
+  @Override
+  public void close() {}
+}
