@@ -23,10 +23,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,11 +44,15 @@ import org.slf4j.LoggerFactory;
  * patch carrying the resourceVersion it was planned from, so a concurrent change makes the API
  * server refuse the write and the next round re-plans). A planned move is that one write; the old
  * owner's status write that hands the pool over is the other ({@link PoolHandoff}). One round a
- * second, on one thread; {@link #round()} for tests with a manual clock.
+ * second, on one thread, whose label patches go out up to {@link #WRITERS} at a time; {@link
+ * #round()} for tests with a manual clock.
  */
 public final class Sharder {
   private static final Logger LOG = LoggerFactory.getLogger(Sharder.class);
   private static final long ROUND_MS = 1_000;
+
+  /** Label patches of one round in flight at once. */
+  static final int WRITERS = 8;
 
   private final KubernetesClient client;
   private final ShardConfig config;
@@ -59,6 +69,8 @@ public final class Sharder {
   /** Pools written this round or before, until their informer event arrives: id -> written. */
   private final Map<String, Pool> pending = new ConcurrentHashMap<>();
 
+  private final Executor writers;
+  private final ExecutorService ownWriters;
   private ScheduledFuture<?> task;
   private volatile int liveShards;
 
@@ -71,6 +83,41 @@ public final class Sharder {
       Set<String> namespaces,
       LongSupplier clock,
       MeterRegistry meters) {
+    this(client, config, namespaces, clock, meters, null);
+  }
+
+  /**
+   * @param writers runs the label patches of a round; null: a pool of {@link #WRITERS} daemon
+   *     threads of the sharder's own, idle ones let go
+   */
+  Sharder(
+      KubernetesClient client,
+      ShardConfig config,
+      Set<String> namespaces,
+      LongSupplier clock,
+      MeterRegistry meters,
+      Executor writers) {
+    if (writers == null) {
+      AtomicInteger n = new AtomicInteger();
+      ThreadPoolExecutor own =
+          new ThreadPoolExecutor(
+              WRITERS,
+              WRITERS,
+              30,
+              TimeUnit.SECONDS,
+              new LinkedBlockingQueue<>(),
+              r -> {
+                Thread t = new Thread(r, "vigil-sharder-write-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+      own.allowCoreThreadTimeOut(true);
+      this.ownWriters = own;
+      this.writers = own;
+    } else {
+      this.ownWriters = null;
+      this.writers = writers;
+    }
     this.client = client;
     this.config = config;
     this.namespaces = namespaces;
@@ -148,6 +195,9 @@ public final class Sharder {
     informers.forEach(SharedIndexInformer::stop);
     informers.clear();
     pools.clear();
+    if (ownWriters != null) {
+      ownWriters.shutdown();
+    }
   }
 
   /** Live shards seen in the last round. */
@@ -193,18 +243,34 @@ public final class Sharder {
     List<Action> actions = new ArrayList<>(planner.plan(current.values(), shards, now));
     boolean fenced = false;
     for (Action a : actions) {
-      if (apply(a, now) && a instanceof Fence f) {
+      if (a instanceof Fence f && apply(f, now)) {
         shards.put(f.shard(), ShardState.GONE); // fenced now: its pools move in this round
         fenced = true;
       }
     }
+    writeLabels(actions, now);
     if (fenced) {
+      pending.forEach((id, written) -> current.computeIfPresent(id, (k, v) -> written));
       List<Action> moves = planner.plan(current.values(), shards, now);
-      moves.forEach(a -> apply(a, now));
+      writeLabels(moves, now);
       actions.addAll(moves);
     }
     forgetGoneShards(shards, current.values(), now);
     return actions;
+  }
+
+  /**
+   * Writes the round's label patches, up to {@link #WRITERS} at a time, and waits for all of them:
+   * a dead replica's pools are all relabelled in the round that fenced it, in a fraction of the
+   * time one patch after another took (ShardingE2E: 112 pools at 25-50 ms each under load).
+   */
+  private void writeLabels(List<Action> actions, long now) {
+    CompletableFuture<?>[] writes =
+        actions.stream()
+            .filter(a -> !(a instanceof Fence))
+            .map(a -> CompletableFuture.runAsync(() -> apply(a, now), writers))
+            .toArray(CompletableFuture[]::new);
+    CompletableFuture.allOf(writes).join();
   }
 
   /** A gone shard's Lease is deleted this long after its last renewal, once no pool names it. */

@@ -14,6 +14,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -174,8 +180,52 @@ class SharderIT {
             });
     Lease fenced = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-b").get();
     assertThat(fenced.getSpec().getHolderIdentity()).isEqualTo("fenced-by-a");
-    // b's pools move in the rounds after the fence, all of them, not 10 % a minute
-    roundsUntil(() -> owners().values().stream().allMatch("a"::equals));
+    // b's pools move in the round that fenced it, all of them, not 10 % a minute
+    assertThat(owners().values()).containsOnly("a");
+  }
+
+  @Test
+  void aRoundWritesItsLabelsUpToWritersAtATimeAndWaitsForAll() {
+    pools(3 * Sharder.WRITERS);
+    lease("a", () -> {});
+    // each patch waits until WRITERS of them are running at once (or 1 s): one after another,
+    // never more than one runs
+    CountDownLatch started = new CountDownLatch(Sharder.WRITERS);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(Sharder.WRITERS);
+    Executor gated =
+        task ->
+            threads.execute(
+                () -> {
+                  most.accumulateAndGet(running.incrementAndGet(), Math::max);
+                  started.countDown();
+                  try {
+                    started.await(1, TimeUnit.SECONDS);
+                    task.run();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  } finally {
+                    running.decrementAndGet();
+                  }
+                });
+    try {
+      sharder =
+          new Sharder(
+              client, config("a", 0.1), Set.of(NS), now::get, new SimpleMeterRegistry(), gated);
+      sharder.startInformers();
+      await().atMost(Duration.ofSeconds(10)).until(sharder::synced);
+
+      List<ShardPlanner.Action> actions = sharder.round();
+
+      assertThat(actions).hasSize(3 * Sharder.WRITERS);
+      assertThat(most.get()).as("patches in flight at once").isEqualTo(Sharder.WRITERS);
+      assertThat(owners().values())
+          .as("every pool labelled when that one round returned")
+          .containsOnly("a");
+    } finally {
+      threads.shutdownNow();
+    }
   }
 
   @Test
