@@ -173,7 +173,7 @@ public final class HttpProber implements Prober {
     final boolean collectBody;
     final boolean websocket;
     final String websocketKey;
-    long deadlineTimer = -1;
+    io.netty.util.concurrent.ScheduledFuture<?> deadline;
     ProbeConnection connection;
     HttpResponseParser parser;
     boolean reused;
@@ -193,7 +193,7 @@ public final class HttpProber implements Prober {
     }
 
     void start() {
-      deadlineTimer = vertx.setTimer(spec.timeout().toMillis(), id -> onDeadline());
+      deadline = ProbeDeadline.schedule(vertx, spec.timeout().toMillis(), this::onDeadline);
       Idle kept = spec.reuseConnection() ? idle.remove(target) : null;
       if (kept != null && kept.tls == spec.usesTls() && kept.settings.equals(spec.tls())) {
         reused = true;
@@ -472,7 +472,7 @@ public final class HttpProber implements Prober {
     }
 
     void onDeadline() {
-      deadlineTimer = -1;
+      deadline = null;
       if (!verdictGiven) {
         verdict(ProbeResult.timeout(spec.timeout().toMillis()));
       }
@@ -500,8 +500,9 @@ public final class HttpProber implements Prober {
         return;
       }
       released = true;
-      if (deadlineTimer >= 0) {
-        vertx.cancelTimer(deadlineTimer);
+      if (deadline != null) {
+        deadline.cancel(false);
+        deadline = null;
       }
       ProbeConnection s = connection;
       connection = null;

@@ -50,7 +50,7 @@ public final class TcpProber implements Prober {
     final byte[] expect;
     final byte[] got;
     int gotLength;
-    long timer = -1;
+    io.netty.util.concurrent.ScheduledFuture<?> deadline;
     ProbeConnection connection;
     boolean done;
 
@@ -64,7 +64,7 @@ public final class TcpProber implements Prober {
 
     void start(ProbeTarget target) {
       long timeout = spec.timeout().toMillis();
-      timer = vertx.setTimer(timeout, id -> finish(ProbeResult.timeout(timeout)));
+      deadline = ProbeDeadline.schedule(vertx, timeout, () -> finish(ProbeResult.timeout(timeout)));
       connector.connect(
           target,
           spec,
@@ -131,8 +131,8 @@ public final class TcpProber implements Prober {
         return;
       }
       done = true;
-      if (timer >= 0) {
-        vertx.cancelTimer(timer);
+      if (deadline != null) {
+        deadline.cancel(false);
       }
       if (connection != null) {
         connection.receive(null);

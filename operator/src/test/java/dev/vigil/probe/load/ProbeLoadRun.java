@@ -10,6 +10,7 @@ import dev.vigil.probe.HttpProber;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
+import dev.vigil.probe.Reason;
 import dev.vigil.probe.VertxTimers;
 import dev.vigil.runtime.ScheduledProbing;
 import dev.vigil.runtime.VertxProbeLanes;
@@ -32,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -72,7 +72,9 @@ public final class ProbeLoadRun {
   private boolean recordingGaps = true;
   private final LongAdder completed = new LongAdder();
   private final LongAdder started = new LongAdder();
-  private final Map<String, Long> reasons = new ConcurrentHashMap<>();
+  // per ProbeResult reason, by ordinal: the bench's bookkeeping kept off maps and boxing, as it
+  // runs in the measured process for every probe
+  private final LongAdder[] reasons = newAdders(Reason.values().length);
 
   private final int rise;
   private final int fall;
@@ -215,7 +217,7 @@ public final class ProbeLoadRun {
     }
     long started0 = started.sum();
     long completed0 = completed.sum();
-    Map<String, Long> reasons0 = Map.copyOf(reasons);
+    long[] reasons0 = sums(reasons);
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     Thread.sleep(num("measure-s") * 1000);
@@ -223,13 +225,13 @@ public final class ProbeLoadRun {
     long startedInWindow = started.sum() - started0;
     long completedInWindow = completed.sum() - completed0;
     Map<String, Long> reasonsInWindow = new java.util.TreeMap<>();
-    reasons.forEach(
-        (r, k) -> {
-          long inWindow = k - reasons0.getOrDefault(r, 0L);
-          if (inWindow > 0) {
-            reasonsInWindow.put(r, inWindow);
-          }
-        });
+    long[] reasons1 = sums(reasons);
+    for (Reason r : Reason.values()) {
+      long inWindow = reasons1[r.ordinal()] - reasons0[r.ordinal()];
+      if (inWindow > 0) {
+        reasonsInWindow.put(r.name(), inWindow);
+      }
+    }
     double jitCpuS = JitSettle.compilerCpuSeconds() - jit0;
     long t1 = System.nanoTime();
     double seconds = (t1 - t0) / 1e9;
@@ -316,7 +318,9 @@ public final class ProbeLoadRun {
   /** Records each backend's probe starts (as gaps). */
   private final class StartRecorder implements Prober {
     private final Prober delegate;
-    private final Map<ProbeTarget, Integer> index = new HashMap<>();
+    // by identity: the scheduler hands back the instances it was given, and hashing a target's
+    // address string on every probe is the bench's cost, not the prober's
+    private final Map<ProbeTarget, Integer> index = new java.util.IdentityHashMap<>();
 
     StartRecorder(Prober delegate) {
       this.delegate = delegate;
@@ -353,7 +357,7 @@ public final class ProbeLoadRun {
   /** On the pool's context: each pool's results arrive on its own context, one at a time. */
   private void onResult(int i, ProbeResult result) {
     completed.increment();
-    reasons.merge(result.reason().name(), 1L, Long::sum);
+    reasons[result.reason().ordinal()].increment();
     // DESIGN §2 rules 2 and 8, just enough to publish a healthy set for bench_checker.py
     boolean first = !decided[i];
     decided[i] = true;
@@ -368,6 +372,22 @@ public final class ProbeLoadRun {
         up[i] = false;
       }
     }
+  }
+
+  private static LongAdder[] newAdders(int n) {
+    LongAdder[] adders = new LongAdder[n];
+    for (int i = 0; i < n; i++) {
+      adders[i] = new LongAdder();
+    }
+    return adders;
+  }
+
+  private static long[] sums(LongAdder[] adders) {
+    long[] sums = new long[adders.length];
+    for (int i = 0; i < adders.length; i++) {
+      sums[i] = adders[i].sum();
+    }
+    return sums;
   }
 
   private String healthy() {
