@@ -210,7 +210,7 @@ public final class ProbeHeap {
   }
 
   /** Class name to {instances, bytes}, from the JVM's {@code GC.class_histogram}. */
-  static Map<String, long[]> histogram() throws Exception {
+  public static Map<String, long[]> histogram() throws Exception {
     String text =
         (String)
             ManagementFactory.getPlatformMBeanServer()
@@ -229,7 +229,8 @@ public final class ProbeHeap {
     return classes;
   }
 
-  static void printTop(Map<String, long[]> before, Map<String, long[]> after, int n, int top) {
+  public static void printTop(
+      Map<String, long[]> before, Map<String, long[]> after, int n, int top) {
     record Growth(String name, long instances, long bytes) {}
     List<Growth> growth = new ArrayList<>();
     long total = 0;

@@ -3,6 +3,7 @@ package dev.vigil.probe.load;
 import com.sun.management.OperatingSystemMXBean;
 import dev.vigil.bench.Heap;
 import dev.vigil.bench.JitSettle;
+import dev.vigil.bench.ProbeHeap;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
@@ -185,6 +186,9 @@ public final class ProbeLoadRun {
       gaps =
           new long[(int) Math.max(1 << 16, n * 1.5 * num("measure-s") * 1000 / num("interval-ms"))];
     }
+    // VIGIL_HIST=1: the class histogram's growth from here to the end reading (bench/README.md)
+    Map<String, long[]> histogram0 =
+        System.getenv("VIGIL_HIST") == null ? null : ProbeHeap.histogram();
     long used0 = usedHeapAfterGc();
     long heap0 = Heap.liveAfterGc();
     long rss0 = rssKb();
@@ -256,6 +260,9 @@ public final class ProbeLoadRun {
     dev = null;
     long used1 = usedHeapAfterGc();
     long heap1 = Heap.liveAfterGc();
+    if (histogram0 != null) {
+      ProbeHeap.printTop(histogram0, ProbeHeap.histogram(), n, 15);
+    }
     long rss1 = rssKb();
 
     String json =
