@@ -74,6 +74,25 @@ public final class ClusterCheck {
         + " and not in a cluster";
   }
 
+  /**
+   * How long the check may take: 5 s where a person waits at a terminal, 30 s in a Pod. The
+   * deadline also covers the JVM loading the client and its first TLS handshake, which take seconds
+   * of CPU in a container with a small CPU limit or on a busy node; a Pod that gave up after 5 s
+   * there would exit, be restarted with the kubelet's growing back-off and never start. (An E2E
+   * test saw four starts in a row time out at 5 s on a busy 2-core machine.)
+   */
+  public static Duration deadline(Config config, Map<String, String> env) {
+    return config.getFile() == null && env.containsKey("KUBERNETES_SERVICE_HOST")
+        ? IN_CLUSTER_DEADLINE
+        : INTERACTIVE_DEADLINE;
+  }
+
+  /** The check's deadline from a kubeconfig, where a person usually waits for the answer. */
+  public static final Duration INTERACTIVE_DEADLINE = Duration.ofSeconds(5);
+
+  /** The check's deadline in a Pod (its ServiceAccount), see {@link #deadline}. */
+  public static final Duration IN_CLUSTER_DEADLINE = Duration.ofSeconds(30);
+
   /** Empty when the operator can start; else the first problem found. */
   public Optional<Failure> run() {
     long ms = Math.max(1, deadline.toMillis() - 500);

@@ -403,8 +403,9 @@ public record OperatorConfig(
           --debug                   VIGIL_DEBUG               stack traces with start-up errors (default false)
           -h, --help                                          this text
 
-        At start the operator checks, within 5 s, that the API server answers and serves Vigil's
-        CRDs, and exits 1 with the kubeconfig, the server and the cause when it does not.
+        At start the operator checks, within 5 s (30 s in a Pod), that the API server answers and
+        serves Vigil's CRDs, and exits 1 with the kubeconfig, the server and the cause when it
+        does not.
         """;
   }
 

@@ -87,9 +87,6 @@ public final class Vigil {
 
   private Vigil() {}
 
-  /** How long the API check at start may take before the operator gives up naming the server. */
-  private static final Duration API_CHECK_DEADLINE = Duration.ofSeconds(5);
-
   public static void main(String[] args) throws Exception {
     int code =
         VigilCommand.run(
@@ -159,7 +156,7 @@ public final class Vigil {
                 client.getConfiguration(),
                 ClusterCheck.source(client.getConfiguration(), System.getenv()),
                 config,
-                API_CHECK_DEADLINE)
+                ClusterCheck.deadline(client.getConfiguration(), System.getenv()))
             .run();
     if (failure.isPresent()) {
       client.close();

@@ -7,12 +7,15 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The API check at start answers within its deadline and names the server and the cause. */
 class ClusterCheckTest {
@@ -134,6 +137,28 @@ class ClusterCheckTest {
     assertThat(ClusterCheck.source(Config.empty(), Map.of()))
         .startsWith("no kubeconfig at ")
         .endsWith(" and not in a cluster");
+  }
+
+  @Test
+  void aPodWaitsLongerForTheApiServerThanAPersonAtATerminal(@TempDir Path dir) throws Exception {
+    Map<String, String> pod = Map.of("KUBERNETES_SERVICE_HOST", "10.0.0.1");
+    assertThat(ClusterCheck.deadline(Config.empty(), pod)).isEqualTo(Duration.ofSeconds(30));
+    assertThat(ClusterCheck.deadline(Config.empty(), Map.of())).isEqualTo(Duration.ofSeconds(5));
+    Path kubeconfig = dir.resolve("config");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+        users: [{name: u, user: {token: t}}]
+        contexts: [{name: x, context: {cluster: c, user: u}}]
+        current-context: x
+        """);
+    Config fromFile = Config.fromKubeconfig(kubeconfig.toFile());
+    assertThat(ClusterCheck.deadline(fromFile, pod))
+        .as("an explicit kubeconfig wins over the Pod's environment, as it does for the client")
+        .isEqualTo(Duration.ofSeconds(5));
   }
 
   private static String emptyPolicies() {
