@@ -29,8 +29,9 @@ import java.util.function.Supplier;
  * vigil_pool_available}, {@code vigil_pool_damped} and {@code vigil_pool_panic} one each. {@code
  * vigil_backend_ejected} names the backend, so it lists only backends ejected right now, and at
  * most {@link #MAX_EJECTED_PER_POOL} per pool (the longest ejections first); the ejection cap keeps
- * the real number far lower. {@code vigil_pool_probe_lanes} is one series per pool, and so is the
- * counter {@code vigil_probe_starts_deferred_total}, which goes with its pool.
+ * the real number far lower. {@code vigil_pool_probe_lanes} is one series per pool, and so are the
+ * counters {@code vigil_probe_starts_deferred_total} and {@code vigil_probe_starts_held_total},
+ * which go with their pool.
  */
 public final class PoolGauges {
   static final String BACKENDS = "vigil_backends";
@@ -40,6 +41,7 @@ public final class PoolGauges {
   static final String EJECTED = "vigil_backend_ejected";
   static final String LANES = "vigil_pool_probe_lanes";
   static final String DEFERRED = "vigil_probe_starts_deferred";
+  static final String HELD = "vigil_probe_starts_held";
   static final int MAX_EJECTED_PER_POOL = 20;
 
   private final Supplier<List<PoolRuntime>> pools;
@@ -51,10 +53,10 @@ public final class PoolGauges {
   private final MultiGauge lanes;
   private final MeterRegistry registry;
 
-  /** Each pool's deferred-starts counter, bound to the runtime it reads. */
+  /** Each pool's deferred- and held-starts counters, bound to the runtime they read. */
   private final Map<PoolKey, Bound> deferred = new HashMap<>();
 
-  private record Bound(PoolRuntime runtime, FunctionCounter counter) {}
+  private record Bound(PoolRuntime runtime, List<FunctionCounter> counters) {}
 
   /**
    * @param pools the runtimes to read, e.g. {@code PoolRuntimes::all}
@@ -95,8 +97,9 @@ public final class PoolGauges {
   }
 
   /**
-   * Binds a counter of the pool's deferred starts to its current runtime: a pool created again
-   * under the same name gets a new one (its count starts from 0, as after a restart).
+   * Binds the counters of the pool's deferred and held starts to its current runtime: a pool
+   * created again under the same name gets new ones (their counts start from 0, as after a
+   * restart).
    */
   private void bindDeferred(PoolRuntime runtime, Tags pool) {
     Bound bound = deferred.get(runtime.key());
@@ -104,9 +107,9 @@ public final class PoolGauges {
       return;
     }
     if (bound != null) {
-      registry.remove(bound.counter());
+      bound.counters().forEach(registry::remove);
     }
-    FunctionCounter counter =
+    FunctionCounter deferredStarts =
         FunctionCounter.builder(DEFERRED, runtime, PoolRuntime::deferredStarts)
             .description(
                 "Probe starts that waited for the previous probe of the backend to end: rising"
@@ -114,7 +117,15 @@ public final class PoolGauges {
                     + " overloaded prober)")
             .tags(pool)
             .register(registry);
-    deferred.put(runtime.key(), new Bound(runtime, counter));
+    FunctionCounter heldStarts =
+        FunctionCounter.builder(HELD, runtime, PoolRuntime::heldStarts)
+            .description(
+                "Probe starts that waited because too many probes of their event loop were"
+                    + " unanswered: the prober is short of CPU and slows down instead of timing"
+                    + " out")
+            .tags(pool)
+            .register(registry);
+    deferred.put(runtime.key(), new Bound(runtime, List.of(deferredStarts, heldStarts)));
   }
 
   /** Reads every pool's view and replaces the rows; call before rendering a scrape. */
@@ -173,7 +184,7 @@ public final class PoolGauges {
               if (present.contains(e.getKey())) {
                 return false;
               }
-              registry.remove(e.getValue().counter());
+              e.getValue().counters().forEach(registry::remove);
               return true;
             });
   }

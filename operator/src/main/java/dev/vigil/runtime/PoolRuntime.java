@@ -123,6 +123,11 @@ public final class PoolRuntime {
     return probing.deferredStarts();
   }
 
+  /** See {@link Probing#heldStarts()}; from any thread. */
+  public long heldStarts() {
+    return probing.heldStarts();
+  }
+
   /** See {@link Probing#lanes()}; from any thread. */
   public int probeLanes() {
     return probing.lanes();

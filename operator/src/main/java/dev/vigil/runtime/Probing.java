@@ -30,6 +30,15 @@ public interface Probing {
     return 0;
   }
 
+  /**
+   * Probe starts that waited because too many probes started on their event loop were unanswered
+   * (the prober is short of CPU; see {@code ProbeScheduler.MAX_BACKLOG}), since the pool started
+   * (read from any thread: approximate while probing).
+   */
+  default long heldStarts() {
+    return 0;
+  }
+
   /** Event loops the pool's probes run on (issue 15 lanes), the pool's own included. */
   default int lanes() {
     return 1;

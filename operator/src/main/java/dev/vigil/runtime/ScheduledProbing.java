@@ -174,6 +174,11 @@ public final class ScheduledProbing implements Probing {
   }
 
   @Override
+  public long heldStarts() {
+    return lanes.stream().mapToLong(l -> l.scheduler.heldStarts()).sum();
+  }
+
+  @Override
   public void configure(CheckSpec check, HealthSettings cadence) {
     this.check = check;
     this.schedule =

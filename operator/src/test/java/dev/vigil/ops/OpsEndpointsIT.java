@@ -114,6 +114,7 @@ class OpsEndpointsIT {
         .contains("vigil_pool_available{" + pool + "} ")
         .contains("vigil_pool_probe_lanes{" + pool + "} 1.0")
         .contains("vigil_probe_starts_deferred_total{" + pool + "} ")
+        .contains("vigil_probe_starts_held_total{" + pool + "} ")
         .contains(
             "vigil_probes_total{protocol=\"http\",reason=\"ok\",result=\"pass\"}",
             "vigil_probes_total{protocol=\"http\",reason=\"status\",result=\"fail\"}",

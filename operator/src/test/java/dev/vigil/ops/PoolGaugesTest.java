@@ -40,6 +40,11 @@ class PoolGaugesTest {
               }
 
               @Override
+              public long heldStarts() {
+                return 10 * deferred.get(); // a number of its own, from the same source
+              }
+
+              @Override
               public int lanes() {
                 return lanes;
               }
@@ -55,6 +60,12 @@ class PoolGaugesTest {
             .find(PoolGauges.DEFERRED)
             .tags("namespace", "shop", "pool", name)
             .functionCounter();
+    return c == null ? null : c.count();
+  }
+
+  private Double held(String name) {
+    FunctionCounter c =
+        registry.find(PoolGauges.HELD).tags("namespace", "shop", "pool", name).functionCounter();
     return c == null ? null : c.count();
   }
 
@@ -77,6 +88,7 @@ class PoolGaugesTest {
 
     webDeferred.set(40); // read at scrape time, no refresh needed for a counter's value
     assertThat(deferred("web")).isEqualTo(40.0);
+    assertThat(held("web")).isEqualTo(400.0);
 
     // "web" deleted and created again: a new runtime, a counter of its own from 0
     pools.set(0, pool("web", new AtomicLong(1), 1));
@@ -84,11 +96,13 @@ class PoolGaugesTest {
     assertThat(deferred("web")).isEqualTo(1.0);
     assertThat(lanes("web")).isEqualTo(1.0);
     assertThat(registry.find(PoolGauges.DEFERRED).functionCounters()).hasSize(2);
+    assertThat(registry.find(PoolGauges.HELD).functionCounters()).hasSize(2);
 
     // "api" deleted: its series go at the next refresh
     pools.remove(1);
     gauges.refresh();
     assertThat(deferred("api")).isNull();
+    assertThat(held("api")).isNull();
     assertThat(lanes("api")).isNull();
     assertThat(deferred("web")).isEqualTo(1.0);
   }

@@ -269,7 +269,7 @@ public final class ProbeLoadRun {
         String.format(
             "{\"n\":%d,\"reuse\":%s,\"interval_ms\":%d,\"timeout_ms\":%d,\"jitter_pct\":%s,"
                 + "\"window_s\":%.1f,\"probes_started\":%d,\"probes_completed\":%d,"
-                + "\"probes_per_s\":%.1f,\"expected_per_s\":%.1f,\"deferred_starts\":%d,"
+                + "\"probes_per_s\":%.1f,\"expected_per_s\":%.1f,\"deferred_starts\":%d,\"held_starts\":%d,"
                 + "\"cpu_s\":%.3f,\"cpu_s_per_1000_probes\":%.4f,\"cores\":%.3f,"
                 + "\"jit_settle_s\":%.1f,\"jit_cpu_s\":%.2f,"
                 + "\"heap_growth_kb\":%d,\"heap_per_backend_b\":%d,\"heap_used_per_backend_b\":%d,"
@@ -288,6 +288,7 @@ public final class ProbeLoadRun {
             completedInWindow / seconds,
             expected,
             probings.stream().mapToLong(ScheduledProbing::deferredStarts).sum(),
+            probings.stream().mapToLong(ScheduledProbing::heldStarts).sum(),
             (cpu1 - cpu0) / 1e9,
             (cpu1 - cpu0) / 1e9 / (completedInWindow / 1000.0),
             (cpu1 - cpu0) / 1e9 / seconds,

@@ -1,0 +1,80 @@
+package dev.vigil.probe;
+
+/**
+ * Probes a scheduler started within the last {@code windowMs} that have not been answered yet: the
+ * work its event loop has taken on and not drained. Healthy probes answer in about a millisecond,
+ * so this stays near the start rate times that; when the loop (or the machine) cannot keep up,
+ * every probe takes longer and it grows with each start. A probe older than the window stops
+ * counting, so a hanging backend holds a place for {@code windowMs}, not for its whole timeout.
+ *
+ * <p>Counts per bucket of start time in a ring; O(1) per start and answer (a bucket is cleared when
+ * time moves past it). Not thread-safe: the scheduler's context only.
+ */
+final class Backlog {
+  private final long bucketMs;
+  private final int[] counts;
+  private long newest = Long.MIN_VALUE; // bucket number of the newest bucket in the ring
+  private int size;
+
+  /**
+   * @param windowMs how long a started probe counts (rounded up to whole buckets)
+   * @param buckets how many buckets the window is cut into
+   */
+  Backlog(long windowMs, int buckets) {
+    if (windowMs < buckets || buckets < 1) {
+      throw new IllegalArgumentException("backlog: windowMs >= buckets >= 1");
+    }
+    this.bucketMs = (windowMs + buckets - 1) / buckets;
+    this.counts = new int[buckets];
+  }
+
+  /** A probe started at {@code now}. */
+  void started(long now) {
+    advance(now);
+    counts[slot(now / bucketMs)]++;
+    size++;
+  }
+
+  /** The probe started at {@code startedAt} was answered (or gave up) at {@code now}. */
+  void answered(long startedAt, long now) {
+    advance(now);
+    long bucket = startedAt / bucketMs;
+    if (bucket > newest - counts.length && bucket <= newest && counts[slot(bucket)] > 0) {
+      counts[slot(bucket)]--;
+      size--;
+    }
+  }
+
+  /** Unanswered probes started within the window before {@code now}. */
+  int size(long now) {
+    advance(now);
+    return size;
+  }
+
+  /** When the oldest counted start leaves the window (a place frees up by then at the latest). */
+  long nextExpiry(long now) {
+    advance(now);
+    return (newest + 1) * bucketMs;
+  }
+
+  private void advance(long now) {
+    long bucket = now / bucketMs;
+    if (bucket <= newest) {
+      return;
+    }
+    if (newest == Long.MIN_VALUE || bucket - newest >= counts.length) {
+      java.util.Arrays.fill(counts, 0);
+      size = 0;
+    } else {
+      for (long b = newest + 1; b <= bucket; b++) {
+        size -= counts[slot(b)];
+        counts[slot(b)] = 0;
+      }
+    }
+    newest = bucket;
+  }
+
+  private int slot(long bucket) {
+    return (int) Math.floorMod(bucket, (long) counts.length);
+  }
+}
