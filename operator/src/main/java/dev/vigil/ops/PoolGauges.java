@@ -110,22 +110,35 @@ public final class PoolGauges {
       bound.counters().forEach(registry::remove);
     }
     FunctionCounter deferredStarts =
-        FunctionCounter.builder(DEFERRED, runtime, PoolRuntime::deferredStarts)
-            .description(
-                "Probe starts that waited for the previous probe of the backend to end: rising"
-                    + " steadily, probes take as long as the interval (slow backends, or an"
-                    + " overloaded prober)")
-            .tags(pool)
-            .register(registry);
+        counter(
+            DEFERRED,
+            runtime,
+            PoolRuntime::deferredStarts,
+            "Probe starts that waited for the previous probe of the backend to end: rising"
+                + " steadily, probes take as long as the interval (slow backends, or an"
+                + " overloaded prober)",
+            pool);
     FunctionCounter heldStarts =
-        FunctionCounter.builder(HELD, runtime, PoolRuntime::heldStarts)
-            .description(
-                "Probe starts that waited because too many probes of their event loop were"
-                    + " unanswered: the prober is short of CPU and slows down instead of timing"
-                    + " out")
-            .tags(pool)
-            .register(registry);
+        counter(
+            HELD,
+            runtime,
+            PoolRuntime::heldStarts,
+            "Probe starts that waited because too many probes of their event loop were"
+                + " unanswered: the prober is short of CPU and slows down instead of timing out",
+            pool);
     deferred.put(runtime.key(), new Bound(runtime, List.of(deferredStarts, heldStarts)));
+  }
+
+  private FunctionCounter counter(
+      String name,
+      PoolRuntime runtime,
+      java.util.function.ToDoubleFunction<PoolRuntime> count,
+      String description,
+      Tags pool) {
+    return FunctionCounter.builder(name, runtime, count)
+        .description(description)
+        .tags(pool)
+        .register(registry);
   }
 
   /** Reads every pool's view and replaces the rows; call before rendering a scrape. */
