@@ -1,31 +1,72 @@
 package dev.vigil.probe;
 
+import java.util.ArrayDeque;
+
 /**
- * Probes a scheduler started within the last {@code windowMs} that have not been answered yet: the
- * work its event loop has taken on and not drained. Healthy probes answer in about a millisecond,
- * so this stays near the start rate times that; when the loop (or the machine) cannot keep up,
- * every probe takes longer and it grows with each start. A probe older than the window stops
- * counting, so a hanging backend holds a place for {@code windowMs}, not for its whole timeout.
+ * Probes started on one event loop within the last {@code windowMs} that have not been answered
+ * yet: the work the loop has taken on and not drained. Every {@link ProbeScheduler} on the loop
+ * shares it ({@link Timers#backlog()}), so a hundred small pools on one loop are held back together
+ * as one large pool is; when it is full, starts wait in line ({@link #hold}) and go, oldest first,
+ * as room comes back ({@link #release}). Healthy probes answer in about a millisecond, so this
+ * stays near the start rate times that; when the loop (or the machine) cannot keep up, every probe
+ * takes longer and it grows with each start. A probe older than the window stops counting, so a
+ * hanging backend holds a place for {@code windowMs}, not for its whole timeout.
  *
  * <p>Counts per bucket of start time in a ring; O(1) per start and answer (a bucket is cleared when
- * time moves past it). Not thread-safe: the scheduler's context only.
+ * time moves past it). Not thread-safe: the loop's thread only.
  */
-final class Backlog {
+public final class Backlog {
+
+  /** A start waiting for room. */
+  interface Held {
+    /** Room came back: start now (or do nothing, if no longer wanted). */
+    void startHeld(long now);
+  }
+
   private final long bucketMs;
   private final int[] counts;
+  private final int max;
+  private final ArrayDeque<Held> held = new ArrayDeque<>();
   private long newest = Long.MIN_VALUE; // bucket number of the newest bucket in the ring
   private int size;
 
   /**
    * @param windowMs how long a started probe counts (rounded up to whole buckets)
    * @param buckets how many buckets the window is cut into
+   * @param max unanswered probes within the window before starts wait
    */
-  Backlog(long windowMs, int buckets) {
-    if (windowMs < buckets || buckets < 1) {
-      throw new IllegalArgumentException("backlog: windowMs >= buckets >= 1");
+  Backlog(long windowMs, int buckets, int max) {
+    if (windowMs < buckets || buckets < 1 || max < 1) {
+      throw new IllegalArgumentException("backlog: windowMs >= buckets >= 1, max >= 1");
     }
     this.bucketMs = (windowMs + buckets - 1) / buckets;
     this.counts = new int[buckets];
+    this.max = max;
+  }
+
+  /**
+   * {@link ProbeScheduler#MAX_BACKLOG} unanswered probes within {@link
+   * ProbeScheduler#BACKLOG_WINDOW_MS}, in 10 ms buckets: the one each event loop shares.
+   */
+  public static Backlog forLoop() {
+    return new Backlog(ProbeScheduler.BACKLOG_WINDOW_MS, 10, ProbeScheduler.MAX_BACKLOG);
+  }
+
+  /** Whether a start now must wait: the backlog is full, or others wait already. */
+  boolean full(long now) {
+    return !held.isEmpty() || size(now) >= max;
+  }
+
+  /** Queues a start until {@link #release} finds room. */
+  void hold(Held start) {
+    held.add(start);
+  }
+
+  /** Starts waiting starts, oldest first, while there is room (each start counts itself). */
+  void release(long now) {
+    while (!held.isEmpty() && size(now) < max) {
+      held.poll().startHeld(now);
+    }
   }
 
   /** A probe started at {@code now}. */

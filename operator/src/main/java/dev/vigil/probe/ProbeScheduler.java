@@ -2,7 +2,6 @@ package dev.vigil.probe;
 
 import dev.vigil.health.ProbePhase;
 import io.vertx.core.AsyncResult;
-import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.random.RandomGenerator;
@@ -30,16 +29,17 @@ import java.util.random.RandomGenerator;
  *       timeout = interval as HAProxy-style settings have it), the start is deferred to the moment
  *       that probe ends (at the latest its deadline), counted in {@link #deferredStarts()}. No
  *       start is ever dropped, so a hanging backend keeps being probed on cadence.
- *   <li>No more than {@link #MAX_BACKLOG} probes started within the last {@value
- *       #BACKLOG_WINDOW_MS} ms wait for their answer ({@link Backlog}); a start due beyond that
- *       waits, oldest first, until one is answered or leaves the window, and its timeout counts
- *       from its actual start; counted in {@link #heldStarts()}. Healthy probes answer within a
- *       millisecond or two, so this only binds when the event loop or the machine cannot keep up.
- *       Then, as HAProxy's checks (each starts an interval after the previous one ended), probing
- *       slows down to what the loop completes instead of starting more than it can answer and
- *       marking healthy backends down on its own timeouts (issue 15's ramp: at 20,000 probes/s on 2
- *       cores, 62,746 of 98,639 probes timed out and 3,427 of 5,000 backends were not UP without
- *       it). A hanging backend holds a place for the window only, not for its whole timeout.
+ *   <li>No more than {@link #MAX_BACKLOG} probes started on one event loop within the last {@value
+ *       #BACKLOG_WINDOW_MS} ms wait for their answer ({@link Backlog}, shared by every scheduler on
+ *       the loop: all pools and lanes there); a start due beyond that waits, oldest first, until
+ *       one is answered or leaves the window, and its timeout counts from its actual start; counted
+ *       in {@link #heldStarts()}. Healthy probes answer within a millisecond or two, so this only
+ *       binds when the event loop or the machine cannot keep up. Then, as HAProxy's checks (each
+ *       starts an interval after the previous one ended), probing slows down to what the loop
+ *       completes instead of starting more than it can answer and marking healthy backends down on
+ *       its own timeouts (issue 15's ramp: at 20,000 probes/s on 2 cores, 62,746 of 98,639 probes
+ *       timed out and 3,427 of 5,000 backends were not UP without it). A hanging backend holds a
+ *       place for the window only, not for its whole timeout.
  *   <li>{@link #add}, {@link #update}, {@link #remove} and {@link #stop} may be called from any
  *       thread; the work runs on the {@link Timers} context, and so does the listener. A removed
  *       backend's timer is cancelled, its in-flight result dropped, and the prober told to {@link
@@ -76,9 +76,8 @@ public final class ProbeScheduler<K> {
   private final ProbeListener<K> listener;
   private final Map<K, Backend> backends = new ConcurrentHashMap<>();
   private final StartQueue starts = new StartQueue();
-  private final Backlog backlog = new Backlog(BACKLOG_WINDOW_MS, 10);
-  private final int maxBacklog;
-  private final ArrayDeque<Backend> held = new ArrayDeque<>();
+  private final Backlog backlog;
+  private int heldHere; // this scheduler's backends waiting in the backlog's line
   private long timerId = -1;
   private long timerDue = Long.MAX_VALUE;
   private boolean dispatching;
@@ -89,24 +88,21 @@ public final class ProbeScheduler<K> {
 
   public ProbeScheduler(
       Prober prober, Timers timers, RandomGenerator random, ProbeListener<K> listener) {
-    this(prober, timers, random, listener, MAX_BACKLOG);
+    this(prober, timers, random, listener, timers.backlog());
   }
 
-  /** With another backlog limit than {@link #MAX_BACKLOG} (tests). */
+  /** With a backlog of its own choosing instead of its loop's (tests). */
   ProbeScheduler(
       Prober prober,
       Timers timers,
       RandomGenerator random,
       ProbeListener<K> listener,
-      int maxBacklog) {
-    if (maxBacklog < 1) {
-      throw new IllegalArgumentException("maxBacklog >= 1");
-    }
+      Backlog backlog) {
     this.prober = prober;
     this.timers = timers;
     this.random = random;
     this.listener = listener;
-    this.maxBacklog = maxBacklog;
+    this.backlog = backlog;
   }
 
   /** Starts probing a backend; an existing backend with this key is updated instead. */
@@ -163,7 +159,6 @@ public final class ProbeScheduler<K> {
         () -> {
           backends.values().forEach(this::retire);
           backends.clear();
-          held.clear();
         });
   }
 
@@ -178,8 +173,9 @@ public final class ProbeScheduler<K> {
   }
 
   /**
-   * Probe starts that waited because {@link #MAX_BACKLOG} probes were unanswered (the event loop or
-   * the machine did not keep up), including a due start merged into one already waiting.
+   * Probe starts of this scheduler that waited because {@link #MAX_BACKLOG} probes of its event
+   * loop were unanswered (the loop or the machine did not keep up), including a due start merged
+   * into one already waiting.
    */
   public long heldStarts() {
     return heldStarts;
@@ -249,7 +245,7 @@ public final class ProbeScheduler<K> {
       return; // dispatch() arms once it has started everything due
     }
     long due = starts.nextDue();
-    if (!held.isEmpty()) {
+    if (heldHere > 0) {
       due = Math.min(due, backlog.nextExpiry(timers.nowMillis()));
     }
     if (due == Long.MAX_VALUE) {
@@ -281,7 +277,7 @@ public final class ProbeScheduler<K> {
     dispatching = true;
     try {
       long now = timers.nowMillis();
-      startHeld(now);
+      backlog.release(now);
       while (!starts.isEmpty()) {
         Backend next = (Backend) starts.peek();
         if (next.due > now + next.early()) {
@@ -296,17 +292,6 @@ public final class ProbeScheduler<K> {
     }
   }
 
-  /** Starts held backends, oldest first, while the backlog has room. */
-  private void startHeld(long now) {
-    while (!held.isEmpty() && backlog.size(now) < maxBacklog) {
-      Backend b = held.poll();
-      b.held = false;
-      if (!b.retired && !b.inFlight) {
-        b.start(now);
-      }
-    }
-  }
-
   /**
    * The wait before the next planned start: the phase's interval +/- jitter, drawn from the band
    * narrowed by {@link Backend#early()} on each side, so that a start taken early (or the previous
@@ -318,7 +303,7 @@ public final class ProbeScheduler<K> {
     return spread <= 0 ? interval : Math.round(interval + random.nextDouble(-spread, spread));
   }
 
-  private final class Backend extends StartQueue.Entry {
+  private final class Backend extends StartQueue.Entry implements Backlog.Held {
     final K key;
     ProbeTarget target;
     CheckSpec spec;
@@ -383,20 +368,31 @@ public final class ProbeScheduler<K> {
       startOrHold(now);
     }
 
-    /** Starts now, or waits in line when the backlog is full ({@link #MAX_BACKLOG}). */
+    /** Starts now, or waits in line when the loop's backlog is full ({@link #MAX_BACKLOG}). */
     void startOrHold(long now) {
       if (held) {
         heldStarts++; // merged into the start already waiting
         return;
       }
-      if (backlog.size(now) >= maxBacklog) {
+      backlog.release(now); // those waiting go first
+      if (backlog.full(now)) {
         heldStarts++;
         held = true;
-        ProbeScheduler.this.held.add(this);
+        heldHere++;
+        backlog.hold(this);
         armTimer();
         return;
       }
       start(now);
+    }
+
+    @Override
+    public void startHeld(long now) {
+      held = false;
+      heldHere--;
+      if (!retired && !inFlight) {
+        start(now);
+      }
     }
 
     void start(long now) {
@@ -419,7 +415,7 @@ public final class ProbeScheduler<K> {
       inFlight = false;
       long now = timers.nowMillis();
       backlog.answered(lastStart, now);
-      startHeld(now);
+      backlog.release(now);
       if (retired) {
         return;
       }

@@ -20,4 +20,10 @@ public interface Timers {
 
   /** Timers scheduled and neither run nor cancelled (to prove that nothing leaks). */
   long pending();
+
+  /**
+   * The probe backlog of the thread these timers run on, shared by every scheduler there (one per
+   * event loop); always the same instance for one context.
+   */
+  Backlog backlog();
 }

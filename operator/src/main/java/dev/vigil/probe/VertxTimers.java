@@ -1,7 +1,12 @@
 package dev.vigil.probe;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import java.util.Collections;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** {@link Timers} on one Vert.x context (an event loop): timers and tasks all run there. */
@@ -10,10 +15,20 @@ public final class VertxTimers implements Timers {
   private final Context context;
   private final Vertx vertx;
   private final AtomicLong pending = new AtomicLong();
+  private final Backlog backlog;
+
+  /** One backlog per event loop; weak, so a closed Vert.x instance's loops take theirs along. */
+  private static final Map<EventExecutor, Backlog> LOOP_BACKLOGS =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   public VertxTimers(Context context) {
     this.context = context;
     this.vertx = context.owner();
+    this.backlog =
+        context.isEventLoopContext()
+            ? LOOP_BACKLOGS.computeIfAbsent(
+                ((ContextInternal) context).nettyEventLoop(), loop -> Backlog.forLoop())
+            : Backlog.forLoop();
   }
 
   /** The context timers and results run on. */
@@ -61,5 +76,10 @@ public final class VertxTimers implements Timers {
   @Override
   public long pending() {
     return pending.get();
+  }
+
+  @Override
+  public Backlog backlog() {
+    return backlog;
   }
 }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +18,7 @@ class BacklogTest {
 
   @Test
   void countsUnansweredStartsWithinTheWindowOnly() {
-    Backlog backlog = new Backlog(100, 10);
+    Backlog backlog = new Backlog(100, 10, 1_000);
     backlog.started(1_000);
     backlog.started(1_005);
     backlog.started(1_050);
@@ -42,7 +43,7 @@ class BacklogTest {
 
   @Test
   void aLongPauseClearsTheWholeRing() {
-    Backlog backlog = new Backlog(100, 10);
+    Backlog backlog = new Backlog(100, 10, 1_000);
     for (int i = 0; i < 50; i++) {
       backlog.started(i);
     }
@@ -55,8 +56,9 @@ class BacklogTest {
 
   @Test
   void rejectsAWindowShorterThanItsBuckets() {
-    assertThatThrownBy(() -> new Backlog(5, 10)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new Backlog(100, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Backlog(5, 10, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Backlog(100, 0, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Backlog(100, 10, 0)).isInstanceOf(IllegalArgumentException.class);
   }
 
   /**
@@ -71,37 +73,17 @@ class BacklogTest {
     FakeProber prober = new FakeProber(timers);
     prober.latencyMs = 150;
     int limit = 64;
-    ProbeScheduler<Integer> scheduler =
-        new ProbeScheduler<>(prober, timers, new SplittableRandom(7), (k, t, r) -> {}, limit);
+    ProbeScheduler<Integer> scheduler = scheduler(timers, prober, 7, backlog(limit));
     Duration interval = Duration.ofMillis(100);
     for (int i = 0; i < 1_000; i++) {
-      scheduler.add(
-          i,
-          ProbeSchedulerTest.target(i),
-          CheckSpec.builder().timeout(interval).build(),
-          new ProbeSchedule(interval, 10));
+      add(scheduler, i, interval);
     }
     timers.advance(30_000);
 
-    List<Long> all = new ArrayList<>();
-    for (int i = 0; i < 1_000; i++) {
-      List<Long> starts = prober.starts.get(ProbeSchedulerTest.target(i));
-      assertThat(starts).as("backend %d keeps being probed", i).hasSizeGreaterThan(5);
-      all.addAll(starts);
-    }
+    List<Long> all = startsOfTheFirst(1_000, prober);
     // every probe is unanswered for its first 150 ms, so all starts within the window's ten 10 ms
     // buckets count at once
-    int[] perBucket = new int[30_000 / 10 + 1];
-    all.forEach(t -> perBucket[(int) (t / 10)]++);
-    for (int b = 0; b + 10 <= perBucket.length; b++) {
-      int inWindow = 0;
-      for (int k = b; k < b + 10; k++) {
-        inWindow += perBucket[k];
-      }
-      assertThat(inWindow)
-          .as("starts from %d ms to %d ms", b * 10, b * 10 + 100)
-          .isLessThanOrEqualTo(limit);
-    }
+    assertAtMostPerWindow(all, limit);
     // the loop's capacity here: the limit per window, about 640 starts a second
     assertThat(all.size()).isBetween(30 * 500, 30 * 640 + limit);
     assertThat(scheduler.heldStarts()).isPositive();
@@ -113,9 +95,7 @@ class BacklogTest {
   void hangingBackendsHoldAPlaceForTheWindowNotForTheirWholeTimeout() {
     ManualTimers timers = new ManualTimers();
     FakeProber prober = new FakeProber(timers);
-    int limit = 100;
-    ProbeScheduler<Integer> scheduler =
-        new ProbeScheduler<>(prober, timers, new SplittableRandom(7), (k, t, r) -> {}, limit);
+    ProbeScheduler<Integer> scheduler = scheduler(timers, prober, 7, backlog(100));
     Duration second = Duration.ofSeconds(1);
     // 500 hanging backends keep 500 probes in flight for their 1 s timeout, about 50 of them
     // started within the last 100 ms; 500 healthy ones answer in 5 ms
@@ -123,11 +103,7 @@ class BacklogTest {
       if (i % 2 == 0) {
         prober.hanging.add(ProbeSchedulerTest.target(i));
       }
-      scheduler.add(
-          i,
-          ProbeSchedulerTest.target(i),
-          CheckSpec.builder().timeout(second).build(),
-          new ProbeSchedule(second, 10));
+      add(scheduler, i, second);
     }
     timers.advance(60_000);
 
@@ -137,6 +113,105 @@ class BacklogTest {
       for (int s = 1; s < starts.size(); s++) {
         assertThat(starts.get(s) - starts.get(s - 1)).isBetween(900L, 1100L);
       }
+    }
+  }
+
+  /**
+   * A hundred pools of ten on one loop share its backlog: together they are held back as one pool
+   * of a thousand is, and every backend of every pool still gets its turn.
+   */
+  @Test
+  void everySchedulerOnALoopSharesItsBacklog() {
+    ManualTimers timers = new ManualTimers();
+    FakeProber prober = new FakeProber(timers);
+    prober.latencyMs = 150;
+    int limit = 64;
+    Backlog shared = backlog(limit);
+    Duration interval = Duration.ofMillis(100);
+    List<ProbeScheduler<Integer>> pools = new ArrayList<>();
+    for (int p = 0; p < 100; p++) {
+      ProbeScheduler<Integer> pool = scheduler(timers, prober, p, shared);
+      for (int i = p * 10; i < p * 10 + 10; i++) {
+        add(pool, i, interval);
+      }
+      pools.add(pool);
+    }
+    timers.advance(30_000);
+
+    assertAtMostPerWindow(startsOfTheFirst(1_000, prober), limit);
+    assertThat(pools).allSatisfy(p -> assertThat(p.heldStarts()).isPositive());
+    assertThat(prober.maxConcurrentPerTarget).isEqualTo(1);
+  }
+
+  /** Vert.x contexts on one event loop get one backlog; another loop has its own. */
+  @Test
+  void vertxTimersShareTheBacklogOfTheirEventLoop() throws Exception {
+    io.vertx.core.Vertx vertx =
+        io.vertx.core.Vertx.vertx(new io.vertx.core.VertxOptions().setEventLoopPoolSize(2));
+    try {
+      var internal = (io.vertx.core.internal.VertxInternal) vertx;
+      var first = internal.createEventLoopContext();
+      var sameLoop = internal.contextBuilder().withEventLoop(first.nettyEventLoop()).build();
+      io.netty.channel.EventLoop other = null;
+      for (var e : internal.nettyEventLoopGroup()) {
+        if (e != first.nettyEventLoop()) {
+          other = (io.netty.channel.EventLoop) e;
+        }
+      }
+      var otherLoop = internal.contextBuilder().withEventLoop(other).build();
+
+      Backlog backlog = new VertxTimers(first).backlog();
+      assertThat(new VertxTimers(first).backlog()).isSameAs(backlog);
+      assertThat(new VertxTimers(sameLoop).backlog()).isSameAs(backlog);
+      assertThat(new VertxTimers(otherLoop).backlog()).isNotSameAs(backlog);
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Backlog backlog(int limit) {
+    return new Backlog(ProbeScheduler.BACKLOG_WINDOW_MS, 10, limit);
+  }
+
+  private static ProbeScheduler<Integer> scheduler(
+      ManualTimers timers, FakeProber prober, long seed, Backlog backlog) {
+    return new ProbeScheduler<>(
+        prober, timers, new SplittableRandom(seed), (k, t, r) -> {}, backlog);
+  }
+
+  private static void add(ProbeScheduler<Integer> scheduler, int i, Duration interval) {
+    scheduler.add(
+        i,
+        ProbeSchedulerTest.target(i),
+        CheckSpec.builder().timeout(interval).build(),
+        new ProbeSchedule(interval, 10));
+  }
+
+  /** Every start of backends 0 .. n-1, each of which was probed more than 5 times. */
+  private static List<Long> startsOfTheFirst(int n, FakeProber prober) {
+    List<Long> all = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      List<Long> starts = prober.starts.get(ProbeSchedulerTest.target(i));
+      assertThat(starts).as("backend %d keeps being probed", i).hasSizeGreaterThan(5);
+      all.addAll(starts);
+    }
+    return all;
+  }
+
+  /**
+   * No ten consecutive 10 ms buckets (the backlog's window) hold more than {@code limit} starts.
+   */
+  private static void assertAtMostPerWindow(List<Long> starts, int limit) {
+    int[] perBucket = new int[(int) (starts.stream().mapToLong(t -> t).max().orElse(0) / 10 + 1)];
+    starts.forEach(t -> perBucket[(int) (t / 10)]++);
+    for (int b = 0; b + 10 <= perBucket.length; b++) {
+      int inWindow = 0;
+      for (int k = b; k < b + 10; k++) {
+        inWindow += perBucket[k];
+      }
+      assertThat(inWindow)
+          .as("starts from %d ms to %d ms", b * 10, b * 10 + 100)
+          .isLessThanOrEqualTo(limit);
     }
   }
 }

@@ -47,6 +47,14 @@ public final class ManualTimers implements Timers {
     return live.size();
   }
 
+  /** One backlog for every scheduler on these timers, as on one event loop. */
+  private final Backlog backlog = Backlog.forLoop();
+
+  @Override
+  public Backlog backlog() {
+    return backlog;
+  }
+
   /** Runs every timer due up to {@code now + millis}, in order, with the clock at each due time. */
   public void advance(long millis) {
     long until = now + millis;
