@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Per-pool gauges read from the pools' immutable views, refreshed before each scrape. A pool that
@@ -54,7 +55,7 @@ public final class PoolGauges {
   private final MeterRegistry registry;
 
   /** Each pool's deferred- and held-starts counters, bound to the runtime they read. */
-  private final Map<PoolKey, Bound> deferred = new HashMap<>();
+  private final Map<PoolKey, Bound> startCounters = new HashMap<>();
 
   private record Bound(PoolRuntime runtime, List<FunctionCounter> counters) {}
 
@@ -101,8 +102,8 @@ public final class PoolGauges {
    * created again under the same name gets new ones (their counts start from 0, as after a
    * restart).
    */
-  private void bindDeferred(PoolRuntime runtime, Tags pool) {
-    Bound bound = deferred.get(runtime.key());
+  private void bindStartCounters(PoolRuntime runtime, Tags pool) {
+    Bound bound = startCounters.get(runtime.key());
     if (bound != null && bound.runtime() == runtime) {
       return;
     }
@@ -126,13 +127,13 @@ public final class PoolGauges {
             "Probe starts that waited because too many probes of their event loop were"
                 + " unanswered: the prober is short of CPU and slows down instead of timing out",
             pool);
-    deferred.put(runtime.key(), new Bound(runtime, List.of(deferredStarts, heldStarts)));
+    startCounters.put(runtime.key(), new Bound(runtime, List.of(deferredStarts, heldStarts)));
   }
 
   private FunctionCounter counter(
       String name,
       PoolRuntime runtime,
-      java.util.function.ToDoubleFunction<PoolRuntime> count,
+      ToDoubleFunction<PoolRuntime> count,
       String description,
       Tags pool) {
     return FunctionCounter.builder(name, runtime, count)
@@ -155,7 +156,7 @@ public final class PoolGauges {
       PoolView view = runtime.view();
       Tags pool = Tags.of("namespace", key.namespace(), "pool", key.name());
       present.add(key);
-      bindDeferred(runtime, pool);
+      bindStartCounters(runtime, pool);
       laneRows.add(MultiGauge.Row.of(pool, runtime.probeLanes()));
       Map<BackendState, Integer> byState = new EnumMap<>(BackendState.class);
       for (BackendState s : BackendState.values()) {
@@ -190,7 +191,7 @@ public final class PoolGauges {
     damped.register(dampedRows, true);
     ejected.register(ejectedRows, true);
     lanes.register(laneRows, true);
-    deferred
+    startCounters
         .entrySet()
         .removeIf(
             e -> {

@@ -1,6 +1,7 @@
 package dev.vigil.probe;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * Probes started on one event loop within the last {@code windowMs} that have not been answered
@@ -104,7 +105,7 @@ public final class Backlog {
       return;
     }
     if (newest == Long.MIN_VALUE || bucket - newest >= counts.length) {
-      java.util.Arrays.fill(counts, 0);
+      Arrays.fill(counts, 0);
       size = 0;
     } else {
       for (long b = newest + 1; b <= bucket; b++) {
