@@ -61,7 +61,17 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-requests() { python3 "$FARMCTL_PY" --ctl-port "$CTL_PORT" stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])'; }
+# the farm's request count; a busy farm can miss one control connection (a 10 s timeout), so 3 tries
+requests() {
+  local r
+  for _ in 1 2 3; do
+    r=$(python3 "$FARMCTL_PY" --ctl-port "$CTL_PORT" stats 2>/dev/null \
+        | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])' 2>/dev/null) \
+        && [ -n "$r" ] && { echo "$r"; return 0; }
+  done
+  echo "farm stats unreadable" >&2
+  return 1
+}
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # window NAME PID [command...]: runs the command (or sleeps) for WINDOW_S, records probes and CPU
 window() {

@@ -32,15 +32,15 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Transports. The exchange above is one implementation over a {@link ProbeConnection}. A check
  * with TLS (HTTPS, wss) connects with Vert.x's {@code NetClient} ({@link NetSocketConnection}),
- * which owns the handshake, SNI and verification. A plain check connects with a bare Netty {@code
- * Bootstrap} on the calling context's own event loop ({@link ChannelConnection}). Why: per probe
- * Vert.x's {@code NetClient} applied every option of its {@code NetClientOptions} to the socket
- * (seven {@code setsockopt} calls more than Netty's channel makes itself), opened an IPv6 socket
- * for an IPv4 target and allocated a connection, options and futures; issue 15 measured about 175
- * us of CPU per fresh-connection probe against HAProxy's 90 us, of which about 37 us were
- * user-space Java, Vert.x's connection handling among it. The Netty channel is Vert.x's own
- * transport (epoll, or NIO as the fallback) on Vert.x's own event loops, and its callbacks run with
- * the caller's context current, so scheduling, timers and results stay as they were.
+ * which owns the handshake, SNI and verification. A plain check opens a bare socket on the calling
+ * context's own event loop ({@link ProbeConnection#plain}): registered directly with the epoll loop
+ * ({@link EpollConnection}), or a Netty NIO channel when Vert.x runs on NIO ({@link
+ * ChannelConnection}). Why: per probe Vert.x's {@code NetClient} applied every option of its {@code
+ * NetClientOptions} to the socket, opened an IPv6 socket for an IPv4 target and allocated a
+ * connection, options and futures, and Netty's epoll channel still made six {@code epoll_ctl} and
+ * three address queries; issue 15 measured about 175 us of CPU per fresh-connection probe against
+ * HAProxy's 90 us with the {@code NetClient}. Both run on Vert.x's own event loops with the
+ * caller's context current in their callbacks, so scheduling, timers and results stay as they were.
  */
 public final class HttpProber implements Prober {
 
@@ -61,7 +61,7 @@ public final class HttpProber implements Prober {
   public HttpProber(Vertx vertx) {
     this.vertx = vertx;
     this.tlsConnector = new NetSocketConnection.Connector(vertx);
-    this.plainConnector = ChannelConnection.Connector.create(vertx, tlsConnector);
+    this.plainConnector = ProbeConnection.plain(vertx, tlsConnector);
   }
 
   @Override

@@ -12,8 +12,8 @@ import io.vertx.core.net.NetSocket;
 /**
  * A {@link ProbeConnection} over a Vert.x {@link NetSocket}: the path of every probe that uses TLS
  * (Vert.x's {@link NetClient} does the handshake, SNI and verification, see {@link ClientTls}), and
- * of plain ones where {@link ChannelConnection} cannot run (a transport other than epoll or NIO, a
- * host name instead of an IP literal).
+ * of plain ones where neither {@link EpollConnection} nor {@link ChannelConnection} can run (a
+ * transport other than epoll or NIO, a host name instead of an IP literal).
  */
 final class NetSocketConnection implements ProbeConnection {
 

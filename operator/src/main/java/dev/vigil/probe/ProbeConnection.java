@@ -2,13 +2,17 @@ package dev.vigil.probe;
 
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.impl.transports.EpollTransport;
+import io.vertx.core.impl.transports.NioTransport;
+import io.vertx.core.internal.VertxInternal;
 
 /**
  * One client connection a probe talks over: bytes out, bytes in, and the two ways it ends. {@link
  * HttpProber}'s exchange (and {@link TcpProber}'s attempt) run over this seam, so the probe logic
- * is one implementation for both transports: {@link NetSocketConnection} (a Vert.x {@code
- * NetSocket}, used for TLS) and {@link ChannelConnection} (a bare Netty channel, used for plain
- * TCP).
+ * is one implementation for every transport: {@link NetSocketConnection} (a Vert.x {@code
+ * NetSocket}, used for TLS), and for plain TCP {@link EpollConnection} (a bare socket on an epoll
+ * loop) or {@link ChannelConnection} (a Netty NIO channel); {@link #plain} picks.
  *
  * <p>Every callback of a {@link Receiver} runs on the Vert.x context that opened the connection,
  * with that context current ({@code Vertx.currentContext()}), as a {@code NetSocket} handler does.
@@ -46,6 +50,22 @@ interface ProbeConnection {
     default Future<Void> close() {
       return Future.succeededFuture();
     }
+  }
+
+  /**
+   * The connector of plain probes on {@code vertx}'s event loops: bare sockets when its transport
+   * is epoll (the operator's default), Netty NIO channels when it is NIO (the fallback), else
+   * {@code fallback} (io_uring, kqueue). Each also hands host names to {@code fallback}.
+   */
+  static Connector plain(Vertx vertx, Connector fallback) {
+    Object transport = ((VertxInternal) vertx).transport();
+    if (transport instanceof EpollTransport) {
+      return new EpollConnection.Connector(vertx, fallback);
+    }
+    if (transport instanceof NioTransport) {
+      return new ChannelConnection.Connector(vertx, fallback);
+    }
+    return fallback;
   }
 
   /** Sends {@code bytes} (never modified afterwards by the caller). */

@@ -9,9 +9,9 @@ import java.util.Arrays;
 /**
  * TCP checks: connect within the deadline, then optionally write {@code send} and require a reply
  * that starts with {@code expect}. Reads at most as many bytes as {@code expect} has. Always a
- * fresh connection, closed right after the verdict. Connections are bare Netty channels on the
- * caller's event loop ({@link ChannelConnection}; {@link HttpProber} says why), over the same
- * {@link ProbeConnection} seam as HTTP.
+ * fresh connection, closed right after the verdict. Connections are bare sockets on the caller's
+ * event loop ({@link ProbeConnection#plain}; {@link HttpProber} says why), over the same {@link
+ * ProbeConnection} seam as HTTP.
  */
 public final class TcpProber implements Prober {
 
@@ -22,7 +22,7 @@ public final class TcpProber implements Prober {
   public TcpProber(Vertx vertx) {
     this.vertx = vertx;
     this.fallback = new NetSocketConnection.Connector(vertx);
-    this.connector = ChannelConnection.Connector.create(vertx, fallback);
+    this.connector = ProbeConnection.plain(vertx, fallback);
   }
 
   @Override

@@ -1,13 +1,15 @@
 package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ResourceLeakDetector;
 import io.vertx.core.Context;
@@ -24,31 +26,38 @@ import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Named;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Plain probes over a bare Netty channel ({@link ChannelConnection}), on both transports a Vert.x
- * on Linux runs: the socket family follows the target's IP literal, callbacks run on the caller's
- * context and loop, read buffers are released, and whatever is not an IP literal goes to the
- * fallback.
+ * Plain probes over a bare socket on both transports a Vert.x on Linux runs ({@link
+ * ProbeConnection#plain}: {@link EpollConnection} on epoll, {@link ChannelConnection} on NIO): the
+ * socket family follows the target's IP literal, callbacks run on the caller's context and loop,
+ * read buffers are released, writes larger than the socket's buffer go out whole, every socket is
+ * closed however its probe ends, and whatever is not an IP literal goes to the fallback.
  */
-class ChannelConnectionTest {
+class PlainConnectionTest {
 
   static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
 
@@ -82,6 +91,19 @@ class ChannelConnectionTest {
     Promise<ProbeResult> promise = Promise.promise();
     on.runOnContext(v -> prober.probe(target, spec).onComplete(promise));
     return LoopbackServers.await(promise.future());
+  }
+
+  /** The local port of a connection of either kind. */
+  static int localPort(ProbeConnection conn) {
+    if (conn instanceof EpollConnection e) {
+      return e.socket().localAddress().getPort();
+    }
+    return ((InetSocketAddress) ((ChannelConnection) conn).channel().localAddress()).getPort();
+  }
+
+  static ProbeConnection.Connector plain(Vertx vertx) {
+    return ProbeConnection.plain(
+        vertx, (target, spec, timeoutMs, done) -> done.fail(new AssertionError("fallback used")));
   }
 
   static CheckSpec reuse() {
@@ -190,9 +212,7 @@ class ChannelConnectionTest {
     assumeTrue(Files.exists(Path.of("/proc/net/tcp")), "Linux /proc/net tables");
     start(epoll);
     int port = servers.replying(OK);
-    ProbeConnection.Connector connector =
-        ChannelConnection.Connector.create(
-            vertx, (target, spec, timeoutMs, done) -> done.fail(new AssertionError("fallback")));
+    ProbeConnection.Connector connector = plain(vertx);
     CheckSpec http = CheckSpec.builder().build();
     CheckSpec tcpSend =
         CheckSpec.builder().protocol(Protocol.TCP).tcp(new CheckSpec.Tcp("PING\r\n", null)).build();
@@ -213,10 +233,7 @@ class ChannelConnectionTest {
                           if (failure != null) {
                             throw failure;
                           }
-                          int client =
-                              ((InetSocketAddress)
-                                      ((ChannelConnection) conn).channel().localAddress())
-                                  .getPort();
+                          int client = localPort(conn);
                           serverSide.add(spec.protocol() + " " + socketStates(port, client));
                           conn.close();
                           looked.complete(null);
@@ -230,13 +247,13 @@ class ChannelConnectionTest {
     assertThat(serverSide)
         .containsExactly(
             "HTTP " + (epoll ? "[03]" : "[01]"), "TCP " + (epoll ? "[03]" : "[01]"), "TCP [01]");
-    assertThat(ChannelConnection.Connector.sendsFirst(http)).isTrue();
+    assertThat(EpollConnection.Connector.sendsFirst(http)).isTrue();
     assertThat(
-            ChannelConnection.Connector.sendsFirst(
+            EpollConnection.Connector.sendsFirst(
                 CheckSpec.builder().protocol(Protocol.WEBSOCKET).build()))
         .isTrue();
-    assertThat(ChannelConnection.Connector.sendsFirst(tcpSend)).isTrue();
-    assertThat(ChannelConnection.Connector.sendsFirst(tcpConnect)).isFalse();
+    assertThat(EpollConnection.Connector.sendsFirst(tcpSend)).isTrue();
+    assertThat(EpollConnection.Connector.sendsFirst(tcpConnect)).isFalse();
   }
 
   /**
@@ -301,11 +318,9 @@ class ChannelConnectionTest {
   void callbacksRunOnTheCallersContextAndLoop(boolean epoll) throws Exception {
     start(epoll);
     int port = servers.replying(OK);
-    ProbeConnection.Connector fallback =
-        (target, spec, timeoutMs, done) -> done.fail(new AssertionError("fallback used"));
-    ProbeConnection.Connector connector = ChannelConnection.Connector.create(vertx, fallback);
-    assertThat(connector).isInstanceOf(ChannelConnection.Connector.class);
-    assertThat(((ChannelConnection.Connector) connector).epoll()).isEqualTo(epoll);
+    ProbeConnection.Connector connector = plain(vertx);
+    assertThat(connector)
+        .isInstanceOf(epoll ? EpollConnection.Connector.class : ChannelConnection.Connector.class);
     // two contexts, most likely on two loops: each connection lives on its caller's
     Context first = vertx.getOrCreateContext();
     Context second = vertx.getOrCreateContext();
@@ -320,14 +335,17 @@ class ChannelConnectionTest {
                   2000,
                   (conn, failure) -> {
                     events.add("connected " + (Vertx.currentContext() == ctx) + " " + failure);
-                    ChannelConnection c = (ChannelConnection) conn;
-                    events.add("class " + c.channel().getClass().getSimpleName());
-                    events.add(
-                        "loop "
-                            + (c.channel().eventLoop()
-                                == ((ContextInternal) ctx).nettyEventLoop()));
-                    events.add(
-                        "nodelay " + c.channel().config().getOption(ChannelOption.TCP_NODELAY));
+                    EventLoop own = ((ContextInternal) ctx).nettyEventLoop();
+                    if (conn instanceof EpollConnection e) {
+                      events.add("class " + conn.getClass().getSimpleName());
+                      events.add("loop " + (e.loop() == own));
+                      events.add("nodelay " + tcpNoDelay(e));
+                    } else {
+                      Channel c = ((ChannelConnection) conn).channel();
+                      events.add("class " + c.getClass().getSimpleName());
+                      events.add("loop " + (c.eventLoop() == own));
+                      events.add("nodelay " + c.config().getOption(ChannelOption.TCP_NODELAY));
+                    }
                     conn.receive(
                         new ProbeConnection.Receiver() {
                           @Override
@@ -359,7 +377,7 @@ class ChannelConnectionTest {
       closed.get(5, TimeUnit.SECONDS);
 
       String channelClass =
-          epoll ? EpollSocketChannel.class.getSimpleName() : NioSocketChannel.class.getSimpleName();
+          epoll ? EpollConnection.class.getSimpleName() : NioSocketChannel.class.getSimpleName();
       assertThat(events)
           .containsExactly(
               "connected true null",
@@ -388,16 +406,243 @@ class ChannelConnectionTest {
     assertThat(LoopbackServers.await(onContext.future())).isTrue();
   }
 
-  @Test
-  void aHostNameGoesToTheFallback() {
-    start(false);
+  /** Connects {@code connector} to {@code target} from a context of {@code vertx}; waits. */
+  static ProbeConnection connect(
+      Vertx vertx, ProbeConnection.Connector connector, ProbeTarget target, int timeoutMs)
+      throws Exception {
+    CompletableFuture<ProbeConnection> connected = new CompletableFuture<>();
+    vertx
+        .getOrCreateContext()
+        .runOnContext(
+            v ->
+                connector.connect(
+                    target,
+                    CheckSpec.builder().build(),
+                    timeoutMs,
+                    (conn, failure) -> {
+                      if (failure != null) {
+                        connected.completeExceptionally(failure);
+                      } else {
+                        connected.complete(conn);
+                      }
+                    }));
+    return connected.get(5, TimeUnit.SECONDS);
+  }
+
+  /**
+   * 32 MiB written at once to a server that does not read for 300 ms: more than the kernel's
+   * buffers take, so the connection keeps the rest and sends it as room comes back; the server
+   * counts every byte, in order, then answers.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("transports")
+  void aWriteLargerThanTheSocketBuffersGoesOutWholeAndInOrder(boolean epoll) throws Exception {
+    start(epoll);
+    int size = 32 * 1024 * 1024;
+    byte[] bytes = new byte[size];
+    for (int i = 0; i < size; i++) {
+      bytes[i] = (byte) (i % 251);
+    }
+    int port =
+        servers.raw(
+            c -> {
+              c.pause();
+              vertx.setTimer(300, id -> c.resume());
+              long[] seen = {0};
+              boolean[] inOrder = {true};
+              c.handler(
+                  b -> {
+                    for (int i = 0; i < b.length(); i++) {
+                      inOrder[0] &= b.getByte(i) == (byte) ((seen[0] + i) % 251);
+                    }
+                    seen[0] += b.length();
+                    if (seen[0] == size) {
+                      c.write(inOrder[0] ? "all in order\n" : "out of order\n");
+                    }
+                  });
+            });
+    ProbeConnection conn = connect(vertx, plain(vertx), new ProbeTarget("127.0.0.1", port), 2000);
+    CompletableFuture<String> answer = new CompletableFuture<>();
+    vertx
+        .getOrCreateContext()
+        .runOnContext(
+            v -> {
+              conn.receive(
+                  new ProbeConnection.Receiver() {
+                    @Override
+                    public void onData(byte[] data, int offset, int length) {
+                      answer.complete(new String(data, offset, length, StandardCharsets.US_ASCII));
+                    }
+
+                    @Override
+                    public void onError(Throwable failure) {
+                      answer.completeExceptionally(failure);
+                    }
+
+                    @Override
+                    public void onClose() {
+                      answer.complete("closed");
+                    }
+                  });
+              conn.write(bytes);
+            });
+    try {
+      assertThat(answer.get(20, TimeUnit.SECONDS)).isEqualTo("all in order\n");
+    } finally {
+      conn.close();
+    }
+  }
+
+  /**
+   * A connect the backend never answers (its accept queue is full, so the kernel drops the SYN)
+   * fails with a timeout, which {@link TransportFailure} reads as one, and frees its socket.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("transports")
+  void aConnectNeverAnsweredTimesOutAndFreesItsSocket(boolean epoll) throws Exception {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "Linux /proc/self/fd");
+    start(epoll);
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      List<Socket> queued = fillAcceptQueue(full);
+      try {
+        ProbeConnection.Connector connector = plain(vertx);
+        ProbeTarget target = new ProbeTarget("127.0.0.1", full.getLocalPort());
+        // warm up (classes, per-thread buffers): a first timeout
+        assertThat(
+                catchThrowableOfType(
+                    () -> connect(vertx, connector, target, 50), ExecutionException.class))
+            .isNotNull();
+        int before = openFds();
+        for (int i = 0; i < 3; i++) {
+          long started = System.nanoTime();
+          Throwable failure =
+              catchThrowableOfType(
+                  () -> connect(vertx, connector, target, 200), ExecutionException.class);
+          long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+          assertThat(failure).isNotNull();
+          assertThat(TransportFailure.classify(failure.getCause(), tookMs).reason())
+              .as("%s", failure.getCause())
+              .isEqualTo(Reason.TIMEOUT);
+          assertThat(tookMs).isBetween(150L, 3000L);
+        }
+        assertThat(awaitFds(before)).as("open file descriptors after").isLessThanOrEqualTo(before);
+      } finally {
+        for (Socket s : queued) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  /** Connects blocking sockets to {@code server} (never accepted) until one is not answered. */
+  static List<Socket> fillAcceptQueue(ServerSocket server) throws IOException {
+    List<Socket> queued = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      Socket s = new Socket();
+      try {
+        s.connect(server.getLocalSocketAddress(), 200);
+        queued.add(s);
+      } catch (SocketTimeoutException e) {
+        s.close();
+        return queued;
+      }
+    }
+    throw new AssertionError("the accept queue never filled");
+  }
+
+  /**
+   * However a probe ends (a pass, a refusal, a reset, a hang past its deadline, garbage, a peer
+   * that closes first, a reused connection dropped for unasked bytes), its socket is closed: after
+   * 20 rounds the process has no more file descriptors open than before.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("transports")
+  void everySocketIsClosedHoweverItsProbeEnds(boolean epoll) throws Exception {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "Linux /proc/self/fd");
+    start(epoll);
+    Context ctx = vertx.getOrCreateContext();
+    CheckSpec quick = CheckSpec.builder().timeout(Duration.ofMillis(200)).build();
+    Map<Integer, Reason> expected = new LinkedHashMap<>();
+    expected.put(servers.replying(OK), null);
+    expected.put(servers.refusing(), Reason.CONNECTION_REFUSED);
+    expected.put(
+        servers.raw(
+            new NetServerOptions().setSoLinger(0),
+            c ->
+                c.handler(
+                    b -> {
+                      c.write("HTTP/1.1 200 OK\r\nContent-Le");
+                      vertx.setTimer(20, id -> c.close());
+                    })),
+        Reason.CONNECTION_RESET);
+    expected.put(servers.raw(c -> {}), Reason.TIMEOUT);
+    expected.put(servers.raw(c -> c.handler(b -> c.write("garbage\r\n"))), null);
+    expected.put(servers.raw(c -> c.handler(b -> c.close())), Reason.CONNECTION_CLOSED);
+    int chatty =
+        servers.raw(
+            c ->
+                c.handler(
+                    b -> {
+                      c.write(OK);
+                      vertx.setTimer(20, id -> c.write("unasked bytes"));
+                    }));
+    Runnable round =
+        () -> {
+          expected.forEach(
+              (port, reason) -> {
+                ProbeResult r = probe(ctx, new ProbeTarget("127.0.0.1", port), quick);
+                if (reason != null) {
+                  assertThat(r.reason()).as("port %d: %s", port, r).isEqualTo(reason);
+                }
+              });
+          assertThat(probe(ctx, new ProbeTarget("127.0.0.1", chatty), reuse()).passed()).isTrue();
+        };
+    round.run(); // warm up: classes, per-thread buffers, the servers' own sockets
+    int before = awaitFds(0);
+    for (int i = 0; i < 20; i++) {
+      round.run();
+    }
+    assertThat(awaitFds(before))
+        .as("open file descriptors after 20 rounds")
+        .isLessThanOrEqualTo(before);
+  }
+
+  static int openFds() throws IOException {
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      return (int) fds.count();
+    }
+  }
+
+  /** Open file descriptors once they are at most {@code atMost} (or after 3 s: then as many). */
+  static int awaitFds(int atMost) throws Exception {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    int open = openFds();
+    while (open > atMost && System.nanoTime() < until) {
+      Thread.sleep(20);
+      open = openFds();
+    }
+    return open;
+  }
+
+  static boolean tcpNoDelay(EpollConnection connection) {
+    try {
+      return connection.socket().isTcpNoDelay();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("transports")
+  void aHostNameGoesToTheFallback(boolean epoll) {
+    start(epoll);
     List<String> fallbackCalls = new CopyOnWriteArrayList<>();
     ProbeConnection.Connector fallback =
         (target, spec, timeoutMs, done) -> {
           fallbackCalls.add(target.ip());
           done.fail(new IOException("not here"));
         };
-    ProbeConnection.Connector connector = ChannelConnection.Connector.create(vertx, fallback);
+    ProbeConnection.Connector connector = ProbeConnection.plain(vertx, fallback);
     Promise<Throwable> failed = Promise.promise();
     vertx
         .getOrCreateContext()
