@@ -578,14 +578,7 @@ class PlainConnectionTest {
     expected.put(servers.raw(c -> {}), Reason.TIMEOUT);
     expected.put(servers.raw(c -> c.handler(b -> c.write("garbage\r\n"))), null);
     expected.put(servers.raw(c -> c.handler(b -> c.close())), Reason.CONNECTION_CLOSED);
-    int chatty =
-        servers.raw(
-            c ->
-                c.handler(
-                    b -> {
-                      c.write(OK);
-                      vertx.setTimer(20, id -> c.write("unasked bytes"));
-                    }));
+    int chatty = chatty();
     Runnable round =
         () -> {
           expected.forEach(
@@ -605,6 +598,17 @@ class PlainConnectionTest {
     assertThat(awaitFds(before))
         .as("open file descriptors after 20 rounds")
         .isLessThanOrEqualTo(before);
+  }
+
+  /** A backend that answers 200, then 20 ms later sends bytes nobody asked for. */
+  int chatty() {
+    return servers.raw(
+        c ->
+            c.handler(
+                b -> {
+                  c.write(OK);
+                  vertx.setTimer(20, id -> c.write("unasked bytes"));
+                }));
   }
 
   static int openFds() throws IOException {
@@ -688,14 +692,7 @@ class PlainConnectionTest {
         head.append("X-Pad-").append(i).append(": ").append("p".repeat(1000)).append("\r\n");
       }
       int hugeHead = servers.raw(c -> c.handler(b -> c.write(head + "\r\n")));
-      int chatty =
-          servers.raw(
-              c ->
-                  c.handler(
-                      b -> {
-                        c.write(OK);
-                        vertx.setTimer(20, id -> c.write("unasked bytes"));
-                      }));
+      int chatty = chatty();
       CheckSpec spec = CheckSpec.builder().timeout(Duration.ofSeconds(3)).build();
       for (int round = 0; round < 5; round++) {
         assertThat(probe(ctx, new ProbeTarget("127.0.0.1", bigBody), spec).passed()).isTrue();
