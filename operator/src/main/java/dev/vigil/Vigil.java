@@ -520,6 +520,7 @@ public final class Vigil {
                 registry,
                 () -> {
                   LOG.warn("shard Lease lost: this replica stops probing and writing");
+                  leadership.fenced();
                   runtimes.closeAll();
                   if (exitOnStopLeading) {
                     exitFenced();
@@ -627,6 +628,7 @@ public final class Vigil {
             ShardOwner.configure(c, shards.identity());
           }
         });
+    Readiness readiness = Readiness.of(operator, leadership);
     ServingCertificate certificate =
         config.outcomePort() >= 0 || config.metricsAuth()
             ? servingCertificate(vertx, config)
@@ -637,10 +639,7 @@ public final class Vigil {
             prometheus,
             new PoolGauges(runtimes::all, registry),
             new Heartbeat(vertx, System::nanoTime, HEARTBEAT_STALE_MS).start(),
-            new Readiness(
-                () -> operator.getRuntimeInfo().isStarted(),
-                () -> operator.getRuntimeInfo().allEventSourcesAreHealthy(),
-                leadership));
+            readiness);
     if (config.metricsAuth()) {
       ops.secure(certificate, MetricsAccess.of(client));
     }

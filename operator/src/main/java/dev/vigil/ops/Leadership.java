@@ -22,6 +22,7 @@ public final class Leadership {
 
   private volatile Role role;
   private volatile String leader;
+  private volatile boolean fenced;
 
   private Leadership(Role role) {
     this.role = role;
@@ -51,6 +52,19 @@ public final class Leadership {
     if (role == Role.WAITING) {
       role = Role.STANDBY;
     }
+  }
+
+  /**
+   * Sharded: this replica's shard Lease was lost. It no longer probes or writes and is not ready
+   * again until it restarts (in a cluster it exits), whatever its role in the leader election.
+   */
+  public void fenced() {
+    fenced = true;
+  }
+
+  /** True once {@link #fenced()} was called. */
+  public boolean isFenced() {
+    return fenced;
   }
 
   public Role role() {

@@ -1,5 +1,7 @@
 package dev.vigil.ops;
 
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.RuntimeInfo;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -26,7 +28,22 @@ public final class Readiness {
     this.leadership = leadership;
   }
 
+  /**
+   * The operator's readiness from JOSDK's runtime info, taken once: call it after every controller
+   * is registered and before {@code Operator.start()}. Each {@code getRuntimeInfo()} reads the
+   * registered controllers under the lock that {@code start()} holds until every informer has
+   * synced, so asking it per request held {@code /readyz}, and the event loop serving it, for
+   * seconds at each start.
+   */
+  public static Readiness of(Operator operator, Leadership leadership) {
+    RuntimeInfo runtime = operator.getRuntimeInfo();
+    return new Readiness(runtime::isStarted, runtime::allEventSourcesAreHealthy, leadership);
+  }
+
   public Verdict check() {
+    if (leadership.isFenced()) {
+      return new Verdict(false, "shard Lease lost: not probing or writing until restarted");
+    }
     if (!started.getAsBoolean()) {
       return new Verdict(false, "operator starting");
     }

@@ -42,15 +42,20 @@ public final class ProcessOperator implements RunningOperator {
   private static final Duration GRACE = Duration.ofSeconds(30);
 
   /**
-   * Restarts before Ready, as the kubelet restarts a container that exits (restartPolicy Always).
+   * Restarts after an exit of its own, before or after Ready, as the kubelet restarts a container
+   * that exits (restartPolicy Always; a replica that lost its shard Lease exits to start clean).
    */
   private static final int MAX_RESTARTS = 3;
 
   private final String name;
   private final ProcessBuilder command;
-  private Process process;
-  private Process watchdog;
-  private int restarts;
+  private volatile Process process;
+  private volatile Process watchdog;
+  private volatile int restarts;
+
+  /** Set by {@link #kill()} and {@link #terminate()}: an exit the test caused is not restarted. */
+  private volatile boolean stopping;
+
   private final Path dir;
   private final Path log;
   private final int healthPort;
@@ -132,17 +137,36 @@ public final class ProcessOperator implements RunningOperator {
     }
   }
 
-  /** Starts the process (its output appended to the log) and a watchdog that bounds its life. */
-  private void launch() throws IOException {
-    process = command.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+  /**
+   * Starts the process (its output appended to the log) and a watchdog that bounds its life; an
+   * exit the test did not cause starts it again.
+   */
+  private synchronized void launch() throws IOException {
+    Process started =
+        command.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    process = started;
     watchdog =
         new ProcessBuilder(
                 "sh",
                 "-c",
-                "sleep " + MAX_LIFETIME.toSeconds() + "; kill -9 " + process.pid() + " 2>/dev/null")
+                "sleep " + MAX_LIFETIME.toSeconds() + "; kill -9 " + started.pid() + " 2>/dev/null")
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
+    started.onExit().thenRun(() -> restartAfter(started));
+  }
+
+  private synchronized void restartAfter(Process exited) {
+    if (stopping || exited != process || restarts == MAX_RESTARTS) {
+      return;
+    }
+    restarts++;
+    watchdog.destroyForcibly();
+    try {
+      launch();
+    } catch (IOException e) {
+      // stays down: awaitReady and the test's own checks report it
+    }
   }
 
   /** A token of the chart's ServiceAccount ({@code vigil-system/vigil}), valid an hour. */
@@ -161,25 +185,16 @@ public final class ProcessOperator implements RunningOperator {
     long startedNanos = System.nanoTime();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        if (restarts == MAX_RESTARTS) {
-          throw new AssertionError(
-              name
-                  + " exited with "
-                  + process.exitValue()
-                  + " before it was ready, after "
-                  + restarts
-                  + " restarts; its log:\n"
-                  + log());
-        }
-        // the kubelet restarts a container that exits (its API check at start is bounded)
-        restarts++;
-        watchdog.destroyForcibly();
-        try {
-          launch();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
+      Process p = process;
+      if (!p.isAlive() && restarts == MAX_RESTARTS) {
+        throw new AssertionError(
+            name
+                + " exited with "
+                + p.exitValue()
+                + " before it was ready, after "
+                + restarts
+                + " restarts; its log:\n"
+                + log());
       }
       try {
         if (http.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
@@ -217,13 +232,14 @@ public final class ProcessOperator implements RunningOperator {
     return startToReadyMs;
   }
 
-  /** How often it exited before Ready and was started again. */
+  /** How often it exited on its own and was started again. */
   public int restarts() {
     return restarts;
   }
 
   /** {@code kill -9}: SIGKILL, then waits until the process is gone; returns its exit value. */
   public int kill() {
+    stopping = true;
     process.destroyForcibly();
     return awaitExit(Duration.ofSeconds(10));
   }
@@ -238,6 +254,7 @@ public final class ProcessOperator implements RunningOperator {
    * after a clean shutdown on SIGTERM).
    */
   public int terminate() {
+    stopping = true;
     if (!process.isAlive()) {
       return process.exitValue();
     }

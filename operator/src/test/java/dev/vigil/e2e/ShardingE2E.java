@@ -46,10 +46,11 @@ class ShardingE2E {
   private static final int PORT = 8080;
   private static final int POOLS = 300;
   private static final int HOSTS = 4;
-  // the chart's default is 15 s; 10 s keeps the kill short, and a replica that starts on a loaded
-  // machine still renews within two thirds of it (with 6 s one missed its deadline and fenced
-  // itself)
-  private static final int LEASE_S = 10;
+  // the chart's default. With 10 s a replacement starting beside three busy replicas on two cores
+  // often missed its renew deadline (6.7 s): the API server took seconds to answer its Lease GET
+  // while four JVMs started and listed (thread dumps: the renewal waiting on the response). It was
+  // fenced, exited and restarted, as in a cluster; 15 s keeps that the exception.
+  private static final int LEASE_S = 15;
   private static final Duration CONVERGE = Duration.ofSeconds(180);
   private static final Duration READY = Duration.ofSeconds(120);
   // the outcome pattern: pools of three backends, rounds of one batch per backend
@@ -160,7 +161,60 @@ class ShardingE2E {
   }
 
   private void awaitSettled() {
-    await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).until(this::settled);
+    try {
+      await().atMost(CONVERGE).pollInterval(Duration.ofMillis(500)).until(this::settled);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("pools not settled within " + CONVERGE + ": " + unsettled(), e);
+    }
+  }
+
+  /**
+   * Why {@link #settled()} is false, for the failure message: the replicas, the pools per label and
+   * per status.shard, the first pools not settled, and each replica's warnings.
+   */
+  private String unsettled() {
+    List<String> ids = replicas.keySet().stream().map(this::identity).toList();
+    List<BackendPool> pools = pools();
+    StringBuilder b = new StringBuilder();
+    b.append("running ").append(ids);
+    Map<String, Long> byLabel =
+        pools.stream()
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    p -> String.valueOf(PoolOwners.shardOf(p)),
+                    java.util.TreeMap::new,
+                    java.util.stream.Collectors.counting()));
+    b.append("; by label ").append(byLabel);
+    b.append("; by status.shard ").append(PoolOwners.owners(pools));
+    pools.stream()
+        .filter(p -> !PoolOwners.settled(List.of(p), ids))
+        .limit(5)
+        .forEach(
+            p ->
+                b.append("\n  not settled: ")
+                    .append(p.getMetadata().getName())
+                    .append(" label ")
+                    .append(PoolOwners.shardOf(p))
+                    .append(", status.shard ")
+                    .append(p.getStatus() == null ? null : p.getStatus().getShard()));
+    for (ProcessOperator o : replicas.values()) {
+      b.append("\n  ")
+          .append(o.name())
+          .append(o.alive() ? " (running, " : " (exited, ")
+          .append(o.restarts())
+          .append(" restarts), last warnings:");
+      List<String> warnings =
+          o.log()
+              .lines()
+              .filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+              .filter(l -> !l.contains("BlockedThreadChecker") && !l.contains("VersionUsage"))
+              .map(l -> l.length() > 200 ? l.substring(0, 200) : l)
+              .toList();
+      warnings
+          .subList(Math.max(0, warnings.size() - 5), warnings.size())
+          .forEach(l -> b.append("\n    ").append(l));
+    }
+    return b.toString();
   }
 
   /** The first few slices of pools not all ready, with their owner, for the failure message. */
