@@ -78,7 +78,7 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
   private final LinuxSocket socket;
   private final ContextInternal context;
   private final IoEventLoop loop;
-  private final Handler<Integer> onEvent = this::ready;
+  private final Handler<EpollIoEvent> onEvent = e -> ready(e.ops().value());
   private IoRegistration registration;
   private Completable<ProbeConnection> connecting;
   private ScheduledFuture<?> connectTimeout;
@@ -109,7 +109,8 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
 
   @Override
   public void handle(IoRegistration registration, IoEvent event) {
-    context.emit(((EpollIoEvent) event).ops().value(), onEvent);
+    // the event itself, not its flags: an int would be boxed for every readiness event
+    context.emit((EpollIoEvent) event, onEvent);
   }
 
   private void ready(int ops) {
