@@ -74,6 +74,12 @@ public final class Sharder {
   private ScheduledFuture<?> task;
   private volatile int liveShards;
 
+  /** The clock when the last round ended, or -1 before the first. */
+  private long lastRoundEnd = -1;
+
+  /** No shard is fenced before this (after this process stood still; see {@link #round()}). */
+  private long fenceNotBefore;
+
   /**
    * @param namespaces the pools' namespaces; empty: all
    */
@@ -225,6 +231,24 @@ public final class Sharder {
     }
     long now = clock.getAsLong();
     Map<String, ShardState> shards = shardStates(now);
+    // Rounds follow each other ROUND_MS apart. A longer gap means this process, or its node, stood
+    // still (a GC pause, a starved or frozen VM): every replica on that node, and any renewal in
+    // flight to a stalled API server, may have missed its Lease just as this one did. Fencing them
+    // all at once would stop every replica (a CI run of ShardingE2E: 17 s of nothing, then the
+    // sharder fenced all three replicas, itself included). So after such a gap the replicas get
+    // one renew deadline to renew before an expired Lease is fenced; a replica that is really gone
+    // is fenced that much later.
+    if (lastRoundEnd >= 0 && now - lastRoundEnd > config.renewPeriod().toMillis()) {
+      fenceNotBefore = now + config.renewDeadlineMs();
+      LOG.info(
+          "sharder: {} ms since its last round (this process stood still): expired shard Leases"
+              + " are not fenced for {} ms, so their replicas can renew first",
+          now - lastRoundEnd,
+          config.renewDeadlineMs());
+    }
+    if (now < fenceNotBefore) {
+      shards.replaceAll((shard, state) -> state == ShardState.EXPIRED ? ShardState.LIVE : state);
+    }
     liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
     Map<String, Pool> current = new HashMap<>();
     for (SharedIndexInformer<BackendPool> informer : pools) {
@@ -256,6 +280,7 @@ public final class Sharder {
       actions.addAll(moves);
     }
     forgetGoneShards(shards, current.values(), now);
+    lastRoundEnd = clock.getAsLong();
     return actions;
   }
 

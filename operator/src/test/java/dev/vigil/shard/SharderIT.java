@@ -168,20 +168,66 @@ class SharderIT {
     long onB = owners().values().stream().filter("b"::equals).count();
     assertThat(onB).isPositive();
 
-    // b stops renewing; a keeps renewing; 15 s later b's Lease expired
-    now.addAndGet(15_001);
-    lease("a", () -> {});
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(
-            () -> {
-              List<ShardPlanner.Action> actions = sharder.round();
-              return actions.contains(new ShardPlanner.Fence("b"));
-            });
+    // b stops renewing; a keeps renewing and the sharder runs a round a second; about 15 s later
+    // b's Lease expired and is fenced
+    roundsUntilFenced("b", 20);
     Lease fenced = client.leases().inNamespace(LEASE_NS).withName("vigil-shard-b").get();
     assertThat(fenced.getSpec().getHolderIdentity()).isEqualTo("fenced-by-a");
     // b's pools move in the round that fenced it, all of them, not 10 % a minute
     assertThat(owners().values()).containsOnly("a");
+  }
+
+  @Test
+  void afterStandingStillItselfTheSharderLetsTheReplicasRenewBeforeItFences() {
+    pools(10);
+    lease("a", () -> {});
+    ShardLease b = lease("b", () -> {});
+    startSharder(0.1);
+    roundsUntil(() -> !owners().containsValue(null));
+
+    // the whole node stood still 20 s: no renewal, no round; both Leases look expired
+    now.addAndGet(20_000);
+    assertThat(round())
+        .as("the first round after the pause")
+        .doesNotContain(new ShardPlanner.Fence("a"), new ShardPlanner.Fence("b"));
+    // b renews as soon as it runs again; a, the sharder's own replica, too
+    lease("a", () -> {});
+    b.tick();
+    pause();
+    for (int s = 0; s < 12; s++) {
+      now.addAndGet(1_000);
+      if (s % 4 == 0) {
+        lease("a", () -> {});
+        b.tick();
+      }
+      assertThat(sharder.round())
+          .doesNotContain(new ShardPlanner.Fence("a"), new ShardPlanner.Fence("b"));
+    }
+    assertThat(
+            client
+                .leases()
+                .inNamespace(LEASE_NS)
+                .withName("vigil-shard-b")
+                .get()
+                .getSpec()
+                .getHolderIdentity())
+        .isEqualTo("b");
+
+    // b stops renewing now: once its Lease expires it is fenced (the pause is over)
+    roundsUntilFenced("b", 16);
+  }
+
+  /** One round per simulated second, a renewing, until b is fenced (at most {@code seconds}). */
+  private void roundsUntilFenced(String shard, int seconds) {
+    for (int s = 0; s < seconds; s++) {
+      now.addAndGet(1_000);
+      lease("a", () -> {});
+      if (sharder.round().contains(new ShardPlanner.Fence(shard))) {
+        return;
+      }
+      pause();
+    }
+    throw new AssertionError(shard + " not fenced within " + seconds + " s of rounds");
   }
 
   @Test
