@@ -238,7 +238,11 @@ public final class Sharder {
     // sharder fenced all three replicas, itself included). So after such a gap the replicas get
     // one renew deadline to renew before an expired Lease is fenced; a replica that is really gone
     // is fenced that much later.
-    if (lastRoundEnd >= 0 && now - lastRoundEnd > config.renewPeriod().toMillis()) {
+    if (lastRoundEnd < 0) {
+      // A sharder just elected has watched the Leases for no time: after a freeze that also cost
+      // the last leader its election, renewals may be about to land. It fences nothing at first.
+      fenceNotBefore = now + config.renewDeadlineMs();
+    } else if (now - lastRoundEnd > config.renewPeriod().toMillis()) {
       fenceNotBefore = now + config.renewDeadlineMs();
       LOG.info(
           "sharder: {} ms since its last round (this process stood still): expired shard Leases"

@@ -217,6 +217,23 @@ class SharderIT {
     roundsUntilFenced("b", 16);
   }
 
+  @Test
+  void aNewSharderFencesNothingForARenewDeadline() {
+    pools(10);
+    lease("a", () -> {});
+    lease("b", () -> {});
+    // b's Lease expired while no sharder ran (the old leader lost its election in the same freeze)
+    now.addAndGet(16_000);
+    lease("a", () -> {});
+    startSharder(0.1);
+    assertThat(round())
+        .as("the new sharder's first round")
+        .doesNotContain(new ShardPlanner.Fence("b"));
+    // b does not renew: it is fenced once the new sharder has watched for a renew deadline
+    roundsUntilFenced("b", 12);
+    assertThat(now.get()).isGreaterThanOrEqualTo(1_000_000_000_000L + 16_000 + 10_000);
+  }
+
   /** One round per simulated second, a renewing, until b is fenced (at most {@code seconds}). */
   private void roundsUntilFenced(String shard, int seconds) {
     for (int s = 0; s < seconds; s++) {
