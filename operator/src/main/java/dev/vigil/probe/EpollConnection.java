@@ -24,6 +24,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
@@ -32,23 +33,27 @@ import java.util.concurrent.TimeUnit;
  * context's own epoll event loop (Netty 4.2's {@link EpollIoHandle}): the path of plain probes when
  * Vert.x runs on epoll. A probe is a connect, one small write, reads until the verdict and a close;
  * Netty's {@code EpollSocketChannel} pays for a pipeline, a channel config, promises and its own
- * bookkeeping of interest flags around that. Per probe this makes two {@code epoll_ctl} calls (the
- * registration, then one change to {@code EPOLLIN | EPOLLOUT | EPOLLRDHUP} edge-triggered, kept
- * until the close; the channel made six) and asks the kernel for no local or peer address (issue
- * 15: the channel's {@code epoll_ctl}, {@code getsockname}, {@code getpeername} and {@code
- * getsockopt} calls were what was left between Vert.x and HAProxy; {@code
- * bench/profiles/syscalls-netty.md}). The socket options are the channel's: {@code TCP_NODELAY},
- * and {@code TCP_QUICKACK} off for a probe that writes first ({@link
- * ChannelConnection#sendsFirst}).
+ * bookkeeping of interest flags around that (issue 15: {@code bench/profiles/syscalls-netty.md}).
+ * The socket options are the channel's: {@code TCP_NODELAY}, and {@code TCP_QUICKACK} off for a
+ * probe that writes first ({@link Connector#sendsFirst}).
+ *
+ * <p>A socket outlives its connection when the peer closed first (the usual end of an HTTP check
+ * and of a TCP check whose server hangs up): {@code connect(AF_UNSPEC)} resets it (a reset to a
+ * peer that has already closed: no application sees it, and neither side keeps a {@code
+ * TIME_WAIT}), and it waits in its loop's pool, still registered with {@code EPOLLIN | EPOLLOUT |
+ * EPOLLRDHUP} edge-triggered, for the next probe's connect: a new handshake from a new ephemeral
+ * port, without a new socket, socket option, address query or {@code epoll_ctl} (5 system calls a
+ * probe fewer; {@code bench/profiles/syscalls-reuse.md}). Any other end (the probe closes first, an
+ * error, a timeout) closes the socket with a FIN, as before; the kernel drops it from the epoll set
+ * with the file descriptor, before the registration is cancelled.
  *
  * <p>Everything runs on the event loop; each readiness event is handled inside one {@link
  * ContextInternal#emit} on the caller's context, so every receiver callback and the connect's
  * result run with that context current, as Vert.x's own {@code NetSocket} handlers do. Reads go
  * through one 8 KiB direct buffer and one array per event-loop thread, handed out only as far as
- * the receiver still wants them. The socket is closed before its registration is cancelled, so the
- * kernel drops it from the epoll set with the file descriptor and no third {@code epoll_ctl} runs.
+ * the receiver still wants them.
  */
-final class EpollConnection implements ProbeConnection, EpollIoHandle {
+final class EpollConnection implements ProbeConnection {
 
   private static final int IPPROTO_TCP = 6;
   private static final int TCP_QUICKACK = 12;
@@ -60,6 +65,9 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
           .with(EpollIoOps.EPOLLET);
   private static final int OUT = EpollIoOps.EPOLLOUT.value();
   private static final int OUT_OR_ERR = OUT | EpollIoOps.EPOLLERR.value();
+
+  /** {@code EPOLLHUP} (the kernel's, passed on by Netty in an event's ops; it has no constant). */
+  private static final int HUP = 0x10;
 
   /** The direct buffer the kernel reads into and writes from, and its copy for receivers. */
   private static final class Scratch {
@@ -75,26 +83,112 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
         }
       };
 
+  /**
+   * Idle sockets kept per event loop and address family: as many as a loop has probes unanswered at
+   * most ({@link ProbeScheduler#MAX_BACKLOG}), so a steady load opens no new ones.
+   */
+  static final int POOLED = ProbeScheduler.MAX_BACKLOG;
+
+  /**
+   * A socket with its epoll registration, kept across probes: the connection on it now, or none
+   * while it waits in its loop's pool.
+   */
+  static final class Slot implements EpollIoHandle {
+    final LinuxSocket socket;
+    final IoEventLoop loop;
+    final boolean ipv6;
+    IoRegistration registration;
+    EpollConnection current;
+    boolean shut;
+
+    Slot(LinuxSocket socket, IoEventLoop loop, boolean ipv6) {
+      this.socket = socket;
+      this.loop = loop;
+      this.ipv6 = ipv6;
+    }
+
+    @Override
+    public FileDescriptor fd() {
+      return socket;
+    }
+
+    @Override
+    public void handle(IoRegistration registration, IoEvent event) {
+      EpollConnection c = current;
+      if (c != null) {
+        // the event itself, not its flags: an int would be boxed for every readiness event
+        c.context.emit((EpollIoEvent) event, c.onEvent);
+      }
+    }
+
+    /**
+     * What Netty calls when the loop shuts down with the socket still registered: ends the
+     * connection on it, if any, and closes the socket either way (nothing goes back to the pool).
+     */
+    @Override
+    public void close() {
+      shut = true;
+      EpollConnection c = current;
+      if (c != null) {
+        c.close();
+      }
+      destroy();
+    }
+
+    void destroy() {
+      current = null;
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // nothing left to do with a socket that cannot be closed
+      }
+      if (registration != null) {
+        registration.cancel();
+      }
+    }
+  }
+
+  /** The idle sockets of one event loop. */
+  static final class Pool {
+    final ArrayDeque<Slot> inet = new ArrayDeque<>();
+    final ArrayDeque<Slot> inet6 = new ArrayDeque<>();
+
+    ArrayDeque<Slot> of(boolean ipv6) {
+      return ipv6 ? inet6 : inet;
+    }
+  }
+
+  private static final FastThreadLocal<Pool> POOL =
+      new FastThreadLocal<>() {
+        @Override
+        protected Pool initialValue() {
+          return new Pool();
+        }
+      };
+
+  private final Slot slot;
   private final LinuxSocket socket;
   private final ContextInternal context;
   private final IoEventLoop loop;
   private final Handler<EpollIoEvent> onEvent = e -> ready(e.ops().value());
-  private IoRegistration registration;
   private Completable<ProbeConnection> connecting;
   private ScheduledFuture<?> connectTimeout;
   private Receiver receiver;
   private byte[] unsent;
   private boolean closed;
+  private boolean peerClosed;
+  private boolean broken;
 
-  private EpollConnection(LinuxSocket socket, ContextInternal context, IoEventLoop loop) {
-    this.socket = socket;
+  private EpollConnection(Slot slot, ContextInternal context) {
+    this.slot = slot;
+    this.socket = slot.socket;
     this.context = context;
-    this.loop = loop;
+    this.loop = slot.loop;
   }
 
-  @Override
-  public FileDescriptor fd() {
-    return socket;
+  /** The socket with its registration (for tests). */
+  Slot slot() {
+    return slot;
   }
 
   /** The socket (for tests: its family and options). */
@@ -105,12 +199,6 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
   /** The event loop the socket is registered with. */
   EventLoop loop() {
     return loop;
-  }
-
-  @Override
-  public void handle(IoRegistration registration, IoEvent event) {
-    // the event itself, not its flags: an int would be boxed for every readiness event
-    context.emit((EpollIoEvent) event, onEvent);
   }
 
   private void ready(int ops) {
@@ -129,15 +217,22 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
         connectFailed(e);
         return;
       }
+      if ((ops & HUP) != 0) {
+        // no error and a hang-up: what a reused socket reported after its reset, read by the
+        // kernel before this connect and handed on in the same batch; the connect's own comes next
+        return;
+      }
       connected();
     }
-    if (unsent != null && (ops & OUT) != 0) {
+    if (!closed && unsent != null && (ops & OUT) != 0) {
       byte[] rest = unsent;
       unsent = null;
       send(rest);
     }
     if (!closed && (ops & ~OUT) != 0) {
-      read((ops & ~(OUT | EpollIoOps.EPOLLIN.value())) != 0);
+      boolean hungUp = (ops & ~(OUT | EpollIoOps.EPOLLIN.value())) != 0;
+      peerClosed |= hungUp;
+      read(hungUp);
     }
   }
 
@@ -175,6 +270,7 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
         return;
       }
       if (n < 0) {
+        peerClosed = true;
         close();
         return;
       }
@@ -242,6 +338,7 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
   }
 
   private void failed(IOException cause) {
+    broken = true;
     Receiver r = receiver;
     if (r != null) {
       r.onError(cause);
@@ -250,8 +347,8 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
   }
 
   /**
-   * Closes the socket (a FIN) and tells the receiver in place; also what Netty calls when the loop
-   * shuts down with the socket still registered.
+   * Ends the connection (a FIN, or a reset once the peer has closed: {@link #release}) and tells
+   * the receiver in place.
    */
   @Override
   public void close() {
@@ -270,17 +367,32 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
     }
   }
 
-  /** Closes the socket, then drops its registration (the kernel already took it off the set). */
+  /**
+   * Ends this connection on its socket. Once the peer has closed its side, the socket goes back to
+   * its loop's pool, still registered: {@code connect(AF_UNSPEC)} resets it (a reset to a peer that
+   * has already closed), and the next probe connects it again without a new socket, options or
+   * {@code epoll_ctl}. Otherwise it is closed (a FIN), then its registration dropped (the kernel
+   * already took it off the set).
+   */
   private void release() {
     closed = true;
-    try {
-      socket.close();
-    } catch (IOException ignored) {
-      // nothing left to do with a socket that cannot be closed
+    if (slot.current != this) {
+      return;
     }
-    if (registration != null) {
-      registration.cancel();
+    slot.current = null;
+    if (peerClosed && !broken && connecting == null && !slot.shut) {
+      ArrayDeque<Slot> idle = POOL.get().of(slot.ipv6);
+      if (idle.size() < POOLED) {
+        try {
+          socket.disconnect(); // leaves ECONNRESET in SO_ERROR: the next connect clears it
+          idle.push(slot);
+          return;
+        } catch (IOException e) {
+          // closed below
+        }
+      }
     }
+    slot.destroy();
   }
 
   /** Opens sockets on the caller's epoll event loop. */
@@ -320,7 +432,7 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
       }
       if (address == null
           || !(context.nettyEventLoop() instanceof IoEventLoop loop)
-          || !loop.isCompatible(EpollConnection.class)) {
+          || !loop.isCompatible(Slot.class)) {
         fallback.connect(target, spec, timeoutMs, done);
         return;
       }
@@ -341,33 +453,45 @@ final class EpollConnection implements ProbeConnection, EpollIoHandle {
         boolean quickAckOff,
         int timeoutMs,
         Completable<ProbeConnection> done) {
-      LinuxSocket socket;
-      try {
-        socket =
-            LinuxSocket.newSocketStream(
-                remote.getAddress() instanceof Inet4Address
-                    ? SocketProtocolFamily.INET
-                    : SocketProtocolFamily.INET6);
-      } catch (RuntimeException e) { // out of file descriptors
-        context.emit(e, done::fail);
-        return;
+      boolean ipv6 = !(remote.getAddress() instanceof Inet4Address);
+      Slot slot = POOL.get().of(ipv6).poll();
+      boolean fresh = slot == null;
+      if (fresh) {
+        try {
+          slot =
+              new Slot(
+                  LinuxSocket.newSocketStream(
+                      ipv6 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET),
+                  loop,
+                  ipv6);
+        } catch (RuntimeException e) { // out of file descriptors
+          context.emit(e, done::fail);
+          return;
+        }
       }
-      EpollConnection connection = new EpollConnection(socket, context, loop);
+      EpollConnection connection = new EpollConnection(slot, context);
+      slot.current = connection;
+      Slot on = slot;
       context.emit(
           null,
           v -> {
+            LinuxSocket socket = on.socket;
             try {
-              socket.setTcpNoDelay(true);
+              if (fresh) {
+                socket.setTcpNoDelay(true);
+              }
               if (quickAckOff) {
                 socket.setIntOpt(IPPROTO_TCP, TCP_QUICKACK, 0);
               }
               boolean connected = socket.connect(remote);
-              Future<IoRegistration> registered = loop.register(connection);
-              if (!registered.isSuccess()) {
-                throw new IOException("epoll registration failed", registered.cause());
+              if (fresh) {
+                Future<IoRegistration> registered = loop.register(on);
+                if (!registered.isSuccess()) {
+                  throw new IOException("epoll registration failed", registered.cause());
+                }
+                on.registration = registered.getNow();
+                on.registration.submit(INTEREST);
               }
-              connection.registration = registered.getNow();
-              connection.registration.submit(INTEREST);
               if (connected) {
                 done.succeed(connection);
                 return;
