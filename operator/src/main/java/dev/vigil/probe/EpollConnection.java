@@ -148,13 +148,50 @@ final class EpollConnection implements ProbeConnection {
     }
   }
 
-  /** The idle sockets of one event loop. */
+  /**
+   * How long a {@linkplain #finish() finished} connection waits for its peer's close before it
+   * closes first (a FIN); a peer that honours {@code Connection: close} closes within microseconds.
+   */
+  static final long DRAIN_MS = 1000;
+
+  /**
+   * The idle sockets of one event loop, and its finished connections waiting for their peers' close
+   * (oldest first; one timer per loop closes those past {@link #DRAIN_MS}).
+   */
   static final class Pool {
     final ArrayDeque<Slot> inet = new ArrayDeque<>();
     final ArrayDeque<Slot> inet6 = new ArrayDeque<>();
+    final ArrayDeque<EpollConnection> draining = new ArrayDeque<>();
+    ScheduledFuture<?> sweep;
 
     ArrayDeque<Slot> of(boolean ipv6) {
       return ipv6 ? inet6 : inet;
+    }
+
+    void drain(EpollConnection c) {
+      draining.addLast(c);
+      if (sweep == null) {
+        sweep = c.loop.schedule(() -> sweep(c.loop), DRAIN_MS, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    /** Closes the connections whose peers did not close in time; runs on the loop. */
+    void sweep(IoEventLoop loop) {
+      sweep = null;
+      long now = System.nanoTime();
+      EpollConnection c;
+      while ((c = draining.peekFirst()) != null && now - c.drainUntil >= 0) {
+        c.endDrain(false); // takes it off the head
+      }
+      if (c != null) {
+        sweep = loop.schedule(() -> sweep(loop), c.drainUntil - now, TimeUnit.NANOSECONDS);
+      }
+    }
+
+    /** The number of idle sockets of the calling event loop's thread (for tests). */
+    static int idle() {
+      Pool pool = POOL.get();
+      return pool.inet.size() + pool.inet6.size();
     }
   }
 
@@ -178,6 +215,8 @@ final class EpollConnection implements ProbeConnection {
   private boolean closed;
   private boolean peerClosed;
   private boolean broken;
+  private boolean draining;
+  private long drainUntil;
 
   private EpollConnection(Slot slot, ContextInternal context) {
     this.slot = slot;
@@ -202,6 +241,10 @@ final class EpollConnection implements ProbeConnection {
   }
 
   private void ready(int ops) {
+    if (draining) {
+      drain();
+      return;
+    }
     if (closed) {
       return;
     }
@@ -365,6 +408,70 @@ final class EpollConnection implements ProbeConnection {
     if (r != null) {
       context.emit(r, Receiver::onClose);
     }
+  }
+
+  /**
+   * Tells the receiver the connection is over now and, unless the peer has closed already, waits up
+   * to {@link #DRAIN_MS} for it to close (reading and dropping what else it sends), so that the
+   * socket can go back to the pool instead of ending with a FIN of its own; a peer that does not
+   * close in time, or too many waiting on this loop ({@link #POOLED}), gets the FIN.
+   */
+  @Override
+  public void finish() {
+    if (!loop.inEventLoop()) {
+      loop.execute(this::finish);
+      return;
+    }
+    if (closed) {
+      return;
+    }
+    Pool pool = POOL.get();
+    if (peerClosed || broken || connecting != null || slot.shut || pool.draining.size() >= POOLED) {
+      close();
+      return;
+    }
+    closed = true;
+    draining = true;
+    drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MS);
+    pool.drain(this);
+    Receiver r = receiver;
+    receiver = null;
+    if (r != null) {
+      context.emit(r, Receiver::onClose);
+    }
+    drain(); // the peer's FIN may be here already
+  }
+
+  /**
+   * Reads and drops what the peer still sends, until its close (the socket is pooled) or an error.
+   */
+  private void drain() {
+    ByteBuffer direct = SCRATCH.get().direct;
+    while (draining) {
+      int n;
+      try {
+        n = socket.recv(direct, 0, CHUNK);
+      } catch (IOException e) {
+        endDrain(false);
+        return;
+      }
+      if (n < 0) {
+        endDrain(true);
+        return;
+      }
+      if (n == 0) {
+        return;
+      }
+    }
+  }
+
+  /** Ends the wait: pooled when the peer closed cleanly, else closed with a FIN. */
+  private void endDrain(boolean peerClosedCleanly) {
+    draining = false;
+    POOL.get().draining.removeFirstOccurrence(this); // most often the head: peers close in order
+    peerClosed = peerClosedCleanly;
+    broken = !peerClosedCleanly;
+    release();
   }
 
   /**

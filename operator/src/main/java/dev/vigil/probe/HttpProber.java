@@ -324,7 +324,7 @@ public final class HttpProber implements Prober {
       }
       if (verdictGiven) {
         if (parser.complete()) {
-          release(spec.reuseConnection() && parser.reusable());
+          release(spec.reuseConnection() && parser.reusable(), true);
         } else if (!spec.reuseConnection() || parser.bodyLimitReached()) {
           release(false);
         }
@@ -496,6 +496,15 @@ public final class HttpProber implements Prober {
 
     /** Ends the exchange: keeps the connection for reuse, or closes it. */
     void release(boolean keep) {
+      release(keep, false);
+    }
+
+    /**
+     * Ends the exchange: keeps the connection for reuse, or closes it; after a whole response
+     * ({@code answered}) the peer closes next, so the connection may wait for that ({@link
+     * ProbeConnection#finish}).
+     */
+    void release(boolean keep, boolean answered) {
       if (released) {
         return;
       }
@@ -519,7 +528,11 @@ public final class HttpProber implements Prober {
         }
       } else {
         s.receive(null);
-        s.close();
+        if (answered) {
+          s.finish();
+        } else {
+          s.close();
+        }
       }
       deliver();
     }

@@ -76,4 +76,13 @@ interface ProbeConnection {
 
   /** Closes (with a FIN); the receiver in place is told {@link Receiver#onClose()}. */
   void close();
+
+  /**
+   * Ends an exchange whose peer closes next (it answered a request that said {@code Connection:
+   * close}): the receiver in place is told {@link Receiver#onClose()} now, as by {@link #close()},
+   * and the transport may wait for the peer's close before its own. By default, {@link #close()}.
+   */
+  default void finish() {
+    close();
+  }
 }

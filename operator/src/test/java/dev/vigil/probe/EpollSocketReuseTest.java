@@ -70,6 +70,16 @@ class EpollSocketReuseTest {
    */
   Exchange exchange(int port, CheckSpec spec, String send, String until, IntConsumer look)
       throws Exception {
+    return exchange(port, spec, send, until, look, false);
+  }
+
+  /**
+   * As above; with {@code finish} the exchange ends with {@link ProbeConnection#finish()} once
+   * {@code until} was read, and the receiver must have been told the close by its return.
+   */
+  Exchange exchange(
+      int port, CheckSpec spec, String send, String until, IntConsumer look, boolean finish)
+      throws Exception {
     CompletableFuture<Exchange> done = new CompletableFuture<>();
     ctx.runOnContext(
         v ->
@@ -88,9 +98,17 @@ class EpollSocketReuseTest {
                     look.accept(local);
                   }
                   StringBuilder read = new StringBuilder();
-                  Runnable finish =
+                  boolean[] told = new boolean[1];
+                  Runnable end =
                       () -> {
-                        conn.close();
+                        if (finish) {
+                          conn.finish();
+                          if (!told[0]) {
+                            done.completeExceptionally(new AssertionError("onClose not told"));
+                          }
+                        } else {
+                          conn.close();
+                        }
                         done.complete(new Exchange(c, c.socket(), local, read.toString()));
                       };
                   conn.receive(
@@ -99,7 +117,7 @@ class EpollSocketReuseTest {
                         public void onData(byte[] bytes, int offset, int length) {
                           read.append(new String(bytes, offset, length, StandardCharsets.US_ASCII));
                           if (until != null && read.toString().contains(until)) {
-                            finish.run();
+                            end.run();
                           }
                         }
 
@@ -110,15 +128,16 @@ class EpollSocketReuseTest {
 
                         @Override
                         public void onClose() {
+                          told[0] = true;
                           if (!done.isDone()) {
-                            finish.run();
+                            end.run();
                           }
                         }
                       });
                   if (send != null) {
                     conn.write(send.getBytes(StandardCharsets.US_ASCII));
                   } else {
-                    finish.run();
+                    end.run();
                   }
                 }));
     return done.get(5, TimeUnit.SECONDS);
@@ -242,6 +261,101 @@ class EpollSocketReuseTest {
 
   /** {@code EPOLLOUT | EPOLLERR | EPOLLHUP}: what a socket reports right after its reset. */
   static final int STALE = 0x4 | 0x8 | 0x10;
+
+  /** A server that answers the first bytes with PONG and closes 30 ms later. */
+  int pongThenLateClose() {
+    return servers.raw(
+        socket ->
+            socket.handler(
+                b -> {
+                  socket.handler(null);
+                  socket.write("PONG");
+                  vertx.setTimer(30, id -> socket.close());
+                }));
+  }
+
+  /**
+   * A finished connection whose peer closes a little later (after the verdict, as a server that was
+   * asked to close does) waits for that close, and its socket carries the next connection.
+   */
+  @Test
+  void aFinishedConnectionWaitsForItsPeersCloseAndItsSocketIsReused() throws Exception {
+    int port = pongThenLateClose();
+
+    Exchange first = exchange(port, SENDS, "PING", "PONG", null, true);
+    Thread.sleep(100); // the server's close comes 30 ms after its answer
+    Exchange second = exchange(port, SENDS, "PING", "PONG", null, true);
+
+    assertThat(first.reply()).isEqualTo("PONG");
+    assertThat(second.socket()).as("the same socket").isSameAs(first.socket());
+  }
+
+  /**
+   * A finished connection whose peer keeps its side open ends with a FIN once the wait is over: the
+   * server sees a clean end (no reset), about {@link EpollConnection#DRAIN_MS} later.
+   */
+  @Test
+  void aFinishedConnectionWhosePeerStaysOpenGetsAFinAfterTheWait() throws Exception {
+    List<String> serverSaw = new CopyOnWriteArrayList<>();
+    CompletableFuture<Long> ended = new CompletableFuture<>();
+    int port =
+        servers.raw(
+            socket -> {
+              socket.handler(b -> socket.write("PONG"));
+              socket.exceptionHandler(t -> serverSaw.add("error: " + t.getMessage()));
+              socket.endHandler(v -> serverSaw.add("end"));
+              socket.closeHandler(v -> ended.complete(System.nanoTime()));
+            });
+
+    long finished = System.nanoTime();
+    Exchange first = exchange(port, SENDS, "PING", "PONG", null, true);
+    long waitedMs = TimeUnit.NANOSECONDS.toMillis(ended.get(5, TimeUnit.SECONDS) - finished);
+    Exchange second = exchange(port, SENDS, "PING", "PONG", null, true);
+
+    assertThat(first.reply()).isEqualTo("PONG");
+    assertThat(waitedMs)
+        .as("ms until the FIN")
+        .isGreaterThanOrEqualTo(EpollConnection.DRAIN_MS - 100);
+    assertThat(serverSaw).contains("end").noneMatch(e -> e.startsWith("error"));
+    assertThat(second.socket()).as("a new socket").isNotSameAs(first.socket());
+  }
+
+  /**
+   * An HTTP probe ends with {@link ProbeConnection#finish()}: against a server that closes 30 ms
+   * after its answer, the socket goes back to the loop's pool.
+   */
+  @Test
+  void anHttpProbeLeavesItsSocketToThePoolWhenTheServerClosesAfterAnswering() throws Exception {
+    int port =
+        servers.raw(
+            socket ->
+                socket.handler(
+                    b -> {
+                      socket.handler(null);
+                      socket.write(PlainConnectionTest.OK);
+                      vertx.setTimer(30, id -> socket.close());
+                    }));
+    HttpProber prober = new HttpProber(vertx);
+    try {
+      CompletableFuture<ProbeResult> result = new CompletableFuture<>();
+      ctx.runOnContext(
+          v ->
+              prober
+                  .probe(new ProbeTarget("127.0.0.1", port), CheckSpec.builder().build())
+                  .onComplete((r, t) -> result.complete(r)));
+      assertThat(result.get(5, TimeUnit.SECONDS).passed()).isTrue();
+      int idle = 0;
+      for (int i = 0; i < 100 && idle == 0; i++) {
+        Thread.sleep(10);
+        CompletableFuture<Integer> count = new CompletableFuture<>();
+        ctx.runOnContext(v -> count.complete(EpollConnection.Pool.idle()));
+        idle = count.get(5, TimeUnit.SECONDS);
+      }
+      assertThat(idle).as("idle sockets on the probe's loop").isEqualTo(1);
+    } finally {
+      LoopbackServers.await(prober.close());
+    }
+  }
 
   /**
    * A peer that keeps its side open after answering gets a FIN, not a reset: its connection ends
