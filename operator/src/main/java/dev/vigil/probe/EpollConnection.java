@@ -43,8 +43,10 @@ import java.util.concurrent.TimeUnit;
  * TIME_WAIT}), and it waits in its loop's pool, still registered with {@code EPOLLIN | EPOLLOUT |
  * EPOLLRDHUP} edge-triggered, for the next probe's connect: a new handshake from a new ephemeral
  * port, without a new socket, socket option, address query or {@code epoll_ctl} (5 system calls a
- * probe fewer; {@code bench/profiles/syscalls-reuse.md}). Any other end (the probe closes first, an
- * error, a timeout) closes the socket with a FIN, as before; the kernel drops it from the epoll set
+ * probe fewer; {@code bench/profiles/syscalls-reuse.md}). After a whole answer to a request that
+ * said {@code Connection: close} ({@link #finish}) the socket waits for that close, up to {@link
+ * #DRAIN_MS}. Any other end (the probe closes first, an error, a timeout, a peer that does not
+ * close in time) closes the socket with a FIN, as before; the kernel drops it from the epoll set
  * with the file descriptor, before the registration is cancelled.
  *
  * <p>Everything runs on the event loop; each readiness event is handled inside one {@link
@@ -403,6 +405,11 @@ final class EpollConnection implements ProbeConnection {
       return;
     }
     release();
+    tellClosed();
+  }
+
+  /** Tells the receiver in place, if any, that the connection is over. */
+  private void tellClosed() {
     Receiver r = receiver;
     receiver = null;
     if (r != null) {
@@ -434,11 +441,7 @@ final class EpollConnection implements ProbeConnection {
     draining = true;
     drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MS);
     pool.drain(this);
-    Receiver r = receiver;
-    receiver = null;
-    if (r != null) {
-      context.emit(r, Receiver::onClose);
-    }
+    tellClosed();
     drain(); // the peer's FIN may be here already
   }
 

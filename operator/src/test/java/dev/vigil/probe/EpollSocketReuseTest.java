@@ -262,6 +262,21 @@ class EpollSocketReuseTest {
   /** {@code EPOLLOUT | EPOLLERR | EPOLLHUP}: what a socket reports right after its reset. */
   static final int STALE = 0x4 | 0x8 | 0x10;
 
+  /**
+   * A server that answers each PING with PONG and keeps the connection open; what it sees of the
+   * client's close goes to {@code serverSaw} ("end", "error: ..."), and the time of its close to
+   * {@code closedAt}.
+   */
+  int pongStayingOpen(List<String> serverSaw, CompletableFuture<Long> closedAt) {
+    return servers.raw(
+        socket -> {
+          socket.handler(b -> socket.write("PONG"));
+          socket.exceptionHandler(t -> serverSaw.add("error: " + t.getMessage()));
+          socket.endHandler(v -> serverSaw.add("end"));
+          socket.closeHandler(v -> closedAt.complete(System.nanoTime()));
+        });
+  }
+
   /** A server that answers the first bytes with PONG and closes 30 ms later. */
   int pongThenLateClose() {
     return servers.raw(
@@ -298,14 +313,7 @@ class EpollSocketReuseTest {
   void aFinishedConnectionWhosePeerStaysOpenGetsAFinAfterTheWait() throws Exception {
     List<String> serverSaw = new CopyOnWriteArrayList<>();
     CompletableFuture<Long> ended = new CompletableFuture<>();
-    int port =
-        servers.raw(
-            socket -> {
-              socket.handler(b -> socket.write("PONG"));
-              socket.exceptionHandler(t -> serverSaw.add("error: " + t.getMessage()));
-              socket.endHandler(v -> serverSaw.add("end"));
-              socket.closeHandler(v -> ended.complete(System.nanoTime()));
-            });
+    int port = pongStayingOpen(serverSaw, ended);
 
     long finished = System.nanoTime();
     Exchange first = exchange(port, SENDS, "PING", "PONG", null, true);
@@ -364,15 +372,8 @@ class EpollSocketReuseTest {
   @Test
   void aPeerThatKeepsItsSideOpenGetsAFinNotAReset() throws Exception {
     List<String> serverSaw = new CopyOnWriteArrayList<>();
-    CompletableFuture<Void> ended = new CompletableFuture<>();
-    int port =
-        servers.raw(
-            socket -> {
-              socket.handler(b -> socket.write("PONG"));
-              socket.exceptionHandler(t -> serverSaw.add("error: " + t.getMessage()));
-              socket.endHandler(v -> serverSaw.add("end"));
-              socket.closeHandler(v -> ended.complete(null));
-            });
+    CompletableFuture<Long> ended = new CompletableFuture<>();
+    int port = pongStayingOpen(serverSaw, ended);
 
     Exchange first = exchange(port, SENDS, "PING", "PONG", null);
     ended.get(5, TimeUnit.SECONDS);
