@@ -442,7 +442,8 @@ final class EpollConnection implements ProbeConnection {
     drainUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MS);
     pool.drain(this);
     tellClosed();
-    drain(); // the peer's FIN may be here already
+    // no read here: a FIN not in the event just handled arrives as an event of its own (edge-
+    // triggered readiness reports each arrival after the last epoll_wait)
   }
 
   /**
