@@ -210,6 +210,13 @@ public record OperatorConfig(
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
   public static final String DEFAULT_LEASE_NAMESPACE = "vigil-system";
 
+  /**
+   * The leader Lease's name: the chart's (its full name, "vigil" for the release the docs install),
+   * the plain manifests' and the OLM bundle's, so a replica started by hand waits behind an
+   * installed one instead of leading beside it ({@code LeaseNameTest} holds them equal).
+   */
+  public static final String DEFAULT_LEASE_NAME = "vigil";
+
   /** {@code --debug} ({@code VIGIL_DEBUG}): stack traces with start-up errors. */
   public static boolean debug(List<String> args, Map<String, String> env) {
     Map<String, String> flags = flagValues(args);
@@ -305,7 +312,7 @@ public record OperatorConfig(
     }
     name("lease-namespace", leaseNamespace, DNS_LABEL);
     String leaseName =
-        name("lease-name", or(get.apply("lease-name"), "vigil-leader"), DNS_SUBDOMAIN);
+        name("lease-name", or(get.apply("lease-name"), DEFAULT_LEASE_NAME), DNS_SUBDOMAIN);
     String logFormat = or(get.apply("log-format"), "text");
     if (!logFormat.equals("text") && !logFormat.equals("json")) {
       throw new InvalidConfigException("--log-format must be text or json, got " + logFormat);
@@ -388,7 +395,7 @@ public record OperatorConfig(
           --tls-key-file FILE       VIGIL_TLS_KEY_FILE        PEM private key of the outcome port, re-read when it changes (required with the port)
           --metrics-auth BOOL       VIGIL_METRICS_AUTH        metrics port over TLS; /metrics only for get on /metrics (TokenReview, SubjectAccessReview) (default false; the chart turns it on)
           --leader-election BOOL    VIGIL_LEADER_ELECTION     one active replica via a Lease (default true)
-          --lease-name NAME         VIGIL_LEASE_NAME          the Lease's name (default vigil-leader)
+          --lease-name NAME         VIGIL_LEASE_NAME          the Lease's name (default vigil)
           --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else vigil-system)
           --log-format FORMAT       VIGIL_LOG_FORMAT          text or json (default text)
           --status-interval-ms MS   VIGIL_STATUS_INTERVAL_MS  at most one status write per pool per MS (default 1000)
@@ -459,7 +466,7 @@ public record OperatorConfig(
 
   /** Defaults for tests and the demo: all namespaces, free ports, no leader election. */
   public static OperatorConfig forTests() {
-    return new OperatorConfig(Set.of(), 0, 0, false, "vigil-leader", "default", "text", 1000);
+    return new OperatorConfig(Set.of(), 0, 0, false, DEFAULT_LEASE_NAME, "default", "text", 1000);
   }
 
   static List<String> flags() {

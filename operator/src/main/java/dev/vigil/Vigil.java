@@ -4,6 +4,7 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
 import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.ops.Heartbeat;
+import dev.vigil.ops.LeaderLease;
 import dev.vigil.ops.Leadership;
 import dev.vigil.ops.LogFormat;
 import dev.vigil.ops.MeteredProber;
@@ -48,10 +49,7 @@ import dev.vigil.shard.ShardOwner;
 import dev.vigil.shard.ShardRing;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetricsV2;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -234,12 +232,12 @@ public final class Vigil {
   }
 
   /**
-   * A fenced replica exits so the kubelet restarts it clean. Not on the Lease's tick thread, and
-   * with a hard stop 30 s later: ShardingE2E once saw a replica fenced while starting stay up,
-   * Ready and owning nothing, its {@code System.exit} never returning (a shutdown hook waiting on
-   * something that never ended).
+   * A replica that lost its Lease (the leader Lease unsharded, its shard Lease sharded) exits so
+   * the kubelet restarts it clean. Not on the Lease's tick thread, and with a hard stop 30 s later:
+   * ShardingE2E once saw a replica fenced while starting stay up, Ready and owning nothing, its
+   * {@code System.exit} never returning (a shutdown hook waiting on something that never ended).
    */
-  private static void exitFenced() {
+  private static void exitToRestart() {
     Thread halt =
         new Thread(
             () -> {
@@ -279,8 +277,13 @@ public final class Vigil {
       int outcomePort,
       OpsServer ops,
       ShardRing ring,
+      LeaderLease leaderLease,
       PoolStatusPublisher status) {
     public void stop() {
+      if (leaderLease != null) {
+        // a stop of the election from here on is this stop, not a lost Lease (no exit)
+        leaderLease.stopping();
+      }
       // First no more outcomes, then their effect into status while the informers still run:
       // the next owner restores from status, so an accepted batch is never lost (ShardingE2E).
       if (intake != null) {
@@ -317,6 +320,9 @@ public final class Vigil {
         // last: released only once this replica no longer probes or writes its pools
         if (ring != null) {
           ring.close();
+        }
+        if (leaderLease != null) {
+          leaderLease.release();
         }
       }
     }
@@ -369,9 +375,10 @@ public final class Vigil {
 
   /**
    * Who this replica is in leader election, and the Lease's timing. {@link #DEFAULTS} is what a
-   * cluster runs: JOSDK's times (Lease 15 s, renew deadline 10 s, retry 2 s) and JOSDK's identity
-   * (the HOSTNAME variable, the Pod's name). Two replicas in one JVM (LeaderElectionIT) need an
-   * identity each: with one HOSTNAME both would hold the same Lease and both would lead.
+   * cluster runs: {@link LeaderLease.Timing#DEFAULTS} (Lease 15 s, renew deadline 10 s, retry 750
+   * ms) and JOSDK's identity (the HOSTNAME variable, the Pod's name). Two replicas in one JVM
+   * (LeaderElectionIT) need an identity each: with one HOSTNAME both would hold the same Lease and
+   * both would lead.
    *
    * @param identity null: JOSDK's (HOSTNAME, else a random UUID)
    */
@@ -380,9 +387,9 @@ public final class Vigil {
     public static final Election DEFAULTS =
         new Election(
             null,
-            LeaderElectionConfiguration.LEASE_DURATION_DEFAULT_VALUE,
-            LeaderElectionConfiguration.RENEW_DEADLINE_DEFAULT_VALUE,
-            LeaderElectionConfiguration.RETRY_PERIOD_DEFAULT_VALUE);
+            LeaderLease.Timing.DEFAULTS.leaseDuration(),
+            LeaderLease.Timing.DEFAULTS.renewDeadline(),
+            LeaderLease.Timing.DEFAULTS.retryPeriod());
   }
 
   /**
@@ -443,7 +450,9 @@ public final class Vigil {
     WriteBudget budget = new WriteBudget(config.apiQps(), config.apiBurst(), System::nanoTime);
     ScheduledExecutorService eventThread =
         Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "vigil-events"));
-    EventRecorder events = new EventRecorder(new EventWriter(client, budget), "vigil", 10, 60_000);
+    PoolSources sources = new PoolSources();
+    EventRecorder events =
+        new EventRecorder(new EventWriter(client, budget, sources::poolUid), "vigil", 10, 60_000);
     eventThread.scheduleWithFixedDelay(
         () -> events.flush(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
     // Slice writes and their timers (batch period, retries) share their own threads: a status or
@@ -473,7 +482,6 @@ public final class Vigil {
                     VertxProbeLanes.forCores(context)),
             new TransitionReporter(events, registry),
             clock);
-    PoolSources sources = new PoolSources();
     java.util.function.Function<PoolKey, java.util.Optional<PoolView>> views =
         key -> runtimes.get(key).map(PoolRuntime::view);
     PoolStatusPublisher[] status = new PoolStatusPublisher[1];
@@ -523,7 +531,7 @@ public final class Vigil {
                   leadership.fenced();
                   runtimes.closeAll();
                   if (exitOnStopLeading) {
-                    exitFenced();
+                    exitToRestart();
                   }
                 })
             : null;
@@ -572,6 +580,16 @@ public final class Vigil {
                 clock, config.statusIntervalMs(), budget, () -> writes.status(1)),
             clock,
             sharded);
+    LeaderLease leaderLease =
+        electLeader
+            ? new LeaderLease(
+                client,
+                config.leaseNamespace(),
+                config.leaseName(),
+                election.identity(),
+                new LeaderLease.Timing(
+                    election.leaseDuration(), election.renewDeadline(), election.retryPeriod()))
+            : null;
     Operator operator =
         new Operator(
             o -> {
@@ -581,33 +599,17 @@ public final class Vigil {
                   .withCloseClientOnStop(false)
                   .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
               if (electLeader) {
-                LeaderElectionConfigurationBuilder lease =
-                    LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
-                            config.leaseName())
-                        .withLeaseNamespace(config.leaseNamespace())
-                        .withIdentity(election.identity())
-                        .withLeaseDuration(election.leaseDuration())
-                        .withRenewDeadline(election.renewDeadline())
-                        .withRetryPeriod(election.retryPeriod())
-                        .withLeaderCallbacks(
-                            new LeaderCallbacks(
-                                () -> {
-                                  leadership.startedLeading();
-                                  LOG.info("leading: probing and publishing");
-                                },
-                                () -> {
-                                  leadership.stoppedLeading();
-                                  LOG.info("stopped leading: stopping probes");
-                                  runtimes.closeAll();
-                                },
-                                leader -> {
-                                  leadership.newLeader(leader);
-                                  LOG.info("leader is {}", leader);
-                                }));
-                // JOSDK 5.3.2: build() never exits on a lost Lease and withExitOnStopLeading
-                // throws; buildForTest(flag) is the one way to set the behaviour deliberately
-                // (true in a cluster: a replica that lost its Lease restarts clean).
-                o.withLeaderElectionConfiguration(lease.buildForTest(exitOnStopLeading));
+                o.withLeaderElectionConfiguration(
+                    leaderLease.configuration(
+                        leadership,
+                        () -> LOG.info("leading: probing and publishing"),
+                        () -> {
+                          LOG.warn("lost the leader Lease: stopping probes");
+                          runtimes.closeAll();
+                          if (exitOnStopLeading) {
+                            exitToRestart();
+                          }
+                        }));
               }
             });
     operator.register(
@@ -656,6 +658,9 @@ public final class Vigil {
           if (ring != null) {
             ring.close();
           }
+          if (leaderLease != null) {
+            leaderLease.release();
+          }
         };
     int port;
     int healthPort = -1;
@@ -692,6 +697,9 @@ public final class Vigil {
       operator.start();
     } catch (RuntimeException e) {
       try {
+        if (leaderLease != null) {
+          leaderLease.stopping();
+        }
         operator.stop();
       } catch (RuntimeException stopping) {
         e.addSuppressed(stopping);
@@ -718,6 +726,9 @@ public final class Vigil {
                 intake.listen("0.0.0.0", config.outcomePort()),
                 "--outcome-port " + config.outcomePort());
       } catch (RuntimeException e) {
+        if (leaderLease != null) {
+          leaderLease.stopping();
+        }
         operator.stop();
         if (intake != null) {
           awaitStopped(intake.close(), "the outcome intake after a failed start");
@@ -738,6 +749,7 @@ public final class Vigil {
         outcomePort,
         ops,
         ring,
+        leaderLease,
         status[0]);
   }
 

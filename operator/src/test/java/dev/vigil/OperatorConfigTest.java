@@ -19,8 +19,7 @@ class OperatorConfigTest {
     assertThat(
             parse(List.of("--tls-cert-file=/tls/tls.crt", "--tls-key-file=/tls/tls.key"), Map.of()))
         .isEqualTo(
-            new OperatorConfig(
-                    Set.of(), 8080, 8443, true, "vigil-leader", "vigil-system", "text", 1000)
+            new OperatorConfig(Set.of(), 8080, 8443, true, "vigil", "vigil-system", "text", 1000)
                 .withTls("/tls/tls.crt", "/tls/tls.key")
                 .withHealthPort(8081));
   }

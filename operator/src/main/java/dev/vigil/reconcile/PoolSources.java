@@ -318,6 +318,18 @@ public final class PoolSources {
     return primaries;
   }
 
+  /**
+   * The UID of a cached BackendPool, for the Events about it ({@code kubectl describe} lists only
+   * Events whose involvedObject carries the object's UID); empty before JOSDK prepared sources or
+   * when the pool is not cached.
+   */
+  public java.util.Optional<String> poolUid(String namespace, String name) {
+    var cache = primaries;
+    return cache == null
+        ? java.util.Optional.empty()
+        : cache.get(new ResourceID(name, namespace)).map(p -> p.getMetadata().getUid());
+  }
+
   /** The Service informer, for the writer that keeps it fresh. */
   public InformerEventSource<Service, BackendPool> serviceCache() {
     return services;
