@@ -18,7 +18,9 @@ final class PlainManifest {
       # (release "%s", namespace "%s"). Do not edit: PlainManifestTest fails when this file
       # and the chart differ.
       #
-      # Install:    kubectl apply --server-side -f crds/
+      # Install: README.md's kubectl block (your image in place of vigil-operator:0.1.0, which is
+      # not published, and the Secret below); in short:
+      #             kubectl apply --server-side -f crds/
       #             kubectl apply -f deploy/manifests/vigil.yaml
       #             kubectl -n %s create secret tls vigil-tls --cert=tls.crt --key=tls.key
       # The outcome port serves TLS only: its certificate (for vigil.%s.svc) comes from the

@@ -166,6 +166,28 @@ public final class E2eCluster {
   }
 
   /**
+   * {@code helm uninstall vigil -n vigil-system} if installed (the namespace stays: without a
+   * namespace controller a deleted one never goes); {@link #installChart()} installs it again.
+   */
+  public synchronized void uninstallChart() {
+    Result installed =
+        run(Duration.ofSeconds(30), null, helm(), "status", RELEASE, "-n", RELEASE_NAMESPACE);
+    if (installed.exit() == 0) {
+      run(
+              Duration.ofSeconds(120),
+              null,
+              helm(),
+              "uninstall",
+              RELEASE,
+              "-n",
+              RELEASE_NAMESPACE,
+              "--wait=false")
+          .assertOk();
+    }
+    chartInstalled = false;
+  }
+
+  /**
    * A Pod that "runs" at {@code ip}: created, then its status (phase Running, Ready, podIP) set
    * through the status subresource, as a kubelet would. No kubelet runs here.
    */

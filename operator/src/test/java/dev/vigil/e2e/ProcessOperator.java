@@ -92,6 +92,49 @@ public final class ProcessOperator implements RunningOperator {
             "outcomes.port=" + outcomePort,
             "probes.port=" + healthPort));
     var pod = ContainerOperator.chartDeployment(cluster, all).getSpec().getTemplate().getSpec();
+    try {
+      return launch(
+          podName,
+          pod,
+          token,
+          Files.readAllBytes(TestTls.certFile()),
+          Files.readAllBytes(TestTls.keyFile()),
+          ports);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Starts replica {@code podName} of a Deployment as the API server holds it (what {@code kubectl
+   * apply} made of the plain manifests), its outcome certificate the content of the Secret the
+   * Deployment mounts; the three ports become free ports of its own (a Pod has its own network
+   * namespace, this process shares the machine's).
+   */
+  public static ProcessOperator startFromDeployment(
+      io.fabric8.kubernetes.api.model.apps.Deployment deployment,
+      String podName,
+      String token,
+      byte[] tlsCert,
+      byte[] tlsKey) {
+    return launch(
+        podName,
+        deployment.getSpec().getTemplate().getSpec(),
+        token,
+        tlsCert,
+        tlsKey,
+        ContainerOperator.freePorts(3));
+  }
+
+  private static ProcessOperator launch(
+      String podName,
+      io.fabric8.kubernetes.api.model.PodSpec pod,
+      String token,
+      byte[] tlsCert,
+      byte[] tlsKey,
+      int[] ports) {
+    int outcomePort = ports[1];
+    int healthPort = ports[2];
     Container container = pod.getContainers().get(0);
     try {
       Path dir = Files.createTempDirectory("vigil-e2e-process-" + podName);
@@ -99,8 +142,8 @@ public final class ProcessOperator implements RunningOperator {
       Path tokenFile = dir.resolve("token");
       Files.writeString(tokenFile, token);
       Path tls = Files.createDirectories(dir.resolve("tls"));
-      Files.copy(TestTls.certFile(), tls.resolve("tls.crt"));
-      Files.copy(TestTls.keyFile(), tls.resolve("tls.key"));
+      Files.write(tls.resolve("tls.crt"), tlsCert);
+      Files.write(tls.resolve("tls.key"), tlsKey);
       Path log = dir.resolve("operator.log");
 
       List<String> command = new ArrayList<>();
@@ -121,6 +164,9 @@ public final class ProcessOperator implements RunningOperator {
       for (EnvVar e : container.getEnv()) {
         env.put(e.getName(), envValue(e, podName, tls));
       }
+      env.put("VIGIL_METRICS_PORT", Integer.toString(ports[0]));
+      env.put("VIGIL_OUTCOME_PORT", Integer.toString(outcomePort));
+      env.put("VIGIL_HEALTH_PORT", Integer.toString(healthPort));
       URI api = URI.create(System.getenv("VIGIL_E2E_APISERVER"));
       env.put("KUBERNETES_SERVICE_HOST", api.getHost());
       env.put("KUBERNETES_SERVICE_PORT", Integer.toString(api.getPort()));
