@@ -693,6 +693,10 @@ public final class Vigil {
         throw new IllegalStateException("interrupted while taking the shard Lease", e);
       }
     }
+    if (leaderLease != null && !leaderLease.awaitNoShardedInstall(clock, 2_000)) {
+      release.run();
+      throw new IllegalStateException("interrupted while a sharded Vigil runs beside this one");
+    }
     try {
       operator.start();
     } catch (RuntimeException e) {

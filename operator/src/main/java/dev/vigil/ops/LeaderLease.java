@@ -1,16 +1,21 @@
 package dev.vigil.ops;
 
+import dev.vigil.shard.ShardLease;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,6 +111,49 @@ public final class LeaderLease {
         .buildForTest(false);
   }
 
+  /**
+   * Waits, before this unsharded replica stands for its Lease, while a sharded Vigil runs in the
+   * Lease's namespace (a live shard Lease): the sharded replicas elect their sharder on the same
+   * Lease, and an unsharded replica that won it would reconcile every pool beside their owners. A
+   * replica started by hand next to the chart's default install thus stands by for as long as that
+   * install runs; during an upgrade from sharded to unsharded it leads once the old replicas have
+   * stopped. A failed look (no permission to list Leases) does not hold it back.
+   *
+   * @return false when interrupted
+   */
+  public boolean awaitNoShardedInstall(LongSupplier clock, long pollMs) {
+    boolean said = false;
+    while (true) {
+      List<String> live;
+      try {
+        live = ShardLease.liveShards(client, namespace, clock.getAsLong());
+      } catch (KubernetesClientException e) {
+        LOG.debug("could not list shard Leases in {}: {}", namespace, e.getMessage());
+        return true;
+      }
+      if (live.isEmpty()) {
+        if (said) {
+          LOG.info("no live shard Lease left in {}: standing for the leader Lease", namespace);
+        }
+        return true;
+      }
+      if (!said) {
+        LOG.info(
+            "a sharded Vigil runs in {} (live shard Leases of {}): this unsharded replica stands by"
+                + " until none is live",
+            namespace,
+            live);
+        said = true;
+      }
+      try {
+        Thread.sleep(pollMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+  }
+
   /** From now on a stop of the election is this replica stopping, not a lost Lease. */
   public void stopping() {
     stopping.set(true);
@@ -133,7 +181,11 @@ public final class LeaderLease {
       lease.getSpec().setLeaseDurationSeconds(1);
       lease.getSpec().setAcquireTime(now);
       lease.getSpec().setRenewTime(now);
-      client.leases().inNamespace(namespace).resource(lease).update();
+      client
+          .leases()
+          .inNamespace(namespace)
+          .resource(lease)
+          .patch(PatchContext.of(PatchType.JSON_MERGE));
       LOG.info("released the leader Lease {}/{}", namespace, name);
       return true;
     } catch (KubernetesClientException e) {

@@ -206,6 +206,21 @@ public final class ShardLease {
         .inform();
   }
 
+  /**
+   * The shards of any ring whose Lease in {@code namespace} is live at {@code nowMs}: a sharded
+   * Vigil runs there (an unsharded replica must not lead beside it, {@code LeaderLease}).
+   */
+  public static java.util.List<String> liveShards(
+      KubernetesClient client, String namespace, long nowMs) {
+    var leases =
+        client.leases().inNamespace(namespace).withLabel(ShardConfig.RING_LABEL).list().getItems();
+    return states(leases, nowMs).entrySet().stream()
+        .filter(e -> e.getValue() == ShardPlanner.ShardState.LIVE)
+        .map(java.util.Map.Entry::getKey)
+        .sorted()
+        .toList();
+  }
+
   /** Every shard's state from the ring's Leases (other Leases are skipped), at {@code now}. */
   static java.util.Map<String, ShardPlanner.ShardState> states(
       java.util.Collection<Lease> leases, long now) {

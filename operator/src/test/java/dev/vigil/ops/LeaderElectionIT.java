@@ -286,6 +286,40 @@ class LeaderElectionIT {
   }
 
   @Test
+  void anUnshardedReplicaStandsByWhileAShardedInstallRuns() throws Exception {
+    // a live shard Lease, as each replica of the chart's default (sharded) install renews
+    Lease shard =
+        client
+            .resource(
+                new LeaseBuilder()
+                    .withNewMetadata()
+                    .withName("vigil-shard-vigil-0")
+                    .withNamespace(LEASE_NS)
+                    .addToLabels("vigil.dev/ring", "vigil")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withHolderIdentity("vigil-0")
+                    .withLeaseDurationSeconds(15)
+                    .withRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC))
+                    .endSpec()
+                    .build())
+            .create();
+    java.util.concurrent.CompletableFuture<Replica> started =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> start("by-hand"));
+    // longer than a cold start takes to lead without the wait (TLS warm-up, informers)
+    await()
+        .during(Duration.ofSeconds(15))
+        .atMost(Duration.ofSeconds(16))
+        .until(() -> holder() == null);
+    assertThat(started).isNotDone();
+
+    client.resource(shard).delete();
+    Replica byHand = started.get(30, TimeUnit.SECONDS);
+    await().atMost(Duration.ofSeconds(15)).until(() -> "by-hand".equals(holder()));
+    assertThat(readyz(byHand).body()).contains("leading");
+  }
+
+  @Test
   void theMockServerRejectsAStaleLeaseUpdate() {
     Lease created =
         client
