@@ -108,11 +108,6 @@ public record HealthSettings(
     atLeast("passive.failureWindow", failureWindowMs, 1, "ms");
   }
 
-  /** Whether the failures-within-a-window rule is on ({@code passive.windowFailures} above 0). */
-  public boolean countsWindowFailures() {
-    return windowFailures > 0;
-  }
-
   private static void phaseInterval(String field, long ms, long timeoutMs) {
     atLeast(field, ms, MIN_INTERVAL_MS, "ms");
     if (ms <= timeoutMs) {

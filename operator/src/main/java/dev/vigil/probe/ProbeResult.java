@@ -55,11 +55,6 @@ public record ProbeResult(
     return fail(Reason.TIMEOUT, "timeout", latencyMs);
   }
 
-  /** The same verdict with another latency. */
-  public ProbeResult withLatency(long latency) {
-    return new ProbeResult(passed, reason, statusCode, detail, latency);
-  }
-
   /** The same verdict with a status code attached (e.g. a body mismatch on a 200). */
   ProbeResult withStatusCode(int code) {
     return new ProbeResult(passed, reason, code, detail, latencyMs);

@@ -84,7 +84,6 @@ public final class ProbeScheduler<K> {
   private volatile boolean stopped;
   private volatile long deferred; // one writer (the timers' context), read by metrics
   private volatile long heldStarts; // likewise
-  private long started;
 
   public ProbeScheduler(
       Prober prober, Timers timers, RandomGenerator random, ProbeListener<K> listener) {
@@ -179,11 +178,6 @@ public final class ProbeScheduler<K> {
    */
   public long heldStarts() {
     return heldStarts;
-  }
-
-  /** Probes started since creation. */
-  public long startedProbes() {
-    return started;
   }
 
   private static void validate(CheckSpec spec, ProbeSchedule schedule) {
@@ -398,7 +392,6 @@ public final class ProbeScheduler<K> {
     void start(long now) {
       inFlight = true;
       lastStart = now;
-      started++;
       backlog.started(now);
       ProbeTarget probed = target;
       try {

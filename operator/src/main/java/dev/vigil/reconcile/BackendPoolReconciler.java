@@ -49,16 +49,6 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final LongSupplier clock;
   private final PoolHandoff handoff;
 
-  public BackendPoolReconciler(
-      PoolRuntimes runtimes,
-      PoolSources sources,
-      PoolPublisher publisher,
-      PoolStatusPublisher status,
-      SlicePublisher slices,
-      LongSupplier clock) {
-    this(runtimes, sources, publisher, status, slices, clock, null);
-  }
-
   /**
    * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
    *     for the handover of one that moved here; null: sharding off
