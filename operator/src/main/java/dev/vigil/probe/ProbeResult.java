@@ -38,8 +38,8 @@ public record ProbeResult(
   }
 
   /**
-   * A status in {@code failFastStatuses} (DESIGN §2.2): a failure that takes an Up backend Down at
-   * once; detail {@code status N (fail-fast)}.
+   * A status in {@code failFastStatuses} (docs/design.md §2.2): a failure that takes an Up backend
+   * Down at once; detail {@code status N (fail-fast)}.
    */
   public static ProbeResult failFastStatus(int code, long latencyMs) {
     return new ProbeResult(
