@@ -157,11 +157,11 @@ public final class PoolHealth {
   // ---- events ----------------------------------------------------------------------------------
 
   /**
-   * An active probe result. Hysteresis (docs/design.md §2.2): a pass clears the fail run, a fail
-   * the pass run; {@code fall} fails in a row take Up to Down, {@code rise} passes Down to Up; the
-   * first result of an Unknown backend decides. With {@code unejectOnActivePass} a pass also ends a
-   * running ejection (ejected-until = now, multiplier kept). The transition is about the active
-   * state only; ejection changes show in the snapshot.
+   * An active probe result. Hysteresis (docs/design.md §2 rule 2): a pass clears the fail run, a
+   * fail the pass run; {@code fall} fails in a row take Up to Down, {@code rise} passes Down to Up;
+   * the first result of an Unknown backend decides. With {@code unejectOnActivePass} a pass also
+   * ends a running ejection (ejected-until = now, multiplier kept). The transition is about the
+   * active state only; ejection changes show in the snapshot.
    */
   public Transition onProbeResult(Backend b, boolean pass, long now) {
     return onProbeResult(b, pass, false, now);
