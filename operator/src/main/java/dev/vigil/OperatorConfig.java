@@ -238,8 +238,8 @@ public record OperatorConfig(
   }
 
   /**
-   * The scale-out flags ({@code --sharding} and {@code --shard-*}, DESIGN §7), parsed apart from
-   * the rest so the record stays as it is; the shard Leases live beside the leader Lease.
+   * The scale-out flags ({@code --sharding} and {@code --shard-*}, docs/design.md §7), parsed apart
+   * from the rest so the record stays as it is; the shard Leases live beside the leader Lease.
    */
   public static dev.vigil.shard.ShardConfig sharding(
       List<String> args, Map<String, String> env, String leaseNamespace) {

@@ -22,8 +22,8 @@ import java.util.List;
  *
  * <p>Fabric8's generator (7.9.0) sorts {@code additionalPrinterColumns} by JSONPath, so {@code
  * kubectl get} would show AGE first and the status columns in alphabetical order. The columns are
- * declared with {@link AdditionalPrinterColumn} on each custom resource class in the order DESIGN
- * §1 shows; this step restores that order and leaves everything else as generated.
+ * declared with {@link AdditionalPrinterColumn} on each custom resource class in the order
+ * docs/design.md §1 shows; this step restores that order and leaves everything else as generated.
  */
 public final class PrinterColumnOrder {
 

@@ -63,7 +63,8 @@ public final class DemoAuthentication {
 
   TokenReview tokenReview(String body) {
     TokenReview review = Serialization.unmarshal(body, TokenReview.class);
-    // The reporter's token is a projected one, minted for Vigil's audience only (DESIGN §4).
+    // The reporter's token is a projected one, minted for Vigil's audience only (docs/design.md
+    // §4).
     boolean ok =
         review.getSpec() != null
             && token.equals(review.getSpec().getToken())

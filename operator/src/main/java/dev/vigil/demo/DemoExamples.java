@@ -120,7 +120,7 @@ public record DemoExamples(
       passive.setMaxEjectionTime(
           scaled(Durations.millis("passive.maxEjectionTime", passive.getMaxEjectionTime()), scale));
     }
-    // Decay at the pace of the rest (DESIGN §1 default 10s when the example leaves it out).
+    // Decay at the pace of the rest (docs/design.md §1 default 10s when the example leaves it out).
     long sweep =
         passive.getSweepInterval() == null
             ? 10_000

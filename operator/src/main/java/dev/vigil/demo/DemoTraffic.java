@@ -67,10 +67,6 @@ public final class DemoTraffic implements AutoCloseable {
     on = value;
   }
 
-  public boolean isOn() {
-    return on;
-  }
-
   public long requests() {
     return requests.get();
   }

@@ -2,7 +2,7 @@ package dev.vigil.demo;
 
 import java.util.List;
 
-/** Where the demo's traffic reports the outcomes of its real requests (DESIGN §4). */
+/** Where the demo's traffic reports the outcomes of its real requests (docs/design.md §4). */
 public interface OutcomeReporter extends AutoCloseable {
 
   /**

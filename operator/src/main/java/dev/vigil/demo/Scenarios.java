@@ -196,9 +196,10 @@ final class Scenarios {
   }
 
   /**
-   * A backend that goes Down and Up again and again (DESIGN §2.1): each flip adds the penalty to
-   * its merit; the flip that takes the merit above the suppress threshold damps it. Healed, it is
-   * Up but held back (status Damped) until its merit has decayed to the reuse threshold.
+   * A backend that goes Down and Up again and again (docs/design.md §2.1): each flip adds the
+   * penalty to its merit; the flip that takes the merit above the suppress threshold damps it.
+   * Healed, it is Up but held back (status Damped) until its merit has decayed to the reuse
+   * threshold.
    */
   private void damping(int i) {
     step = "damping";

@@ -12,7 +12,7 @@ import java.util.Set;
  * @param ready backends to publish as ready: {@code available}, or in panic every decided backend
  *     (not Unknown, not draining)
  * @param drainingServing draining backends that are Up and not ejected: EndpointSlice {@code
- *     serving} of terminating endpoints (DESIGN §3)
+ *     serving} of terminating endpoints (docs/design.md §3)
  * @param counts running counts of the pool
  */
 public record AvailabilitySnapshot(

@@ -37,12 +37,13 @@ public final class Backend {
   boolean ejected;
   long ejectedUntil;
   boolean draining;
-  // Flap damping (DESIGN §2.1): merit m set at meritAt; damped until releaseAt.
+  // Flap damping (docs/design.md §2.1): merit m set at meritAt; damped until releaseAt.
   double merit;
   long meritAt;
   boolean damped;
   long releaseAt;
-  // Failures within a window (DESIGN §2.2): the last windowFailures failure times, made on first
+  // Failures within a window (docs/design.md §2.2): the last windowFailures failure times, made on
+  // first
   // use.
   FailureWindow window;
 
@@ -124,7 +125,7 @@ public final class Backend {
     return meritAt;
   }
 
-  /** Held back by flap damping (DESIGN §2.1): not available until {@link #releaseAt()}. */
+  /** Held back by flap damping (docs/design.md §2.1): not available until {@link #releaseAt()}. */
   public boolean damped() {
     return damped;
   }

@@ -3,7 +3,7 @@ package dev.vigil.health;
 /**
  * An immutable copy of one backend's decision state, for status writers on any thread.
  *
- * @param damped held back by flap damping (DESIGN §2.1)
+ * @param damped held back by flap damping (docs/design.md §2.1)
  * @param merit the damping merit as last set, at {@code meritAt} (epoch ms), before decay
  * @param releaseAt when a damped backend is released (epoch ms); 0 when not damped
  */

@@ -2,8 +2,8 @@ package dev.vigil.health;
 
 /**
  * Told, on the pool's own thread and in the middle of the event that caused it, when flap damping
- * (DESIGN §2.1) holds a backend back or releases it. Implementations must only record: no calls
- * back into the pool.
+ * (docs/design.md §2.1) holds a backend back or releases it. Implementations must only record: no
+ * calls back into the pool.
  */
 public interface DampingListener {
   /** b became damped; {@link Backend#releaseAt()} says until when. */

@@ -2,7 +2,7 @@ package dev.vigil.health;
 
 /**
  * A backend's flap-damping state as published in status, for {@link PoolHealth#restore} after a
- * restart (DESIGN §2.1): the merit as last set, when, and whether the backend was damped.
+ * restart (docs/design.md §2.1): the merit as last set, when, and whether the backend was damped.
  *
  * @param merit the merit at {@code meritAt}, before decay (>= 0)
  * @param meritAt when the merit was set (epoch ms)

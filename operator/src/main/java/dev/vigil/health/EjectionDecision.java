@@ -6,7 +6,7 @@ package dev.vigil.health;
  * @param kind what happened
  * @param ejectedUntil the end of the ejection (epoch ms) for {@link Kind#EJECTED}, the end it would
  *     have had for {@link Kind#WOULD_EJECT}, and {@code -1} otherwise
- * @param window whether the failures-within-a-window rule (DESIGN §2.2, {@code
+ * @param window whether the failures-within-a-window rule (docs/design.md §2.2, {@code
  *     passive.windowFailures}) made this decision; false when the consecutive-errors run reached
  *     its threshold (that rule is named when both trip on one outcome)
  */

@@ -1,10 +1,11 @@
 package dev.vigil.health;
 
 /**
- * The failures-within-a-window rule's memory of one backend (DESIGN §2.2, nginx {@code max_fails}
- * within {@code fail_timeout}): the times of its last {@code n} counted failures, in a ring. The
- * failures of the last window (times {@code > now - window}) reach {@code n} exactly when the
- * oldest of the last {@code n} is inside the window, since times never go back: O(1) per failure.
+ * The failures-within-a-window rule's memory of one backend (docs/design.md §2.2, nginx {@code
+ * max_fails} within {@code fail_timeout}): the times of its last {@code n} counted failures, in a
+ * ring. The failures of the last window (times {@code > now - window}) reach {@code n} exactly when
+ * the oldest of the last {@code n} is inside the window, since times never go back: O(1) per
+ * failure.
  */
 final class FailureWindow {
   private final long[] times;

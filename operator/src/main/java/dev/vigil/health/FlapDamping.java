@@ -1,12 +1,12 @@
 package dev.vigil.health;
 
 /**
- * Flap damping of one {@link PoolHealth} (DESIGN §2.1), after BGP route-flap damping (RFC 2439).
- * Each backend carries a merit {@code m} set at {@code t0}; its value at t is {@code m x 2^(-(t -
- * t0) / halfLife)}. An active transition Up to Down or Down to Up decays the merit to now, adds the
- * penalty and caps it at the ceiling; a merit above the suppress threshold right after a penalty
- * damps the backend, which is released at the first millisecond its decayed merit is at or below
- * the reuse threshold.
+ * Flap damping of one {@link PoolHealth} (docs/design.md §2.1), after BGP route-flap damping (RFC
+ * 2439). Each backend carries a merit {@code m} set at {@code t0}; its value at t is {@code m x
+ * 2^(-(t - t0) / halfLife)}. An active transition Up to Down or Down to Up decays the merit to now,
+ * adds the penalty and caps it at the ceiling; a merit above the suppress threshold right after a
+ * penalty damps the backend, which is released at the first millisecond its decayed merit is at or
+ * below the reuse threshold.
  *
  * <p>O(1) per penalty that changes nothing, O(log d) for the d damped backends otherwise: release
  * times sit in a min-heap, so the runtime arms one timer for {@link #nextRelease()}. Every change

@@ -1,9 +1,9 @@
 package dev.vigil.health;
 
 /**
- * The decision-relevant part of a {@code HealthPolicy}, resolved once: defaults applied (DESIGN
- * §1), every value checked. Durations are milliseconds. Build one with {@link #builder()}; the
- * canonical constructor validates too, so no invalid instance can exist.
+ * The decision-relevant part of a {@code HealthPolicy}, resolved once: defaults applied
+ * (docs/design.md §1), every value checked. Durations are milliseconds. Build one with {@link
+ * #builder()}; the canonical constructor validates too, so no invalid instance can exist.
  *
  * <p>Statistical outlier detection against peers ({@code passive.successRate}, {@code
  * passive.failurePercentage}, {@code passive.latency}) is one nested record per rule, null when the
@@ -38,9 +38,9 @@ package dev.vigil.health;
  *     mid-streak toward a change ({@link ProbePhase#FAST}); defaults to the interval
  * @param downIntervalMs {@code active.downInterval}: time between probes while a backend is Down
  *     with no pass run ({@link ProbePhase#DOWN}); defaults to the interval
- * @param damping {@code damping} (flap damping, DESIGN §2.1), or null (off)
+ * @param damping {@code damping} (flap damping, docs/design.md §2.1), or null (off)
  * @param windowFailures {@code passive.windowFailures}: failed requests within {@code
- *     failureWindowMs} that eject (DESIGN §2.2, nginx {@code max_fails}); 0 = off
+ *     failureWindowMs} that eject (docs/design.md §2.2, nginx {@code max_fails}); 0 = off
  * @param failureWindowMs {@code passive.failureWindow}: the window of {@code windowFailures} (nginx
  *     {@code fail_timeout})
  */
@@ -108,11 +108,6 @@ public record HealthSettings(
     atLeast("passive.failureWindow", failureWindowMs, 1, "ms");
   }
 
-  /** Whether the failures-within-a-window rule is on ({@code passive.windowFailures} above 0). */
-  public boolean countsWindowFailures() {
-    return windowFailures > 0;
-  }
-
   private static void phaseInterval(String field, long ms, long timeoutMs) {
     atLeast(field, ms, MIN_INTERVAL_MS, "ms");
     if (ms <= timeoutMs) {
@@ -135,7 +130,7 @@ public record HealthSettings(
     return damping != null;
   }
 
-  /** DESIGN §1 defaults throughout. */
+  /** docs/design.md §1 defaults throughout. */
   public static HealthSettings defaults() {
     return builder().build();
   }
@@ -268,11 +263,11 @@ public record HealthSettings(
   }
 
   /**
-   * {@code damping}: flap damping after BGP route-flap damping (RFC 2439), exactly as DESIGN §2.1.
-   * Each active transition Up to Down or Down to Up adds {@code penalty} to the backend's merit,
-   * which halves every {@code halfLifeMs} and is capped at {@link #ceiling()}; a merit above {@code
-   * suppressThreshold} right after a penalty damps the backend, which is released at the first
-   * millisecond its decayed merit is at or below {@code reuseThreshold}.
+   * {@code damping}: flap damping after BGP route-flap damping (RFC 2439), exactly as
+   * docs/design.md §2.1. Each active transition Up to Down or Down to Up adds {@code penalty} to
+   * the backend's merit, which halves every {@code halfLifeMs} and is capped at {@link #ceiling()};
+   * a merit above {@code suppressThreshold} right after a penalty damps the backend, which is
+   * released at the first millisecond its decayed merit is at or below {@code reuseThreshold}.
    */
   public record Damping(
       int penalty,
@@ -308,7 +303,9 @@ public record HealthSettings(
       }
     }
 
-    /** DESIGN §1 defaults: penalty 1000, suppress 3000, reuse 750, half-life 60s, max 300s. */
+    /**
+     * docs/design.md §1 defaults: penalty 1000, suppress 3000, reuse 750, half-life 60s, max 300s.
+     */
     public static Damping defaults() {
       return new Damping(1000, 3000, 750, 60_000, 300_000);
     }
@@ -362,7 +359,7 @@ public record HealthSettings(
     }
   }
 
-  /** Starts from DESIGN §1 defaults; {@link #build()} validates. */
+  /** Starts from docs/design.md §1 defaults; {@link #build()} validates. */
   public static final class Builder {
     private long intervalMs = 5_000;
     private long timeoutMs = 2_000;

@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The decision core of one pool (DESIGN §2): backends, their active state, passive ejection with
- * its cap, decay, panic, and the published snapshot. Pure: the caller passes the time ({@code now},
- * epoch ms) into every timed event; nothing here reads a clock, schedules or does I/O.
+ * The decision core of one pool (docs/design.md §2): backends, their active state, passive ejection
+ * with its cap, decay, panic, and the published snapshot. Pure: the caller passes the time ({@code
+ * now}, epoch ms) into every timed event; nothing here reads a clock, schedules or does I/O.
  *
- * <p>Not thread-safe: one pool is driven from one context (DESIGN §6). Its outputs — {@link
+ * <p>Not thread-safe: one pool is driven from one context (docs/design.md §6). Its outputs — {@link
  * #snapshot()} and {@link Backend#view()} — are immutable and may go to any thread.
  *
  * <p>Every event is O(1) except where noted: counts, the ejection cap and the version are running
@@ -25,11 +25,12 @@ import java.util.Objects;
  * runtime arms one timer for {@link #nextEjectionEnd()} and calls {@link #expireEjections(long)}
  * when it fires; a passing probe also ends an ejection when {@code passive.unejectOnActivePass}.
  *
- * <p><b>Flap damping</b> (DESIGN §2.1, when the settings have {@code damping}): every active
- * transition Up to Down or Down to Up penalizes the backend ({@link FlapDamping}); a damped backend
- * is not available until it is released, which, like the end of an ejection, happens at the start
- * of every call that takes {@code now}. The runtime arms one timer for {@link #nextRelease()} and
- * calls {@link #releaseDamped(long)}; a {@link DampingListener} hears of each damping and release.
+ * <p><b>Flap damping</b> (docs/design.md §2.1, when the settings have {@code damping}): every
+ * active transition Up to Down or Down to Up penalizes the backend ({@link FlapDamping}); a damped
+ * backend is not available until it is released, which, like the end of an ejection, happens at the
+ * start of every call that takes {@code now}. The runtime arms one timer for {@link #nextRelease()}
+ * and calls {@link #releaseDamped(long)}; a {@link DampingListener} hears of each damping and
+ * release.
  */
 public final class PoolHealth {
   private HealthSettings settings;
@@ -156,11 +157,11 @@ public final class PoolHealth {
   // ---- events ----------------------------------------------------------------------------------
 
   /**
-   * An active probe result. Hysteresis (DESIGN §2.2): a pass clears the fail run, a fail the pass
-   * run; {@code fall} fails in a row take Up to Down, {@code rise} passes Down to Up; the first
-   * result of an Unknown backend decides. With {@code unejectOnActivePass} a pass also ends a
-   * running ejection (ejected-until = now, multiplier kept). The transition is about the active
-   * state only; ejection changes show in the snapshot.
+   * An active probe result. Hysteresis (docs/design.md §2 rule 2): a pass clears the fail run, a
+   * fail the pass run; {@code fall} fails in a row take Up to Down, {@code rise} passes Down to Up;
+   * the first result of an Unknown backend decides. With {@code unejectOnActivePass} a pass also
+   * ends a running ejection (ejected-until = now, multiplier kept). The transition is about the
+   * active state only; ejection changes show in the snapshot.
    */
   public Transition onProbeResult(Backend b, boolean pass, long now) {
     return onProbeResult(b, pass, false, now);
@@ -168,10 +169,10 @@ public final class PoolHealth {
 
   /**
    * As {@link #onProbeResult(Backend, boolean, long)}; a failure with {@code failFast} (a status in
-   * {@code active.http.failFastStatuses}, DESIGN §2.2) takes an Up backend Down at once, whatever
-   * {@code fall}. It is otherwise an ordinary failure: the pass run resets, a Down backend still
-   * needs {@code rise} passes, an Unknown backend goes Down. {@code failFast} means nothing on a
-   * pass.
+   * {@code active.http.failFastStatuses}, docs/design.md §2.2) takes an Up backend Down at once,
+   * whatever {@code fall}. It is otherwise an ordinary failure: the pass run resets, a Down backend
+   * still needs {@code rise} passes, an Unknown backend goes Down. {@code failFast} means nothing
+   * on a pass.
    */
   public Transition onProbeResult(Backend b, boolean pass, boolean failFast, long now) {
     if (b.pool != this) {
@@ -238,19 +239,19 @@ public final class PoolHealth {
   }
 
   /**
-   * A real-request outcome (DESIGN §2.3, 2.4 and the edge rules). A success resets both error runs.
-   * An error extends the upstream run, or the local-origin run when it is local and {@code
-   * splitLocalOrigin}; when that run is at or past its threshold (0 = rule off) the backend is
-   * ejected for {@code base x multiplier} (capped at the maximum), and both runs reset. Not when:
-   * it is already ejected (the error still counts; no new ejection until this one ends); the cap
-   * refuses (counted, run kept, so every further error is another refused attempt); or in dry run
-   * (reported and counted, runs reset, nobody ejected).
+   * A real-request outcome (docs/design.md §2.3, 2.4 and the edge rules). A success resets both
+   * error runs. An error extends the upstream run, or the local-origin run when it is local and
+   * {@code splitLocalOrigin}; when that run is at or past its threshold (0 = rule off) the backend
+   * is ejected for {@code base x multiplier} (capped at the maximum), and both runs reset. Not
+   * when: it is already ejected (the error still counts; no new ejection until this one ends); the
+   * cap refuses (counted, run kept, so every further error is another refused attempt); or in dry
+   * run (reported and counted, runs reset, nobody ejected).
    *
-   * <p>Failures within a window (DESIGN §2.2, when {@code passive.windowFailures} is above 0): an
-   * error counted on the upstream run is also timestamped; when the errors of the last {@code
-   * failureWindow} reach {@code windowFailures}, the backend is ejected through the same path, and
-   * an ejection (or a dry run's would-be ejection) empties the window. Successes do not; a refused
-   * ejection leaves it as it is; errors while ejected still count.
+   * <p>Failures within a window (docs/design.md §2.2, when {@code passive.windowFailures} is above
+   * 0): an error counted on the upstream run is also timestamped; when the errors of the last
+   * {@code failureWindow} reach {@code windowFailures}, the backend is ejected through the same
+   * path, and an ejection (or a dry run's would-be ejection) empties the window. Successes do not;
+   * a refused ejection leaves it as it is; errors while ejected still count.
    */
   public EjectionDecision onRequestOutcome(Backend b, boolean ok, Origin origin, long now) {
     return onRequestOutcome(b, ok, origin, -1, now);
@@ -327,7 +328,10 @@ public final class PoolHealth {
     return d;
   }
 
-  /** Records an error at {@code now} in b's window; true when the window is full (DESIGN §2.2). */
+  /**
+   * Records an error at {@code now} in b's window; true when the window is full (docs/design.md
+   * §2.2).
+   */
   private boolean windowTrips(Backend b, long now) {
     FailureWindow w = b.window;
     if (w == null) {
@@ -382,12 +386,12 @@ public final class PoolHealth {
   }
 
   /**
-   * The sweep, in this order: end the ejections due at {@code now}; decay (DESIGN §2.5: lower by
-   * one the multiplier of every backend that is not ejected and has both error runs at zero); run
-   * the statistical rules over the outcomes counted since the last sweep, each flagged backend
-   * going through the same ejection path, cap and multiplier as consecutive errors; start a new
-   * interval. At most one entry per backend: the first enforced rule that flags it, else the first
-   * dry-run rule. Backends already ejected are not judged again.
+   * The sweep, in this order: end the ejections due at {@code now}; decay (docs/design.md §2.5:
+   * lower by one the multiplier of every backend that is not ejected and has both error runs at
+   * zero); run the statistical rules over the outcomes counted since the last sweep, each flagged
+   * backend going through the same ejection path, cap and multiplier as consecutive errors; start a
+   * new interval. At most one entry per backend: the first enforced rule that flags it, else the
+   * first dry-run rule. Backends already ejected are not judged again.
    *
    * <p>Cost: O(k) for the k backends with a multiplier, plus O(t) for the t backends that had
    * outcomes in the interval (plus O(f log f) to order the f flagged ones); nothing for idle

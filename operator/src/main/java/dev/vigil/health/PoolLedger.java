@@ -115,8 +115,8 @@ final class PoolLedger {
   }
 
   /**
-   * Panic with a band (DESIGN §2.7): enter when available < threshold% of decided, leave when
-   * available >= exit% of decided; threshold 0 disables panic.
+   * Panic with a band (docs/design.md §2.7): enter when available < threshold% of decided, leave
+   * when available >= exit% of decided; threshold 0 disables panic.
    */
   private boolean panicAfter(HealthSettings settings) {
     int threshold = settings.panicThresholdPercent();
@@ -131,10 +131,10 @@ final class PoolLedger {
   }
 
   /**
-   * The cap (DESIGN §2.4): refuse an ejection that would put more than {@code maxEjectionPercent}
-   * of the not-draining backends out; {@code alwaysEjectOne} lets it through when no other
-   * not-draining backend is ejected. A draining backend's ejection takes nobody out of that
-   * denominator, so the cap does not apply to it.
+   * The cap (docs/design.md §2.4): refuse an ejection that would put more than {@code
+   * maxEjectionPercent} of the not-draining backends out; {@code alwaysEjectOne} lets it through
+   * when no other not-draining backend is ejected. A draining backend's ejection takes nobody out
+   * of that denominator, so the cap does not apply to it.
    */
   boolean capAllows(Backend b, HealthSettings settings) {
     if (b.draining) {

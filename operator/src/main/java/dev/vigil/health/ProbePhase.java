@@ -1,7 +1,7 @@
 package dev.vigil.health;
 
 /**
- * Which interval the scheduler should use for a backend's next probe (DESIGN §1 {@code
+ * Which interval the scheduler should use for a backend's next probe (docs/design.md §1 {@code
  * active.fastInterval}, {@code active.downInterval}), as the decision core sees it after each
  * event. The core only names the phase; the scheduler owns time.
  */

@@ -1,6 +1,6 @@
 package dev.vigil.health;
 
-/** The damped backends of one pool, ordered by when they are released (DESIGN §2.1). */
+/** The damped backends of one pool, ordered by when they are released (docs/design.md §2.1). */
 final class ReleaseDeadlines extends DeadlineHeap<Backend> {
   @Override
   protected long deadline(Backend b) {

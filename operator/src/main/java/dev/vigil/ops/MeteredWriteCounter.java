@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 /**
  * Counts the operator's writes to the API server as {@code vigil_api_writes_total{resource}}, with
  * {@code resource} one of {@code endpointslices}, {@code services} and {@code status}. An idle pool
- * adds nothing (DESIGN §3), so a rising rate with steady backends is worth a look.
+ * adds nothing (docs/design.md §3), so a rising rate with steady backends is worth a look.
  */
 public final class MeteredWriteCounter implements WriteCounter {
   static final String WRITES = "vigil_api_writes";

@@ -8,10 +8,10 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuild
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
- * Who may read {@code /metrics} when it is secured (DESIGN §4, as controller-runtime's secure
- * metrics and kube-rbac-proxy do): the bearer token passes a TokenReview (the API server's own
- * audience: Prometheus sends its ServiceAccount token) and its user passes a SubjectAccessReview
- * for {@code get} on the non-resource URL {@code /metrics} (the chart's {@code
+ * Who may read {@code /metrics} when it is secured (docs/design.md §4, as controller-runtime's
+ * secure metrics and kube-rbac-proxy do): the bearer token passes a TokenReview (the API server's
+ * own audience: Prometheus sends its ServiceAccount token) and its user passes a
+ * SubjectAccessReview for {@code get} on the non-resource URL {@code /metrics} (the chart's {@code
  * vigil-metrics-reader} ClusterRole grants it). Blocking: called on a worker thread.
  */
 public interface MetricsAccess {

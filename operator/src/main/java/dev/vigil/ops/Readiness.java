@@ -5,8 +5,9 @@ import io.javaoperatorsdk.operator.RuntimeInfo;
 import java.util.function.BooleanSupplier;
 
 /**
- * The operator's readiness (DESIGN: ready when the informers have synced and this replica either
- * leads or stands by healthily). Inputs are suppliers so it can be tested without an operator.
+ * The operator's readiness (docs/design.md §6, §7: ready when the informers have synced and this
+ * replica leads, runs its own pools (sharded) or stands by healthily). Inputs are suppliers so it
+ * can be tested without an operator.
  */
 public final class Readiness {
   /** A verdict and a one-line reason, served as the body of {@code /readyz}. */

@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * TokenReview and SubjectAccessReview through the Fabric8 client. Tokens are reviewed for one
- * audience (DESIGN §4): the TokenReview sends it in {@code spec.audiences} and a token counts only
- * when {@code status.audiences} contains it, so a token minted for the API server (or captured on
- * its way to Vigil and replayed elsewhere) is refused.
+ * audience (docs/design.md §4): the TokenReview sends it in {@code spec.audiences} and a token
+ * counts only when {@code status.audiences} contains it, so a token minted for the API server (or
+ * captured on its way to Vigil and replayed elsewhere) is refused.
  */
 public final class Fabric8Reviewer implements Reviewer {
   /**

@@ -2,7 +2,7 @@ package dev.vigil.passive;
 
 /**
  * The intake's limits and cache lifetimes: every resource a caller can make the intake spend has a
- * bound here (DESIGN §4, wave 2).
+ * bound here (docs/design.md §4, wave 2).
  *
  * @param maxBodyBytes a larger body is refused with 413 while it is read (or at once, when its
  *     Content-Length says so)

@@ -35,9 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The passive outcome intake (DESIGN §4): {@code POST /v1/namespaces/{ns}/backendpools/{name}/
- * outcomes} on its own TLS-only port takes a batch of one pool's real-request outcomes from a proxy
- * or sidecar and feeds the pool's runtime in one hop.
+ * The passive outcome intake (docs/design.md §4): {@code POST
+ * /v1/namespaces/{ns}/backendpools/{name}/ outcomes} on its own TLS-only port takes a batch of one
+ * pool's real-request outcomes from a proxy or sidecar and feeds the pool's runtime in one hop.
  *
  * <p>The pool is in the URL so that everything that costs the caller nothing is decided before the
  * body is read: the bearer token (TokenReview for Vigil's audience), the identity's rate, whether

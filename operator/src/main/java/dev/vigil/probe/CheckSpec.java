@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /**
  * How to check one backend: the resolved, immutable form of a HealthPolicy's {@code active} block
- * minus the cadence (see {@link ProbeSchedule}). Defaults as DESIGN §1. Build with {@link
+ * minus the cadence (see {@link ProbeSchedule}). Defaults as docs/design.md §1. Build with {@link
  * #builder()}; validation errors name the {@code active.*} field.
  *
  * @param protocol HTTP, HTTPS, TCP or GRPC
@@ -104,7 +104,7 @@ public record CheckSpec(
    *     {@code Content-Length}; null = none
    * @param headerMatch response headers that must be present, each with an optional value regex;
    *     checked only when the status passes (the status decides first)
-   * @param failFastStatuses statuses that fail at once (DESIGN §2.2); disjoint from {@code
+   * @param failFastStatuses statuses that fail at once (docs/design.md §2.2); disjoint from {@code
    *     expectedStatuses}
    */
   public record Http(

@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * The HTTP statuses that pass, as codes and inclusive ranges ({@code "200"}, {@code "200-399"}),
- * each within 100..599 (DESIGN §1 {@code active.http.expectedStatuses}).
+ * each within 100..599 (docs/design.md §1 {@code active.http.expectedStatuses}).
  */
 public final class ExpectedStatuses {
 

@@ -38,8 +38,8 @@ public record ProbeResult(
   }
 
   /**
-   * A status in {@code failFastStatuses} (DESIGN §2.2): a failure that takes an Up backend Down at
-   * once; detail {@code status N (fail-fast)}.
+   * A status in {@code failFastStatuses} (docs/design.md §2.2): a failure that takes an Up backend
+   * Down at once; detail {@code status N (fail-fast)}.
    */
   public static ProbeResult failFastStatus(int code, long latencyMs) {
     return new ProbeResult(
@@ -53,11 +53,6 @@ public record ProbeResult(
 
   public static ProbeResult timeout(long latencyMs) {
     return fail(Reason.TIMEOUT, "timeout", latencyMs);
-  }
-
-  /** The same verdict with another latency. */
-  public ProbeResult withLatency(long latency) {
-    return new ProbeResult(passed, reason, statusCode, detail, latency);
   }
 
   /** The same verdict with a status code attached (e.g. a body mismatch on a 200). */

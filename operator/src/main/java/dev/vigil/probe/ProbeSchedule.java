@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * When to probe one backend (DESIGN §1 {@code active.interval}, {@code active.fastInterval}, {@code
- * active.downInterval}, {@code active.jitterPercent}).
+ * When to probe one backend (docs/design.md §1 {@code active.interval}, {@code
+ * active.fastInterval}, {@code active.downInterval}, {@code active.jitterPercent}).
  *
  * @param interval the time between two probe starts in the {@link ProbePhase#NORMAL} phase, >= 100
  *     ms

@@ -44,12 +44,12 @@ import java.util.random.RandomGenerator;
  *       thread; the work runs on the {@link Timers} context, and so does the listener. A removed
  *       backend's timer is cancelled, its in-flight result dropped, and the prober told to {@link
  *       Prober#forget} it (closing a kept connection).
- *   <li>Phases (DESIGN §1 {@code fastInterval}, {@code downInterval}): the decision core names each
- *       backend's {@link ProbePhase} after every result and {@link #phase} passes it on; the wait
- *       before the next start is the phase's interval +/- jitter, counted from the last start. A
- *       phase change re-plans the next start from the last start (at once when that moment has
- *       passed), so switching phase neither loses the cadence nor ever starts a second probe while
- *       one is in flight.
+ *   <li>Phases (docs/design.md §1 {@code fastInterval}, {@code downInterval}): the decision core
+ *       names each backend's {@link ProbePhase} after every result and {@link #phase} passes it on;
+ *       the wait before the next start is the phase's interval +/- jitter, counted from the last
+ *       start. A phase change re-plans the next start from the last start (at once when that moment
+ *       has passed), so switching phase neither loses the cadence nor ever starts a second probe
+ *       while one is in flight.
  * </ul>
  *
  * @param <K> the backend key (for example pool and pod)
@@ -84,7 +84,6 @@ public final class ProbeScheduler<K> {
   private volatile boolean stopped;
   private volatile long deferred; // one writer (the timers' context), read by metrics
   private volatile long heldStarts; // likewise
-  private long started;
 
   public ProbeScheduler(
       Prober prober, Timers timers, RandomGenerator random, ProbeListener<K> listener) {
@@ -179,11 +178,6 @@ public final class ProbeScheduler<K> {
    */
   public long heldStarts() {
     return heldStarts;
-  }
-
-  /** Probes started since creation. */
-  public long startedProbes() {
-    return started;
   }
 
   private static void validate(CheckSpec spec, ProbeSchedule schedule) {
@@ -398,7 +392,6 @@ public final class ProbeScheduler<K> {
     void start(long now) {
       inFlight = true;
       lastStart = now;
-      started++;
       backlog.started(now);
       ProbeTarget probed = target;
       try {

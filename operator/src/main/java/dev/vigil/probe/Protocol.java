@@ -1,6 +1,6 @@
 package dev.vigil.probe;
 
-/** The protocol of an active check (DESIGN §1 {@code active.protocol}). */
+/** The protocol of an active check (docs/design.md §1 {@code active.protocol}). */
 public enum Protocol {
   HTTP,
   HTTPS,

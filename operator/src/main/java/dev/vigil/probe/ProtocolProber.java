@@ -39,11 +39,6 @@ public final class ProtocolProber implements Prober {
     return byProtocol.get(Protocol.GRPC) instanceof HealthWatcher w ? w : HealthWatcher.NONE;
   }
 
-  /** The prober {@code protocol} uses. */
-  public Prober forProtocol(Protocol protocol) {
-    return byProtocol.get(protocol);
-  }
-
   @Override
   public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
     if (spec.http2() && (spec.protocol() == Protocol.HTTP || spec.protocol() == Protocol.HTTPS)) {

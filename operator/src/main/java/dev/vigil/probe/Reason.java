@@ -20,7 +20,7 @@ public enum Reason {
   STATUS,
   /**
    * HTTP: a status among {@code failFastStatuses}: a failure that takes an Up backend Down at once
-   * (DESIGN §2.2).
+   * (docs/design.md §2.2).
    */
   FAIL_FAST_STATUS,
   /** HTTP/2: the server reset the probe's stream (RST_STREAM) before a verdict. */

@@ -19,8 +19,8 @@ public final class StatusLineClassifier {
   }
 
   /**
-   * @param failFast statuses that fail at once (DESIGN §2.2 {@code failFastStatuses}); disjoint
-   *     from {@code expected}
+   * @param failFast statuses that fail at once (docs/design.md §2.2 {@code failFastStatuses});
+   *     disjoint from {@code expected}
    */
   public StatusLineClassifier(ExpectedStatuses expected, ExpectedStatuses failFast) {
     this.expected = expected;

@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Builds the EndpointSlices a pool should have (DESIGN §3), pure: no API calls.
+ * Builds the EndpointSlices a pool should have (docs/design.md §3), pure: no API calls.
  *
  * <p>Endpoints are grouped by their port set (a rollout that renames or renumbers a container port
  * has two), one set of slices per group. Placement is sticky: an endpoint stays in the slice that

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * One backend as it appears in an EndpointSlice: its address, the Pod it belongs to, the three
- * conditions, always explicit (DESIGN §3), and its ports.
+ * conditions, always explicit (docs/design.md §3), and its ports.
  *
  * @param ports the Pod port of each of the {@link SliceTarget}'s ports, in its order, {@code -1}
  *     where this Pod lacks a named port; empty: the target's own numbers
@@ -24,7 +24,7 @@ public record PublishedEndpoint(
     ports = List.copyOf(ports);
   }
 
-  /** The ready/serving/terminating table of DESIGN §3, with the target's port numbers. */
+  /** The ready/serving/terminating table of docs/design.md §3, with the target's port numbers. */
   public static PublishedEndpoint of(
       String ip,
       String podName,
@@ -38,7 +38,7 @@ public record PublishedEndpoint(
   }
 
   /**
-   * The ready/serving/terminating table of DESIGN §3.
+   * The ready/serving/terminating table of docs/design.md §3.
    *
    * @param ports as {@link #ports()}
    * @param published the decision core publishes this backend (available, or any decided

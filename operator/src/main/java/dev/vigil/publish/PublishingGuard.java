@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * Decides whether Vigil may publish a pool's slices for a Service. Conflicts are refused, never
- * merged (DESIGN §3): kube-proxy merges every slice carrying the service-name label, so another
- * writer would silently undo Vigil's verdict.
+ * merged (docs/design.md §3): kube-proxy merges every slice carrying the service-name label, so
+ * another writer would silently undo Vigil's verdict.
  */
 public final class PublishingGuard {
   /** Why publishing is refused: a condition reason and a message for people. */

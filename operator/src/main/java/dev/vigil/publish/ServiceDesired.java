@@ -64,7 +64,10 @@ public final class ServiceDesired {
     return true;
   }
 
-  /** The slice ports (DESIGN §3): name and protocol of the Service port, number of the Pod port. */
+  /**
+   * The slice ports (docs/design.md §3): name and protocol of the Service port, number of the Pod
+   * port.
+   */
   public static List<EndpointPort> slicePorts(List<ServicePort> ports) {
     return ports.stream()
         .map(

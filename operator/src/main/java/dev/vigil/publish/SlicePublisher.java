@@ -29,11 +29,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fast path from a verdict to the EndpointSlices (DESIGN §3, §6). A change of a pool's view is
- * written to that pool's slices straight from the runtime's change event: no reconcile, no API
- * read, no wait on an event loop. What the slices carry besides endpoints (the {@link SliceTarget}:
- * Service labels, ports, owner) comes from the last full reconcile, which also decides whether the
- * pool may publish at all ({@link #plan} or {@link #hold}).
+ * The fast path from a verdict to the EndpointSlices (docs/design.md §3, §6). A change of a pool's
+ * view is written to that pool's slices straight from the runtime's change event: no reconcile, no
+ * API read, no wait on an event loop. What the slices carry besides endpoints (the {@link
+ * SliceTarget}: Service labels, ports, owner) comes from the last full reconcile, which also
+ * decides whether the pool may publish at all ({@link #plan} or {@link #hold}).
  *
  * <p>One lane per pool: at most one slice write in flight per pool, and changes that arrive while
  * it is in flight are merged into the next write, which reads the newest view. Lanes run on the

@@ -31,7 +31,7 @@ import java.util.function.LongSupplier;
  * caches), validate, keep the runtime in step, prepare publishing ({@link PoolPublisher}) and hand
  * what it found to the status publisher. A change of the verdict alone never comes here: the
  * runtime's change event goes straight to the {@link dev.vigil.publish.SlicePublisher} and the
- * {@link PoolStatusPublisher} (DESIGN §3, §6; docs/publishing.md walks the hops).
+ * {@link PoolStatusPublisher} (docs/design.md §3, §6; docs/publishing.md walks the hops).
  */
 @ControllerConfiguration(name = BackendPoolReconciler.NAME, triggerReconcilerOnAllEvents = true)
 public final class BackendPoolReconciler implements Reconciler<BackendPool> {
@@ -48,16 +48,6 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final SlicePublisher slices;
   private final LongSupplier clock;
   private final PoolHandoff handoff;
-
-  public BackendPoolReconciler(
-      PoolRuntimes runtimes,
-      PoolSources sources,
-      PoolPublisher publisher,
-      PoolStatusPublisher status,
-      SlicePublisher slices,
-      LongSupplier clock) {
-    this(runtimes, sources, publisher, status, slices, clock, null);
-  }
 
   /**
    * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
@@ -150,10 +140,10 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
 
   /**
    * Sharded: the pool left this replica's informer, deleted or relabelled to another shard (a move,
-   * DESIGN §7). Seal the runtime first (a batch of outcomes after this is answered 503 and sent
-   * again to the next owner; every batch before it is in the view the handover is written from),
-   * leave the slices as they are, hand the pool over in status if it still exists and its status
-   * names this shard ({@link PoolHandoff#handOver}), then forget it.
+   * docs/design.md §7). Seal the runtime first (a batch of outcomes after this is answered 503 and
+   * sent again to the next owner; every batch before it is in the view the handover is written
+   * from), leave the slices as they are, hand the pool over in status if it still exists and its
+   * status names this shard ({@link PoolHandoff#handOver}), then forget it.
    */
   private void leave(PoolKey key) throws Exception {
     slices.hold(key);

@@ -40,13 +40,6 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
   private InformerEventSource<BackendPool, HealthPolicy> pools;
   private final boolean sharded;
 
-  public HealthPolicyReconciler(
-      PoolRuntimes runtimes,
-      StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
-      LongSupplier clock) {
-    this(runtimes, statusWriter, clock, false);
-  }
-
   /**
    * @param sharded this replica runs only some of the pools: the aggregate comes from the pools'
    *     statuses (the same in every replica), not from this replica's runtimes

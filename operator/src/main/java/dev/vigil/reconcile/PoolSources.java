@@ -108,7 +108,8 @@ public final class PoolSources {
                 .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(BackendPool.class))
                 .build(),
             context);
-    // Conflict checks come from watches, never from a read per publish (DESIGN §3). Both informers
+    // Conflict checks come from watches, never from a read per publish (docs/design.md §3). Both
+    // informers
     // keep only name, labels and resourceVersion of each object (Fabric8's ReducedStateItemStore):
     // the watch still carries whole objects, the heap holds about 200 bytes per object.
     foreignSlices =

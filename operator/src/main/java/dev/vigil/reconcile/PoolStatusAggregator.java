@@ -214,7 +214,7 @@ public final class PoolStatusAggregator {
 
   /**
    * The state status shows for one backend; metrics use the same mapping. Draining first, then Down
-   * > Ejected > Damped > Up (DESIGN §2.1).
+   * > Ejected > Damped > Up (docs/design.md §2.1).
    */
   public static BackendState stateOf(BackendView d) {
     if (d.draining()) {

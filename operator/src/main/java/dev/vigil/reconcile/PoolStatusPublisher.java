@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * none when nothing a reader relies on changed (probe times alone never cause a write). Status is
  * built from what the last full reconcile observed ({@link #observed}: generation, policy, the
  * problem if any), the runtime's newest view and the slice publisher's failure, so a change of the
- * verdict reaches status without a reconcile (DESIGN §3).
+ * verdict reaches status without a reconcile (docs/design.md §3).
  *
  * <p>Writes run on {@code executor} (never an event loop), each after a {@link
  * WriteBudget.Priority#STATUS} token, as a PUT of the status subresource on the cached

@@ -13,11 +13,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Rebuilds backend state from what a previous operator published (DESIGN §2 rule 8), so a restarted
- * operator continues where the last one stopped and writes nothing until something really changes.
- * Status gives state, ejections and ejection ends for the listed backends, and their flap-damping
- * merit and whether they were damped (so a restart never releases a damped backend early); the
- * slices' conditions cover the rest (the status list is capped, unavailable backends first).
+ * Rebuilds backend state from what a previous operator published (docs/design.md §2 rule 8), so a
+ * restarted operator continues where the last one stopped and writes nothing until something really
+ * changes. Status gives state, ejections and ejection ends for the listed backends, and their
+ * flap-damping merit and whether they were damped (so a restart never releases a damped backend
+ * early); the slices' conditions cover the rest (the status list is capped, unavailable backends
+ * first).
  */
 public final class RestoreFromStatus {
   private RestoreFromStatus() {}

@@ -15,7 +15,7 @@ import java.util.function.BiConsumer;
 /**
  * {@code vigil replay}: reads the replay line protocol on standard input and answers on standard
  * output, so anyone can feed a sequence of probe answers and request outcomes and see what Vigil
- * would decide. Flags set the decision settings, with DESIGN §1 defaults.
+ * would decide. Flags set the decision settings, with docs/design.md §1 defaults.
  */
 public final class ReplayCommand {
   /** One flag: how it changes the settings builder. */
@@ -115,7 +115,9 @@ public final class ReplayCommand {
     }
   }
 
-  /** DESIGN §2.1's replay flags; damping is on when {@code --damping-half-life-ms} is given. */
+  /**
+   * docs/design.md §2.1's replay flags; damping is on when {@code --damping-half-life-ms} is given.
+   */
   private static final Map<String, String> DAMPING_FLAGS =
       Map.of(
           "damping-penalty", "merit added per Up<->Down transition (1000)",
@@ -124,7 +126,7 @@ public final class ReplayCommand {
           "damping-half-life-ms", "merit half-life; giving it turns damping on (off)",
           "damping-max-suppress-ms", "no suppression outlasts this after the last flap (300000)");
 
-  /** The damping flags seen so far; defaults from DESIGN §1. */
+  /** The damping flags seen so far; defaults from docs/design.md §1. */
   private static final class DampingFlags {
     private final HealthSettings.Damping defaults = HealthSettings.Damping.defaults();
     private int penalty = defaults.penalty();

@@ -18,8 +18,8 @@ import java.util.function.Predicate;
 /**
  * One replay session: answers one line of the replay protocol at a time by driving Vigil's own
  * decision core ({@link PoolHealth}) with a clock the session sets, and classifying recorded probe
- * answers with the HTTP prober's own {@link StatusLineClassifier} (a fail-fast status, DESIGN §2.2,
- * takes an Up backend Down at once, as in a cluster).
+ * answers with the HTTP prober's own {@link StatusLineClassifier} (a fail-fast status,
+ * docs/design.md §2.2, takes an Up backend Down at once, as in a cluster).
  *
  * <p>A malformed command or an unknown backend answers {@code ERROR <reason>} and changes nothing.
  */

@@ -3,7 +3,7 @@ package dev.vigil.runtime;
 import dev.vigil.health.Origin;
 
 /**
- * One real-request outcome for a backend of a pool, as a reporter sent it (DESIGN §4).
+ * One real-request outcome for a backend of a pool, as a reporter sent it (docs/design.md §4).
  *
  * @param ip the backend's Pod IP
  * @param ok whether the request succeeded

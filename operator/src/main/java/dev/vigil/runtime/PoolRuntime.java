@@ -28,9 +28,10 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
- * Binds one pool's decision core to its probes and members (DESIGN §6). Everything that touches the
- * core runs on one context (a Vert.x event loop through {@link Timers}; a manual clock in tests),
- * so the core needs no locks; other threads see only the immutable {@link PoolView} it publishes.
+ * Binds one pool's decision core to its probes and members (docs/design.md §6). Everything that
+ * touches the core runs on one context (a Vert.x event loop through {@link Timers}; a manual clock
+ * in tests), so the core needs no locks; other threads see only the immutable {@link PoolView} it
+ * publishes.
  *
  * <p>A change of what the pool's status or slices show (a state change, an ejection, a dry-run
  * reason set or cleared, a multiplier's decay, panic, a member change) rebuilds the view and tells
@@ -38,9 +39,9 @@ import java.util.function.LongSupplier;
  * rebuild nothing, nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
  * <p>Timers: one periodic sweep, one timer for the next ejection end and one for the next release
- * of a damped backend (DESIGN §2.1), each re-armed only when the core's next deadline moved. After
- * every probe result the backend's probe phase goes to the scheduler, which then uses {@code
- * fastInterval} or {@code downInterval}.
+ * of a damped backend (docs/design.md §2.1), each re-armed only when the core's next deadline
+ * moved. After every probe result the backend's probe phase goes to the scheduler, which then uses
+ * {@code fastInterval} or {@code downInterval}.
  */
 public final class PoolRuntime {
   private static final class Tracked {
@@ -354,7 +355,7 @@ public final class PoolRuntime {
   }
 
   /**
-   * Feeds one real-request outcome reported for the backend at {@code ip} (DESIGN §4).
+   * Feeds one real-request outcome reported for the backend at {@code ip} (docs/design.md §4).
    *
    * @return the decision, or null when no backend of this pool has that address
    */
@@ -613,7 +614,7 @@ public final class PoolRuntime {
     afterEvent(true);
   }
 
-  /** One timer for the next release of a damped backend (DESIGN §2.1). */
+  /** One timer for the next release of a damped backend (docs/design.md §2.1). */
   private void armReleaseTimer() {
     long next = health.nextRelease();
     if (next == releaseTimerAt) {

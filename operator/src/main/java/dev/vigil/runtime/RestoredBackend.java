@@ -5,7 +5,8 @@ import dev.vigil.health.DampingState;
 
 /**
  * A backend's state as a previous operator left it in status and slices, so a restart does not
- * start the pool over from Unknown (DESIGN §2 rule 8) and never releases a damped backend early.
+ * start the pool over from Unknown (docs/design.md §2 rule 8) and never releases a damped backend
+ * early.
  */
 public record RestoredBackend(
     BackendState state, int ejections, long ejectedUntil, DampingState damping, long since) {

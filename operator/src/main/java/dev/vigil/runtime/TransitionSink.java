@@ -28,7 +28,7 @@ public interface TransitionSink {
   /** An ejection ended (its time ran out, or a passing probe ended it early). */
   default void unejected(PoolKey pool, String backend, String why) {}
 
-  /** Flap damping held a backend back until {@code untilMs} (DESIGN §2.1). */
+  /** Flap damping held a backend back until {@code untilMs} (docs/design.md §2.1). */
   default void damped(PoolKey pool, String backend, long untilMs, String why) {}
 
   /** Flap damping released a backend. */

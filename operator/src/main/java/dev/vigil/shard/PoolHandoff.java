@@ -19,9 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An owner's side of a move (DESIGN §7, docs/scale.md): ownership is the {@code vigil.dev/shard}
- * label together with {@code status.shard}, so a planned move costs two API writes, the sharder's
- * relabel and the old owner's status write.
+ * An owner's side of a move (docs/design.md §7, docs/scale.md): ownership is the {@code
+ * vigil.dev/shard} label together with {@code status.shard}, so a planned move costs two API
+ * writes, the sharder's relabel and the old owner's status write.
  *
  * <ul>
  *   <li><b>Leaving</b>: a pool relabelled away leaves this replica's informer. If its status still

@@ -5,10 +5,10 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * Scale-out settings (DESIGN §7), from the flags {@code --sharding}, {@code --shard-identity},
- * {@code --shard-ring}, {@code --shard-lease-duration} and {@code --shard-move-rate}. A Lease is
- * renewed every third of its duration and must have been renewed within two thirds of it for the
- * replica to write (the design's 5 s and 10 s for 15 s).
+ * Scale-out settings (docs/design.md §7), from the flags {@code --sharding}, {@code
+ * --shard-identity}, {@code --shard-ring}, {@code --shard-lease-duration} and {@code
+ * --shard-move-rate}. A Lease is renewed every third of its duration and must have been renewed
+ * within two thirds of it for the replica to write (the design's 5 s and 10 s for 15 s).
  *
  * @param enabled every replica owns the pools the sharder labels with its identity; off: one
  *     replica runs every pool (leader election as before)

@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * This replica's shard Lease {@code vigil-shard-<identity>} (label {@code vigil.dev/ring}), created
- * and renewed every renew period with optimistic concurrency (DESIGN §7). The replica may write
- * only while it holds the Lease and renewed it within the renew deadline (shorter than the Lease's
- * duration, after which the sharder may take it over): when either fails, {@code onLost} runs once
- * and the replica stops writing (self-fencing). A lost Lease is never taken back by this object; in
- * a cluster the replica exits and its restart starts clean.
+ * and renewed every renew period with optimistic concurrency (docs/design.md §7). The replica may
+ * write only while it holds the Lease and renewed it within the renew deadline (shorter than the
+ * Lease's duration, after which the sharder may take it over): when either fails, {@code onLost}
+ * runs once and the replica stops writing (self-fencing). A lost Lease is never taken back by this
+ * object; in a cluster the replica exits and its restart starts clean.
  *
  * <p>{@link #tick()} runs on one scheduler thread; {@link #writable()} from any thread.
  */

@@ -5,7 +5,7 @@ import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import java.util.Objects;
 
 /**
- * An owner's view of the pools (DESIGN §7): JOSDK's BackendPool informer selects {@code
+ * An owner's view of the pools (docs/design.md §7): JOSDK's BackendPool informer selects {@code
  * vigil.dev/shard=<identity>}, so a replica caches and reconciles only its own pools. A pool
  * assigned here arrives as an add, one moved away leaves as a delete. A label change alone does not
  * change a pool's generation, and JOSDK filters such updates out by default; here an update

@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The sharder's decisions (DESIGN §7), pure: no Kubernetes types, time passed in. Given every
- * pool's labels and every shard's Lease state, it answers what to write next:
+ * The sharder's decisions (docs/design.md §7), pure: no Kubernetes types, time passed in. Given
+ * every pool's labels and every shard's Lease state, it answers what to write next:
  *
  * <ul>
  *   <li>a pool without an owner, or owned by a shard whose Lease another holder took over or that

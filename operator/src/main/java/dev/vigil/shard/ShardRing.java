@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A replica's part in the ring (DESIGN §7): its own shard Lease, renewed on a thread of its own,
- * and a candidacy for the leader Lease; the leader runs the {@link Sharder}. With sharding on,
+ * A replica's part in the ring (docs/design.md §7): its own shard Lease, renewed on a thread of its
+ * own, and a candidacy for the leader Lease; the leader runs the {@link Sharder}. With sharding on,
  * JOSDK's leader election is off (every replica reconciles its own pools) and this elects the
  * sharder with Fabric8's {@code LeaderElector} on the same Lease name.
  */

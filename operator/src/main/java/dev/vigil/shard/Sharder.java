@@ -38,14 +38,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sharder (DESIGN §7), run by the leader: watches the ring's shard Leases and every BackendPool
- * (keeping only UID and labels of each, about 300 bytes a pool), asks the {@link ShardPlanner} what
- * to write, and writes it: a fenced Lease, or a pool's {@code vigil.dev/shard} label (a JSON merge
- * patch carrying the resourceVersion it was planned from, so a concurrent change makes the API
- * server refuse the write and the next round re-plans). A planned move is that one write; the old
- * owner's status write that hands the pool over is the other ({@link PoolHandoff}). One round a
- * second, on one thread, whose label patches go out up to {@link #WRITERS} at a time; {@link
- * #round()} for tests with a manual clock.
+ * The sharder (docs/design.md §7), run by the leader: watches the ring's shard Leases and every
+ * BackendPool (keeping only UID and labels of each, about 300 bytes a pool), asks the {@link
+ * ShardPlanner} what to write, and writes it: a fenced Lease, or a pool's {@code vigil.dev/shard}
+ * label (a JSON merge patch carrying the resourceVersion it was planned from, so a concurrent
+ * change makes the API server refuse the write and the next round re-plans). A planned move is that
+ * one write; the old owner's status write that hands the pool over is the other ({@link
+ * PoolHandoff}). One round a second, on one thread, whose label patches go out up to {@link
+ * #WRITERS} at a time; {@link #round()} for tests with a manual clock.
  */
 public final class Sharder {
   private static final Logger LOG = LoggerFactory.getLogger(Sharder.class);

@@ -18,7 +18,10 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The generated CRDs carry what DESIGN §1 promises: names, columns, descriptions, validation. */
+/**
+ * The generated CRDs carry what docs/design.md §1 promises: names, columns, descriptions,
+ * validation.
+ */
 class CrdContentTest {
 
   private static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The outcome intake (DESIGN §4) with a real TokenReview and SubjectAccessReview, made by the
- * operator as the chart's ServiceAccount, over TLS: a reporter bound to the chart's
+ * The outcome intake (docs/design.md §4) with a real TokenReview and SubjectAccessReview, made by
+ * the operator as the chart's ServiceAccount, over TLS: a reporter bound to the chart's
  * outcome-reporter ClusterRole with a token for Vigil's audience is accepted and its failures eject
  * the backend; the same reporter's API-server token gets 401; a ServiceAccount without the binding
  * gets 403 and changes nothing; no token gets 401; plain HTTP gets no HTTP answer.

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A reporter of real-request outcomes to the in-process operator's intake (DESIGN §4): a
+ * A reporter of real-request outcomes to the in-process operator's intake (docs/design.md §4): a
  * ServiceAccount in the pool's namespace, optionally bound to the chart's {@code
  * vigil-outcome-reporter} ClusterRole, posting over TLS to the pool's URL of pool {@code web}.
  */

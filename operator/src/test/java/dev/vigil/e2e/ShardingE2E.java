@@ -96,7 +96,9 @@ class ShardingE2E {
       for (ProcessOperator o : started) {
         o.close();
       }
-      hosts.close();
+      if (hosts != null) { // null when setUp skipped (no control plane) or failed early
+        hosts.close();
+      }
     } finally {
       List<String> forbidden = new ArrayList<>();
       for (ProcessOperator o : started) {

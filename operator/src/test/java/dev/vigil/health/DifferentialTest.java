@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
  * over random pool sizes and settings, and compares every return value (ejection reasons included),
  * the snapshot, the version movement, counters and each backend's state after every event. Removed
  * IDs come back, so a handle kept from before a removal is used while a new member holds its ID.
- * Flap damping (DESIGN §2.1) is on in about half the runs: every damping and release must be the
- * same event at the same step, the next release time the same, and each backend's probe phase the
- * same. Fail-fast probe failures and the failures-within-a-window rule (DESIGN §2.2) are drawn in
- * every run. The master seed is always printed; a failure names the sequence's seed, which {@code
- * -Dvigil.diff.seed=...} replays and {@link #SEEDS_THAT_FAILED} keeps.
+ * Flap damping (docs/design.md §2.1) is on in about half the runs: every damping and release must
+ * be the same event at the same step, the next release time the same, and each backend's probe
+ * phase the same. Fail-fast probe failures and the failures-within-a-window rule (docs/design.md
+ * §2.2) are drawn in every run. The master seed is always printed; a failure names the sequence's
+ * seed, which {@code -Dvigil.diff.seed=...} replays and {@link #SEEDS_THAT_FAILED} keeps.
  */
 class DifferentialTest {
   private static final int SEQUENCES = 160;
@@ -230,7 +230,8 @@ class DifferentialTest {
       boolean byHandle = r.nextBoolean();
       if (roll < 380) {
         boolean pass = r.nextInt(100) < (r.nextBoolean() ? 80 : 30);
-        boolean failFast = r.nextInt(8) == 0; // fail-fast statuses (DESIGN §2.2); no-op on a pass
+        boolean failFast =
+            r.nextInt(8) == 0; // fail-fast statuses (docs/design.md §2.2); no-op on a pass
         Transition got;
         if (failFast || r.nextBoolean()) {
           got =

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Flap damping, DESIGN §2.1, rule by rule (defaults: 1000, 3000, 750, 60s, 300s). */
+/** Flap damping, docs/design.md §2.1, rule by rule (defaults: 1000, 3000, 750, 60s, 300s). */
 class FlapDampingTest {
   private static final HealthSettings.Damping D = HealthSettings.Damping.defaults();
   private static final HealthSettings QUICK =

@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The decision core stays pure: no Kubernetes client and no Vert.x (DESIGN §2, STYLE). */
+/** The decision core stays pure: no Kubernetes client and no Vert.x (docs/design.md §2, STYLE). */
 class HealthPackagePurityTest {
   private static final Path SOURCES = Path.of("src/main/java/dev/vigil/health");
   private static final Pattern FORBIDDEN = Pattern.compile("\\bio\\.(fabric8|vertx)\\b");

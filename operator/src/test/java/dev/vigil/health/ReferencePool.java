@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A deliberately simple model of DESIGN §2 for the differential test: every count, the cap, the
- * expiry and the version are recomputed by scanning every backend, never kept running; the
+ * A deliberately simple model of docs/design.md §2 for the differential test: every count, the cap,
+ * the expiry and the version are recomputed by scanning every backend, never kept running; the
  * statistical rules scan every member and sort for the median. Flap damping (§2.1) keeps no release
  * times: a damped member is released when a scan finds its decayed merit at or below the reuse
  * threshold, and the next release is found by binary search over the decay formula. Failures within
@@ -38,7 +38,8 @@ final class ReferencePool {
     double merit;
     long meritAt;
     boolean damped;
-    // Failures within a window (DESIGN §2.2): every counted failure since the window was emptied.
+    // Failures within a window (docs/design.md §2.2): every counted failure since the window was
+    // emptied.
     final List<Long> failures = new ArrayList<>();
 
     Member(String id, long order) {
@@ -153,7 +154,7 @@ final class ReferencePool {
     }
     HealthSettings.Damping d = settings.damping();
     for (Member m : members.values()) {
-      if (m.damped && d.decay(m.merit, m.meritAt, now) <= d.reuseThreshold()) {
+      if (m.damped && decay(d, m.merit, m.meritAt, now) <= d.reuseThreshold()) {
         release(m);
       }
     }
@@ -165,14 +166,16 @@ final class ReferencePool {
     events.add("released " + m.id);
   }
 
-  /** A transition Up to Down or Down to Up: decay, penalty, cap, maybe damp (DESIGN §2.1). */
+  /**
+   * A transition Up to Down or Down to Up: decay, penalty, cap, maybe damp (docs/design.md §2.1).
+   */
   private void flap(Member m, long now) {
     HealthSettings.Damping d = settings.damping();
     if (d == null) {
       return;
     }
-    double decayed = d.decay(m.merit, m.meritAt, now);
-    m.merit = Math.min(decayed + d.penalty(), d.ceiling());
+    double decayed = decay(d, m.merit, m.meritAt, now);
+    m.merit = Math.min(decayed + d.penalty(), ceiling(d));
     m.meritAt = now;
     if (!m.damped && m.merit > d.suppressThreshold()) {
       m.damped = true;
@@ -181,13 +184,29 @@ final class ReferencePool {
     }
   }
 
+  /**
+   * A merit {@code m} set at {@code t0}, decayed to {@code t}: {@code m x 2^(-(t - t0) / halfLife)}
+   * (docs/design.md §2.1). Written out here, not taken from {@code HealthSettings.Damping}, so that
+   * a wrong decay in production disagrees with this reference.
+   */
+  static double decay(HealthSettings.Damping d, double m, long t0, long t) {
+    return m * Math.pow(2, -(double) (t - t0) / d.halfLifeMs());
+  }
+
+  /**
+   * The merit's cap: {@code reuseThreshold x 2^(maxSuppressTime / halfLife)} (docs/design.md §2.1).
+   */
+  static double ceiling(HealthSettings.Damping d) {
+    return d.reuseThreshold() * Math.pow(2, (double) d.maxSuppressTimeMs() / d.halfLifeMs());
+  }
+
   /** The first ms at or after the merit's time at which it has decayed to reuse: binary search. */
   static long releaseAt(Member m, HealthSettings.Damping d) {
     long lo = m.meritAt;
     long hi = m.meritAt + d.halfLifeMs() * 1_100;
     while (lo < hi) {
       long mid = lo + (hi - lo) / 2;
-      if (d.decay(m.merit, m.meritAt, mid) <= d.reuseThreshold()) {
+      if (decay(d, m.merit, m.meritAt, mid) <= d.reuseThreshold()) {
         hi = mid;
       } else {
         lo = mid + 1;
@@ -558,7 +577,7 @@ final class ReferencePool {
     m.merit = ds.merit();
     m.meritAt = ds.meritAt();
     m.damped =
-        ds.damped() && d != null && d.decay(ds.merit(), ds.meritAt(), now) > d.reuseThreshold();
+        ds.damped() && d != null && decay(d, ds.merit(), ds.meritAt(), now) > d.reuseThreshold();
     settle();
   }
 

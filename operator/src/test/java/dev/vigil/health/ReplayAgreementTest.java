@@ -10,10 +10,10 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN §2.2's two rules as {@code replay} applies them (through its flags, its status-line
- * classification and its text protocol) agree with the scanning {@link ReferencePool} on random
- * sequences of probe answers, outcomes and clock steps: every answer's effect on the backends'
- * state and the published set is compared after every line.
+ * docs/design.md §2.2's two rules as {@code replay} applies them (through its flags, its
+ * status-line classification and its text protocol) agree with the scanning {@link ReferencePool}
+ * on random sequences of probe answers, outcomes and clock steps: every answer's effect on the
+ * backends' state and the published set is compared after every line.
  */
 class ReplayAgreementTest {
   private static final String[] ANSWERS = {

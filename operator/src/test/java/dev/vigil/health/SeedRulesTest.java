@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vigil.health.EjectionDecision.Kind;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN §2.2 exactly: fail-fast statuses, and failures within a window. */
+/** docs/design.md §2.2 exactly: fail-fast statuses, and failures within a window. */
 class SeedRulesTest {
   private static final long T0 = 1_000_000;
 

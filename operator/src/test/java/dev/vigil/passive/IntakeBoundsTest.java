@@ -37,9 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the intake decides before it reads a body, and the bound on every resource a caller can make
- * it spend (DESIGN §4, wave 2): TLS only with rotation, a standby's 503, no SubjectAccessReview for
- * a pool that does not run here, the rate per identity, the review queue, bytes in flight,
- * connections, and the review cache's least-recently-used eviction.
+ * it spend (docs/design.md §4, wave 2): TLS only with rotation, a standby's 503, no
+ * SubjectAccessReview for a pool that does not run here, the rate per identity, the review queue,
+ * bytes in flight, connections, and the review cache's least-recently-used eviction.
  */
 class IntakeBoundsTest {
   private static final String TOKEN = "envoy-token";

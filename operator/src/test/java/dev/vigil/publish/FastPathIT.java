@@ -47,9 +47,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fast path from a verdict to the slice (DESIGN §3), with the real operator on the Fabric8 mock
- * server in CRUD mode: every request the server sees is logged with its arrival time, and the
- * server can be told to answer status writes and Events slowly, or slice writes with an error.
+ * The fast path from a verdict to the slice (docs/design.md §3), with the real operator on the
+ * Fabric8 mock server in CRUD mode: every request the server sees is logged with its arrival time,
+ * and the server can be told to answer status writes and Events slowly, or slice writes with an
+ * error.
  */
 class FastPathIT {
   private static final long INTERVAL = 300;

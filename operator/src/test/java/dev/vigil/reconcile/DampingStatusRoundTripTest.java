@@ -20,8 +20,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Flap damping through status (DESIGN §2.1): the state shown with its precedence, the merit and the
- * release time published, and a restart that restores them so it never releases early.
+ * Flap damping through status (docs/design.md §2.1): the state shown with its precedence, the merit
+ * and the release time published, and a restart that restores them so it never releases early.
  */
 class DampingStatusRoundTripTest {
   private static final long T0 = 1_700_000_000_000L;

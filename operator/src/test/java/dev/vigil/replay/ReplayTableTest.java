@@ -24,7 +24,7 @@ class ReplayTableTest {
 
   static Stream<Arguments> cases() {
     return Stream.of(
-        // ---- DESIGN §2.1 flap damping ----
+        // ---- docs/design.md §2.1 flap damping ----
         c(
             "the flap that takes the merit above suppress damps; released when it decays to reuse",
             "--rise 1 --fall 1 --damping-half-life-ms 1000",
@@ -85,7 +85,7 @@ class ReplayTableTest {
             DAMPED => a
             DAMPED extra => ERROR DAMPED takes no arguments
             """),
-        // ---- DESIGN §2 hysteresis, rise 2 and fall 3 by default ----
+        // ---- docs/design.md §2 hysteresis, rise 2 and fall 3 by default ----
         c(
             "FAIL FAIL PASS FAIL FAIL stays Up",
             "",
@@ -350,7 +350,7 @@ class ReplayTableTest {
             OUTCOME a FAIL => WOULD_EJECT 30000
             AVAILABLE => a,b
             """),
-        // ---- DESIGN §2.2: fail-fast statuses, failures within a window ----
+        // ---- docs/design.md §2.2: fail-fast statuses, failures within a window ----
         c(
             "a fail-fast status takes an Up backend Down at once; Down still needs rise passes",
             "--fall 3 --rise 2 --fail-fast-statuses 500-599,429",

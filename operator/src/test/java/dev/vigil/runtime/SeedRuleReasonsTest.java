@@ -22,8 +22,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The status and Event reasons of DESIGN §2.2's two rules, through the real {@link PoolRuntime}: a
- * fail-fast status names itself, and an ejection by the window rule names the window.
+ * The status and Event reasons of docs/design.md §2.2's two rules, through the real {@link
+ * PoolRuntime}: a fail-fast status names itself, and an ejection by the window rule names the
+ * window.
  */
 class SeedRuleReasonsTest {
   private Vertx vertx;

@@ -16,7 +16,7 @@ public enum BackendState {
   /** Ejected by a passive rule until ejectedUntil. */
   @JsonProperty("Ejected")
   EJECTED,
-  /** Held back by flap damping until dampedUntil (DESIGN §2.1). */
+  /** Held back by flap damping until dampedUntil (docs/design.md §2.1). */
   @JsonProperty("Damped")
   DAMPED,
   /** Terminating, or not Ready per the kubelet when respectPodReadiness is set. */

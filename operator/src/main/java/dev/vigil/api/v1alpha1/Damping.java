@@ -9,7 +9,7 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
-/** Flap damping after BGP route-flap damping (RFC 2439); DESIGN §2.1. */
+/** Flap damping after BGP route-flap damping (RFC 2439); docs/design.md §2.1. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "self.reuseThreshold < self.suppressThreshold",

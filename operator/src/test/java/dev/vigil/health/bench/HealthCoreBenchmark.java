@@ -39,10 +39,11 @@ import org.openjdk.jmh.annotations.State;
  * outside the measurement, every backend's counters with two outcomes (5 % of backends failing and
  * slow) and measures the sweep that judges them: O(t) for the t backends with traffic, here all.
  *
- * <p>Flap damping (DESIGN §2.1): each probe benchmark has a "Damping" twin on a pool that is the
- * same but for a {@code damping} block (the issue's bar: within 1.5x of damping off, flat from 100
- * to 10,000 backends). "Flapping" uses rise 1 and fall 1, so every result that disagrees with the
- * state flips it: penalties, dampings and (half-life 1 s) releases all happen on the hot path.
+ * <p>Flap damping (docs/design.md §2.1): each probe benchmark has a "Damping" twin on a pool that
+ * is the same but for a {@code damping} block (the issue's bar: within 1.5x of damping off, flat
+ * from 100 to 10,000 backends). "Flapping" uses rise 1 and fall 1, so every result that disagrees
+ * with the state flips it: penalties, dampings and (half-life 1 s) releases all happen on the hot
+ * path.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

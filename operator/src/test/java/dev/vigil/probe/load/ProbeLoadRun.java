@@ -137,7 +137,7 @@ public final class ProbeLoadRun {
     Vertx vertx = Vertx.vertx(options); // as the operator: 2 x cores event loops unless --loops
     log("transport: %s", vertx.isNativeTransportEnabled() ? "native (epoll)" : "NIO");
     // --pools pools on their own contexts (round-robin over the event loops, as the operator's
-    // pools are), each a ScheduledProbing with up to --lanes lanes (DESIGN §6, issue 15)
+    // pools are), each a ScheduledProbing with up to --lanes lanes (docs/design.md §6, issue 15)
     int pools = (int) num("pools");
     int lanes = num("lanes") > 0 ? (int) num("lanes") : Runtime.getRuntime().availableProcessors();
     List<Context> contexts = new ArrayList<>();
@@ -366,7 +366,7 @@ public final class ProbeLoadRun {
   private void onResult(int i, ProbeResult result) {
     completed.increment();
     reasons[result.reason().ordinal()].increment();
-    // DESIGN §2 rules 2 and 8, just enough to publish a healthy set for bench_checker.py
+    // docs/design.md §2 rules 2 and 8, just enough to publish a healthy set for bench_checker.py
     boolean first = !decided[i];
     decided[i] = true;
     if (result.passed()) {
