@@ -83,7 +83,8 @@ class ChartOperatorConfigTest {
     }
   }
 
-  private static OperatorConfig parse(Container c) {
+  /** The container's args and env as the operator reads them in the release namespace. */
+  static OperatorConfig parse(Container c) {
     List<String> args = c.getArgs();
     return OperatorConfig.parse(args.subList(1, args.size()), env(c));
   }

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -84,19 +83,7 @@ class LeaseNameTest {
   }
 
   private static OperatorConfig parse(Container c) {
-    List<String> args = c.getArgs();
-    assertThat(args.get(0)).isEqualTo("operator");
-    Map<String, String> env = new HashMap<>();
-    env.put("KUBERNETES_SERVICE_HOST", "10.96.0.1");
-    for (EnvVar e : c.getEnv()) {
-      if (e.getValueFrom() != null
-          && e.getValueFrom().getFieldRef() != null
-          && "metadata.namespace".equals(e.getValueFrom().getFieldRef().getFieldPath())) {
-        env.put(e.getName(), VigilChart.NAMESPACE);
-      } else if (e.getValue() != null) {
-        env.put(e.getName(), e.getValue());
-      }
-    }
-    return OperatorConfig.parse(args.subList(1, args.size()), env);
+    assertThat(c.getArgs().get(0)).isEqualTo("operator");
+    return ChartOperatorConfigTest.parse(c);
   }
 }

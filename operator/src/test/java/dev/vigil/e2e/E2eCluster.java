@@ -165,6 +165,17 @@ public final class E2eCluster {
     return r;
   }
 
+  /** The holder of Lease {@code name} in the release namespace, or null. */
+  public String leaseHolder(String name) {
+    var lease =
+        admin
+            .resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+            .inNamespace(RELEASE_NAMESPACE)
+            .withName(name)
+            .get();
+    return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
   /**
    * {@code helm uninstall vigil -n vigil-system} if installed (the namespace stays: without a
    * namespace controller a deleted one never goes); {@link #installChart()} installs it again.

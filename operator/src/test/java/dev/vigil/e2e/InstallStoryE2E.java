@@ -221,13 +221,6 @@ class InstallStoryE2E {
   }
 
   private String holder() {
-    Lease l =
-        cluster
-            .admin()
-            .resources(Lease.class)
-            .inNamespace(E2eCluster.RELEASE_NAMESPACE)
-            .withName("vigil")
-            .get();
-    return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+    return cluster.leaseHolder("vigil");
   }
 }

@@ -3,7 +3,6 @@ package dev.vigil.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,14 +72,7 @@ class LeaderStopE2E {
   }
 
   private String holder() {
-    Lease l =
-        cluster
-            .admin()
-            .resources(Lease.class)
-            .inNamespace(E2eCluster.RELEASE_NAMESPACE)
-            .withName(lease)
-            .get();
-    return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+    return cluster.leaseHolder(lease);
   }
 
   @Test
