@@ -87,6 +87,8 @@ class ShardingPropertyTest {
     }
   }
 
+  private final Map<String, BackendPool> resources = new HashMap<>();
+
   /** What the seeds made happen, for the floors. */
   private final Map<String, Integer> happened = new java.util.TreeMap<>();
 
@@ -375,14 +377,22 @@ class ShardingPropertyTest {
         : Optional.of(ShardState.of(shard, l.holder, l.renew, DURATION, now));
   }
 
-  /** The pool as the new owner's informer holds it: only its name and status.shard matter. */
-  private static BackendPool resource(String id, String inStatus) {
-    BackendPool p = new BackendPool();
-    p.getMetadata().setNamespace(key(id).namespace());
-    p.getMetadata().setName(key(id).name());
-    BackendPoolStatus status = new BackendPoolStatus();
-    status.setShard(inStatus);
-    p.setStatus(status);
+  /**
+   * The pool as the new owner's informer holds it: only its name and status.shard matter (one
+   * object a pool, its status.shard set on each call: a CustomResource is slow to construct).
+   */
+  private BackendPool resource(String id, String inStatus) {
+    BackendPool p =
+        resources.computeIfAbsent(
+            id,
+            k -> {
+              BackendPool made = new BackendPool();
+              made.getMetadata().setNamespace(key(k).namespace());
+              made.getMetadata().setName(key(k).name());
+              made.setStatus(new BackendPoolStatus());
+              return made;
+            });
+    p.getStatus().setShard(inStatus);
     return p;
   }
 
