@@ -36,6 +36,9 @@ import org.junit.jupiter.api.Test;
  * ShardConfig#leaseDurationMs()}. Leases, labels, {@code status.shard} and the API server are
  * simulated with one-second steps of a manual clock. Floors over all seeds prove the hard cases
  * happened: partitions, self-fencing, the sharder's fencing, handovers and waits given up.
+ *
+ * <p>Past 400 lines: the simulated world (Leases, labels, status, replicas) and the property it is
+ * checked against are one model; split, each half would need the other's state.
  */
 class ShardingPropertyTest {
   /** The defaults of the flags ({@code --shard-lease-duration}, {@code --shard-move-rate}). */
