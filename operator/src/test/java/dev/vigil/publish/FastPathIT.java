@@ -57,8 +57,11 @@ class FastPathIT {
   private static final long TIMEOUT = 250;
   private static final String NS = "shop";
 
-  /** One request as the mock server saw it. */
-  record Seen(long atMs, String method, String path) {
+  /** The User-Agent of this test's own client: every other request is the operator's. */
+  private static final String TEST_AGENT = "fast-path-it-observer";
+
+  /** One request as the mock server saw it, with the User-Agent that sent it. */
+  record Seen(long atMs, String method, String path, String agent) {
     boolean isRead() {
       return method.equals("GET") && !path.contains("watch=true");
     }
@@ -85,7 +88,12 @@ class FastPathIT {
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
-      Seen seen = new Seen(System.currentTimeMillis(), request.getMethod(), request.getPath());
+      Seen seen =
+          new Seen(
+              System.currentTimeMillis(),
+              request.getMethod(),
+              request.getPath(),
+              request.getHeader("User-Agent"));
       log.add(seen);
       if (failSliceWrites && seen.isSliceWrite()) {
         return new MockResponse()
@@ -128,7 +136,15 @@ class FastPathIT {
         new KubernetesMockServer(
             new Context(), new MockWebServer(), expectations, dispatcher, false);
     server.init(InetAddress.getLoopbackAddress(), 0);
-    client = server.createClient();
+    try (KubernetesClient base = server.createClient()) {
+      client =
+          new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+              .withConfig(
+                  new io.fabric8.kubernetes.client.ConfigBuilder(base.getConfiguration())
+                      .withUserAgent(TEST_AGENT)
+                      .build())
+              .build();
+    }
     for (CustomResourceDefinition crd : EmbeddedApiServer.crds()) {
       client.resource(crd).create();
     }
@@ -281,9 +297,8 @@ class FastPathIT {
     awaitSettled("web", 2);
     Thread.sleep(1_500);
 
-    // The test's own GETs (slices, pool) are excluded by counting only what the operator's
-    // requests look like: every GET the server saw in the window comes from this test or the
-    // operator, so compare with the test's own count.
+    // The test's own GETs (slices, pool) are told apart by their User-Agent, not by their path:
+    // a read by the operator of the same slices or the same pool counts.
     List<Seen> window = dispatcher.since(from);
     List<Seen> sliceWrites = window.stream().filter(Seen::isSliceWrite).toList();
     assertThat(sliceWrites).as("slice writes for one transition").hasSize(1);
@@ -291,22 +306,15 @@ class FastPathIT {
     assertThat(window.stream().filter(Seen::isStatusWrite).count())
         .as("status writes for one transition")
         .isEqualTo(1);
+    assertThat(window.stream().filter(Seen::isRead).filter(s -> TEST_AGENT.equals(s.agent())))
+        .as("the test's own reads are seen (else the agent filter below proves nothing)")
+        .isNotEmpty();
     assertThat(operatorReads(window)).as("reads by the operator").isEmpty();
   }
 
-  /**
-   * The test client reads slices with both labels and pools by name; anything else that reads is
-   * the operator.
-   */
+  /** Every read in the window not sent by this test's client. */
   private static List<Seen> operatorReads(List<Seen> window) {
-    return window.stream()
-        .filter(Seen::isRead)
-        .filter(
-            s ->
-                !(s.path().contains("/endpointslices?labelSelector=")
-                        && s.path().contains("managed-by"))
-                    && !s.path().endsWith("/backendpools/web"))
-        .toList();
+    return window.stream().filter(Seen::isRead).filter(s -> !TEST_AGENT.equals(s.agent())).toList();
   }
 
   /** BackendPool reconciles JOSDK started so far (its micrometer metrics). */
@@ -394,7 +402,9 @@ class FastPathIT {
     PoolRuntime runtime = runtime("big");
     for (int i = 0; i < 50; i++) {
       runtime.onOutcome(backends.get(i).host(), false, Origin.UPSTREAM);
-      Thread.sleep(2);
+      if (i % 10 == 9) {
+        Thread.sleep(1); // five groups: the pool's thread sees them in more than one turn
+      }
     }
     long sent = System.currentTimeMillis() - from;
     await()
@@ -403,7 +413,11 @@ class FastPathIT {
         .until(() -> readyIps("big").equals(hosts(50, 60)));
     Thread.sleep(1_000);
 
-    assertThat(sent).as("50 ejections sent within").isLessThan(1_000);
+    // The name's premise: 50 calls that only hand an outcome to the pool's thread, plus five 1 ms
+    // sleeps, take about 10 ms (a loaded machine stretches a 1 ms sleep to 10 ms or so: 60 ms).
+    // 100 ms leaves room for that and a GC pause on a loaded 2-core machine; past it the burst is
+    // no burst and the write count below says nothing about coalescing.
+    assertThat(sent).as("50 ejections sent within, ms").isLessThan(100);
     assertThat(runtime.view().snapshot().counts().ejected()).isEqualTo(50);
     long sliceWrites = dispatcher.since(from).stream().filter(Seen::isSliceWrite).count();
     assertThat(sliceWrites).as("slice writes for 50 transitions").isBetween(1L, 3L);
@@ -430,10 +444,16 @@ class FastPathIT {
                 .build())
         .create();
     await()
-        .atMost(Duration.ofSeconds(10))
+        .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> readyReason("web", "ForeignEndpointSlices"));
-    assertThat(System.currentTimeMillis() - created).isLessThan(10_000);
+    // The foreign slice reaches the operator by a watch event that maps it to its pool and
+    // reconciles it: tens of ms. 3 s holds on a loaded 2-core machine; a refusal that waited for
+    // a periodic reconcile instead (seconds to hours apart) would not. The wait above is longer,
+    // so this line, not the wait, is what fails.
+    assertThat(System.currentTimeMillis() - created)
+        .as("ms from the foreign slice's creation to ForeignEndpointSlices")
+        .isLessThan(3_000);
     assertThat(ready("web").getMessage()).contains("web-by-hand");
 
     String version = slices("web").get(0).getMetadata().getResourceVersion();
@@ -520,7 +540,10 @@ class FastPathIT {
     assertThat(sliceAt)
         .as("the second slice write came while the status write was still unanswered")
         .isLessThan(statusSentAt + slow);
-    assertThat(sliceAt - since).as("fatal probe -> slice write, ms").isLessThan(2_000);
+    // p50 is 10-18 ms (a hop to the pool's thread, one PUT to a loopback server). 500 ms holds on
+    // a loaded 2-core machine; a slice write that waited behind the slow status write or Event
+    // (8 s), or behind a debounce of a second, would not.
+    assertThat(sliceAt - since).as("fatal probe -> slice write, ms").isLessThan(500);
   }
 
   @Test

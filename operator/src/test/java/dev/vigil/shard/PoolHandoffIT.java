@@ -10,12 +10,31 @@ import dev.vigil.reconcile.PoolStatusPublisher;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.net.InetAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,19 +50,90 @@ class PoolHandoffIT {
   private static final String NS = "shop";
   private static final long NOW = 1_767_225_600_000L; // 2026-01-01T00:00:00Z
 
-  private EmbeddedApiServer api;
+  private KubernetesMockServer server;
+  private Paging dispatcher;
   private KubernetesClient client;
   private final AtomicBoolean writable = new AtomicBoolean(true);
 
+  /**
+   * CRUD mode, plus the paging a real API server does and the mock server does not (it ignores
+   * {@code limit}): a list of pools with a limit answers that many, with a {@code continue} token
+   * (the last key answered) while more remain. Every pool list it answered is logged.
+   */
+  static final class Paging extends KubernetesMixedDispatcher {
+    final List<String> poolLists = new CopyOnWriteArrayList<>();
+
+    Paging(Map<ServerRequest, Queue<ServerResponse>> expectations) {
+      super(expectations);
+    }
+
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+      String path = request.getPath();
+      if (!request.getMethod().equals("GET")
+          || !path.contains("/backendpools?")
+          || !path.contains("limit=")) {
+        return super.dispatch(request);
+      }
+      poolLists.add(path);
+      Map<String, String> query = query(path);
+      MockResponse whole = super.dispatch(request);
+      GenericKubernetesResourceList list =
+          Serialization.unmarshal(whole.getBody().readUtf8(), GenericKubernetesResourceList.class);
+      // as etcd does: items in key order, the token the last key returned (an update between two
+      // pages moves nothing)
+      String after = query.getOrDefault("continue", "");
+      int limit = Integer.parseInt(query.get("limit"));
+      List<GenericKubernetesResource> rest =
+          list.getItems().stream()
+              .sorted(Comparator.comparing(Paging::key))
+              .filter(item -> key(item).compareTo(after) > 0)
+              .toList();
+      List<GenericKubernetesResource> page = rest.subList(0, Math.min(limit, rest.size()));
+      list.setItems(new ArrayList<>(page));
+      list.getMetadata()
+          .setContinue(page.size() < rest.size() ? key(page.get(page.size() - 1)) : null);
+      return whole.setBody(Serialization.asJson(list));
+    }
+
+    private static String key(GenericKubernetesResource item) {
+      return item.getMetadata().getNamespace() + "/" + item.getMetadata().getName();
+    }
+
+    private static Map<String, String> query(String path) {
+      Map<String, String> out = new HashMap<>();
+      for (String pair : path.substring(path.indexOf('?') + 1).split("&")) {
+        int eq = pair.indexOf('=');
+        out.put(
+            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+      return out;
+    }
+  }
+
   @BeforeEach
   void setUp() {
-    api = EmbeddedApiServer.start();
-    client = api.client();
+    Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
+    dispatcher = new Paging(expectations);
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), expectations, dispatcher, false);
+    server.init(InetAddress.getLoopbackAddress(), 0);
+    client = server.createClient();
+    for (CustomResourceDefinition crd : EmbeddedApiServer.crds()) {
+      client.resource(crd).create();
+    }
   }
 
   @AfterEach
   void tearDown() {
-    api.close();
+    client.close();
+    try {
+      server.destroy();
+    } catch (IllegalStateException e) {
+      // see EmbeddedApiServer.close
+    }
   }
 
   private PoolHandoff handoff(String identity) {
@@ -177,6 +267,14 @@ class PoolHandoffIT {
     }
 
     assertThat(handoff("a").sweep(Set.of(NS), statuses("a")::handOver)).isEqualTo(100);
+    assertThat(dispatcher.poolLists)
+        .as("the sweep read two pages: 250, then the rest after the continue token")
+        .hasSize(2)
+        .satisfies(
+            lists -> {
+              assertThat(lists.get(0)).contains("limit=250").doesNotContain("continue=");
+              assertThat(lists.get(1)).contains("limit=250").contains("continue=");
+            });
 
     for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
       int i = Integer.parseInt(p.getMetadata().getName().substring(1));
