@@ -282,6 +282,12 @@ public final class DemoCluster implements AutoCloseable {
     return podNames.get(i);
   }
 
+  /** Whether the demo keeps the backend of this Pod healthy right now (false for other Pods). */
+  public boolean keepsHealthy(String pod) {
+    int i = podNames.indexOf(pod);
+    return i >= 0 && backends.get(i).mode() == Mode.HEALTHY;
+  }
+
   /** The backend index of an address, or -1. */
   public int indexOf(String ip) {
     return indexByIp.getOrDefault(ip, -1);

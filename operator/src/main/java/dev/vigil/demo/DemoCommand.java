@@ -106,12 +106,14 @@ public final class DemoCommand {
         options.durationMs() > 0
             ? options.durationMs()
             : Math.round(60_000 + 400_000 / options.speed() + 100L * options.backends());
+    HealthyTimeouts machine = new HealthyTimeouts(cluster::keepsHealthy);
     try (cluster;
         DemoObserver observer =
             new DemoObserver(
                 cluster,
                 startNanos,
                 o -> {
+                  machine.observe(o);
                   if (plain != null) {
                     plain.changed(o);
                   }
@@ -200,6 +202,10 @@ public final class DemoCommand {
         out.println();
         if (unmet != null) {
           out.println("FAILED: " + unmet);
+          String advice = machine.advice(options.speed(), examples.timeoutMs());
+          if (advice != null) {
+            out.println(advice);
+          }
           return new Result(1, timeline.rows(), unmet, metrics);
         }
         out.println("PASSED: every expectation of scenario " + options.scenario() + " held");
