@@ -384,35 +384,69 @@ public record OperatorConfig(
     return """
         usage: vigil operator [flags]
 
-        Each flag can also be set by its environment variable; a flag wins over the variable.
+        Each flag can also be set by the environment variable shown after it; a flag
+        wins over the variable.
 
-          --namespaces NS[,NS...]   VIGIL_NAMESPACES          namespaces to watch (default: all)
-          --metrics-port PORT       VIGIL_METRICS_PORT        /metrics, /healthz, /readyz (default 8080; 0 = any free port)
-          --health-port PORT        VIGIL_HEALTH_PORT         /healthz and /readyz in plain HTTP for the kubelet (default 8081; 0 = any free port; -1 = off)
-          --outcome-port PORT       VIGIL_OUTCOME_PORT        passive outcome intake, TLS only (default 8443; 0 = any free port; -1 = off)
-          --outcome-token-audience A VIGIL_OUTCOME_TOKEN_AUDIENCE reporters' tokens must be minted for A (default vigil.dev)
-          --tls-cert-file FILE      VIGIL_TLS_CERT_FILE       PEM certificate of the outcome port, re-read when it changes (required with the port)
-          --tls-key-file FILE       VIGIL_TLS_KEY_FILE        PEM private key of the outcome port, re-read when it changes (required with the port)
-          --metrics-auth BOOL       VIGIL_METRICS_AUTH        metrics port over TLS; /metrics only for get on /metrics (TokenReview, SubjectAccessReview) (default false; the chart turns it on)
-          --leader-election BOOL    VIGIL_LEADER_ELECTION     one active replica via a Lease (default true)
-          --lease-name NAME         VIGIL_LEASE_NAME          the Lease's name (default vigil)
-          --lease-namespace NS      VIGIL_LEASE_NAMESPACE     the Lease's namespace (default: $POD_NAMESPACE, else vigil-system)
-          --log-format FORMAT       VIGIL_LOG_FORMAT          text or json (default text)
-          --status-interval-ms MS   VIGIL_STATUS_INTERVAL_MS  at most one status write per pool per MS (default 1000)
-          --api-qps N               VIGIL_API_QPS             write budget: API writes per second, slices before status before Events (default 200)
-          --api-burst N             VIGIL_API_BURST           write budget: writes at once after a quiet spell (default 400)
-          --sharding BOOL           VIGIL_SHARDING            every replica probes the pools the leader assigns it (shard Leases; default false; the chart turns it on with more than one replica)
-          --shard-identity NAME     VIGIL_SHARD_IDENTITY      this replica's shard name (default: $POD_NAME, else $HOSTNAME)
-          --shard-ring NAME         VIGIL_SHARD_RING          the vigil.dev/ring label of the shard Leases (default vigil)
-          --shard-lease-duration S  VIGIL_SHARD_LEASE_DURATION shard Lease duration in seconds; renewed every third, writes stop after two thirds unrenewed (default 15)
-          --shard-move-rate PCT     VIGIL_SHARD_MOVE_RATE     planned pool moves per minute, percent of all pools (default 10; 0 = no limit; a dead replica's pools move at once)
-          --native-transport BOOL   VIGIL_NATIVE_TRANSPORT    Netty's epoll transport for probes and all other I/O; NIO when off or where epoll cannot load (default true)
-          --debug                   VIGIL_DEBUG               stack traces with start-up errors (default false)
-          -h, --help                                          this text
+          --namespaces NS[,NS...]      VIGIL_NAMESPACES
+              namespaces to watch (default: all)
+          --metrics-port PORT          VIGIL_METRICS_PORT
+              /metrics, /healthz, /readyz (default 8080; 0 = any free port)
+          --health-port PORT           VIGIL_HEALTH_PORT
+              /healthz and /readyz in plain HTTP for the kubelet
+              (default 8081; 0 = any free port; -1 = off)
+          --outcome-port PORT          VIGIL_OUTCOME_PORT
+              passive outcome intake, TLS only
+              (default 8443; 0 = any free port; -1 = off)
+          --outcome-token-audience A   VIGIL_OUTCOME_TOKEN_AUDIENCE
+              reporters' tokens must be minted for A (default vigil.dev)
+          --tls-cert-file FILE         VIGIL_TLS_CERT_FILE
+              PEM certificate of the outcome port, re-read when it changes
+              (required with the port)
+          --tls-key-file FILE          VIGIL_TLS_KEY_FILE
+              PEM private key of the outcome port, re-read when it changes
+              (required with the port)
+          --metrics-auth BOOL          VIGIL_METRICS_AUTH
+              metrics port over TLS; /metrics only for get on /metrics (TokenReview,
+              SubjectAccessReview) (default false; the chart turns it on)
+          --leader-election BOOL       VIGIL_LEADER_ELECTION
+              one active replica via a Lease (default true)
+          --lease-name NAME            VIGIL_LEASE_NAME
+              the Lease's name (default vigil)
+          --lease-namespace NS         VIGIL_LEASE_NAMESPACE
+              the Lease's namespace (default: $POD_NAMESPACE, else vigil-system)
+          --log-format FORMAT          VIGIL_LOG_FORMAT
+              text or json (default text)
+          --status-interval-ms MS      VIGIL_STATUS_INTERVAL_MS
+              at most one status write per pool per MS (default 1000)
+          --api-qps N                  VIGIL_API_QPS
+              write budget: API writes per second, slices before status before Events
+              (default 200)
+          --api-burst N                VIGIL_API_BURST
+              write budget: writes at once after a quiet spell (default 400)
+          --sharding BOOL              VIGIL_SHARDING
+              every replica probes the pools the leader assigns it (shard Leases;
+              default false; the chart turns it on with more than one replica)
+          --shard-identity NAME        VIGIL_SHARD_IDENTITY
+              this replica's shard name (default: $POD_NAME, else $HOSTNAME)
+          --shard-ring NAME            VIGIL_SHARD_RING
+              the vigil.dev/ring label of the shard Leases (default vigil)
+          --shard-lease-duration S     VIGIL_SHARD_LEASE_DURATION
+              shard Lease duration in seconds; renewed every third, writes stop after
+              two thirds unrenewed (default 15)
+          --shard-move-rate PCT        VIGIL_SHARD_MOVE_RATE
+              planned pool moves per minute, percent of all pools (default 10;
+              0 = no limit; a dead replica's pools move at once)
+          --native-transport BOOL      VIGIL_NATIVE_TRANSPORT
+              Netty's epoll transport for probes and all other I/O; NIO when off or
+              where epoll cannot load (default true)
+          --debug                      VIGIL_DEBUG
+              stack traces with start-up errors (default false)
+          -h, --help
+              this text
 
-        At start the operator checks, within 5 s (30 s in a Pod), that the API server answers and
-        serves Vigil's CRDs, and exits 1 with the kubeconfig, the server and the cause when it
-        does not.
+        At start the operator checks, within 5 s (30 s in a Pod), that the API server
+        answers and serves Vigil's CRDs, and exits 1 with the kubeconfig, the server and
+        the cause when it does not.
         """;
   }
 

@@ -91,13 +91,18 @@ public final class VigilCommand {
         usage: vigil <command> [flags]
 
         Commands:
-          demo       Vigil's whole job with no cluster: an embedded API server, real backends, a tour
-          replay     read probe answers and request outcomes on stdin, print Vigil's decisions
-          operator   run the operator against the API server of the current kube context (or, in a
-                     Pod, its ServiceAccount); leader election is on unless --leader-election=false
-          why        why a Pod gets traffic or not: every pool that selects it, its verdict, its slice
+          demo       Vigil's whole job with no cluster: an embedded API server, real
+                     backends, a tour
+          replay     read probe answers and request outcomes on stdin, print Vigil's
+                     decisions
+          operator   run the operator against the API server of the current kube
+                     context (or, in a Pod, its ServiceAccount); leader election is on
+                     unless --leader-election=false
+          why        why a Pod gets traffic or not: every pool that selects it, its
+                     verdict, its slice
           top        pools sorted by unavailable share, with panic and refused ejections
-          help       this text; 'vigil help <command>' or 'vigil <command> --help' for its flags
+          help       this text; 'vigil help <command>' or 'vigil <command> --help'
+                     for its flags
           version    the version (also --version)
 
         vigil alone starts nothing: name the command.

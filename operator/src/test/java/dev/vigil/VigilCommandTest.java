@@ -67,6 +67,18 @@ class VigilCommandTest {
     return err.toString(StandardCharsets.UTF_8);
   }
 
+  /** Help is read on a terminal of 80 columns: no line of any command's help is wider. */
+  @Test
+  void everyHelpFitsEightyColumns() {
+    List<String> texts = new ArrayList<>(List.of(VigilCommand.usage()));
+    for (String command : VigilCommand.COMMANDS) {
+      texts.add(VigilCommand.usage(command));
+    }
+    for (String text : texts) {
+      assertThat(text.lines().filter(l -> l.length() > 80).toList()).as(text).isEmpty();
+    }
+  }
+
   @Test
   void helpInEverySpellingPrintsTheCommandsAndExitsZero() throws Exception {
     for (String help : List.of("help", "--help", "-h")) {

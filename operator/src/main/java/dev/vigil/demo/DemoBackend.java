@@ -35,6 +35,7 @@ public final class DemoBackend {
   private final String healthPath;
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong healthChecks = new AtomicLong();
+  private final AtomicLong failedHealthChecks = new AtomicLong();
   private volatile Mode mode = Mode.HEALTHY;
   private HttpServer server;
 
@@ -67,6 +68,11 @@ public final class DemoBackend {
 
   public long requests() {
     return requests.get();
+  }
+
+  /** Health checks answered with a failure status (503), in any mode, since the start. */
+  public long failedHealthChecks() {
+    return failedHealthChecks.get();
   }
 
   /** Starts listening (unless the mode is REFUSE). */
@@ -115,6 +121,9 @@ public final class DemoBackend {
         };
     if (status < 0) {
       return;
+    }
+    if (health && status >= 500) {
+      failedHealthChecks.incrementAndGet();
     }
     request.response().setStatusCode(status).end(status == 200 ? "ok\n" : "failing\n");
   }

@@ -58,6 +58,7 @@ public final class DemoCluster implements AutoCloseable {
   private KubernetesClient operatorClient;
   private Vigil.Running operator;
   private String caPem;
+  private Path caFile;
 
   private DemoCluster(DemoExamples examples, EmbeddedApiServer api, Vertx vertx, int port) {
     this.examples = examples;
@@ -209,6 +210,12 @@ public final class DemoCluster implements AutoCloseable {
     CertificateAuthority ca = new CertificateAuthority("vigil-demo-ca");
     ca.issue("localhost", List.of("localhost", "127.0.0.1"), Duration.ofDays(1)).writeTo(tls);
     caPem = ca.caPem();
+    caFile = tls.resolve("ca.crt");
+    try {
+      Files.writeString(caFile, caPem);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     operator =
         Vigil.start(
             new OperatorConfig(
@@ -223,6 +230,14 @@ public final class DemoCluster implements AutoCloseable {
 
   public Vigil.Running operator() {
     return operator;
+  }
+
+  /**
+   * The CA bundle of {@link #caPem()} as a file, for a reporter of one's own ({@code curl
+   * --cacert}); removed with the rest of the demo's TLS files when the demo ends.
+   */
+  public Path caFile() {
+    return caFile;
   }
 
   /** The CA bundle reporters trust for the outcome port (PEM). */
@@ -265,6 +280,12 @@ public final class DemoCluster implements AutoCloseable {
 
   public String podName(int i) {
     return podNames.get(i);
+  }
+
+  /** Whether the demo keeps the backend of this Pod healthy right now (false for other Pods). */
+  public boolean keepsHealthy(String pod) {
+    int i = podNames.indexOf(pod);
+    return i >= 0 && backends.get(i).mode() == Mode.HEALTHY;
   }
 
   /** The backend index of an address, or -1. */
@@ -401,6 +422,21 @@ public final class DemoCluster implements AutoCloseable {
     return c == null ? 0 : c.count();
   }
 
+  private void deleteTlsFiles() {
+    if (caFile == null) {
+      return;
+    }
+    Path dir = caFile.getParent();
+    try (var files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        Files.deleteIfExists(f);
+      }
+      Files.deleteIfExists(dir);
+    } catch (java.io.IOException e) {
+      // best effort: a temporary directory
+    }
+  }
+
   @Override
   public void close() {
     // Each part is closed on its own and bounded: the mock server's shutdown can wait long for
@@ -422,6 +458,7 @@ public final class DemoCluster implements AutoCloseable {
                 // best effort
               }
               api.close();
+              deleteTlsFiles();
             },
             "demo-close");
     closer.setDaemon(true);

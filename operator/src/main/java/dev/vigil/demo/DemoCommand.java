@@ -17,6 +17,9 @@ public final class DemoCommand {
   /** How long the final print waits for status, slices and runtime to agree. */
   private static final long FINAL_SETTLE_MS = 5_000;
 
+  /** The width of plain output (files, pipes, {@code --plain}). */
+  static final int PLAIN_WIDTH = 80;
+
   private static Observation settled(DemoObserver observer) {
     try {
       return observer.settle(FINAL_SETTLE_MS);
@@ -53,13 +56,20 @@ public final class DemoCommand {
   public record Result(int exitCode, List<Row> rows, String unmet, String metrics) {}
 
   public static Result run(DemoOptions options, PrintStream out) {
-    // Plain output goes to a file or a pipe: no width to fit, only the locale to respect.
-    return run(
-        options,
-        out,
-        options.live()
-            ? Terminal.detect(System.getenv())
-            : new Terminal(Integer.MAX_VALUE, Integer.MAX_VALUE, Terminal.utf8(System.getenv())));
+    if (options.live()) {
+      return run(options, out, Terminal.detect(System.getenv()));
+    }
+    // Plain output goes to a file or a pipe: lines of at most 80 columns (a terminal's default,
+    // where such output is read later), tables laid out for that width, the locale respected.
+    PrintStream plain = WrappedOutput.of(out, PLAIN_WIDTH);
+    try {
+      return run(
+          options,
+          plain,
+          new Terminal(PLAIN_WIDTH, Integer.MAX_VALUE, Terminal.utf8(System.getenv())));
+    } finally {
+      plain.flush();
+    }
   }
 
   /**
@@ -75,6 +85,10 @@ public final class DemoCommand {
     Timeline timeline =
         new Timeline(
             () -> (System.nanoTime() - startNanos) / 1_000_000, options.live() ? null : out);
+    timeline.log(
+        "starting an embedded API server and "
+            + options.backends()
+            + " backends (seconds; longer on a busy machine)");
     DemoCluster cluster;
     try {
       cluster = DemoCluster.create(examples, options.backends());
@@ -92,12 +106,14 @@ public final class DemoCommand {
         options.durationMs() > 0
             ? options.durationMs()
             : Math.round(60_000 + 400_000 / options.speed() + 100L * options.backends());
+    HealthyTimeouts machine = new HealthyTimeouts(cluster::keepsHealthy);
     try (cluster;
         DemoObserver observer =
             new DemoObserver(
                 cluster,
                 startNanos,
                 o -> {
+                  machine.observe(o);
                   if (plain != null) {
                     plain.changed(o);
                   }
@@ -127,25 +143,15 @@ public final class DemoCommand {
               tick,
               Math.max(examples.timeoutMs(), 200))) {
         timeline.log(
-            "outcome reporter: "
-                + traffic.describe()
-                + ", authenticated as "
+            "outcome reporter: the demo's proxy, authenticated as "
                 + cluster.auth().user()
-                + " (TokenReview, SubjectAccessReview answered by the embedded API server)");
-        // For a reporter of one's own (docs/reporters.md): the same intake and token.
+                + " (TokenReview, SubjectAccessReview answered by the embedded API server),"
+                + " POSTs over TLS to",
+            List.of(traffic.target().toString()));
+        // For a reporter of one's own (docs/reporters.md): the same intake, CA and token.
         timeline.log(
-            "your own reporter: VIGIL_URL="
-                + intake
-                + " VIGIL_TOKEN="
-                + cluster.auth().token()
-                + " NAMESPACE="
-                + cluster.namespace()
-                + " POOL="
-                + cluster.poolName()
-                + " BACKEND="
-                + DemoCluster.address(0)
-                + ":"
-                + cluster.port());
+            "your own reporter (docs/reporters.md): in another terminal, paste",
+            ownReporter(cluster, intake));
         Scenarios scenarios =
             new Scenarios(
                 cluster,
@@ -196,6 +202,10 @@ public final class DemoCommand {
         out.println();
         if (unmet != null) {
           out.println("FAILED: " + unmet);
+          String advice = machine.advice(options.speed(), examples.timeoutMs());
+          if (advice != null) {
+            out.println(advice);
+          }
           return new Result(1, timeline.rows(), unmet, metrics);
         }
         out.println("PASSED: every expectation of scenario " + options.scenario() + " held");
@@ -206,15 +216,33 @@ public final class DemoCommand {
     }
   }
 
+  /** The shell lines that point a reporter of one's own at the demo's intake. */
+  static List<String> ownReporter(DemoCluster cluster, java.net.URI intake) {
+    return List.of(
+        "export VIGIL_URL=" + intake,
+        "export VIGIL_CA=" + cluster.caFile(),
+        "export VIGIL_TOKEN=" + cluster.auth().token(),
+        "export NAMESPACE="
+            + cluster.namespace()
+            + " POOL="
+            + cluster.poolName()
+            + " BACKEND="
+            + DemoCluster.address(0)
+            + ":"
+            + cluster.port());
+  }
+
   private static String intro(DemoOptions o, DemoExamples ex) {
     long[] orig = ex.original();
     return String.format(
         Locale.ROOT,
         "Vigil demo: scenario %s, %d backends, speed %s%n"
-            + "Applying %s (HealthPolicy web, BackendPool web in namespace shop), intervals scaled"
-            + " x%s for --speed %s:%n"
-            + "  interval %s -> %s, timeout %s -> %s, baseEjectionTime %s -> %s;"
-            + " rise %d, fall %d, consecutiveErrors %d, maxEjectionPercent %d%%, panicThreshold %d%%%n",
+            + "Applying %s%n"
+            + "  (HealthPolicy web, BackendPool web in namespace shop),%n"
+            + "  durations scaled x%s for --speed %s:%n"
+            + "  interval %s -> %s, timeout %s -> %s,%n"
+            + "  baseEjectionTime %s -> %s; rise %d, fall %d, consecutiveErrors %d,%n"
+            + "  maxEjectionPercent %d%%, panicThreshold %d%%%n",
         o.scenario(),
         o.backends(),
         speed(o.speed()),

@@ -108,12 +108,16 @@ public record DemoExamples(
     long base = Durations.millis("passive.baseEjectionTime", passive.getBaseEjectionTime());
     double scale = Math.max(1 / (2 * speed), (double) HealthSettings.MIN_INTERVAL_MS / interval);
     active.setInterval(scaled(interval, scale));
-    // A scaled timeout below a few hundred ms measures the machine, not the backend: keep up to
-    // three quarters of the interval (or the example's own timeout when that is shorter).
+    // Slower (scale above 1): the timeout scales as the rest. Faster: a scaled timeout below a few
+    // hundred ms measures the machine, not the backend, so it keeps up to three quarters of the
+    // interval, at most 400 ms (or the example's own timeout when that is shorter).
     long scaledInterval = Math.round(interval * scale);
     long scaledTimeout =
-        Math.min(
-            timeout, Math.max(Math.round(timeout * scale), Math.min(scaledInterval * 3 / 4, 400)));
+        scale >= 1
+            ? Math.round(timeout * scale)
+            : Math.min(
+                timeout,
+                Math.max(Math.round(timeout * scale), Math.min(scaledInterval * 3 / 4, 400)));
     active.setTimeout(scaledTimeout + "ms");
     passive.setBaseEjectionTime(scaled(base, scale));
     if (passive.getMaxEjectionTime() != null) {

@@ -79,17 +79,22 @@ public record DemoOptions(
     return """
         usage: vigil demo [flags]
 
-        Vigil's whole job with no cluster: an embedded API server with Vigil's CRDs, real HTTP
-        backends on loopback addresses (127.0.0.10 onwards), examples/web.yaml applied, the real
-        operator, and a scripted scenario with a live view and a summary. Exits 0 when every
-        expectation held, 1 when one did not, 2 on a bad flag.
+        Vigil's whole job with no cluster: an embedded API server with Vigil's CRDs,
+        real HTTP backends on loopback addresses (127.0.0.10 onwards), examples/web.yaml
+        applied, the real operator, and a scripted scenario with a live view and a
+        summary. Exits 0 when every expectation held, 1 when one did not, 2 on a bad
+        flag.
 
-          --scenario NAME   %s (default tour)
+          --scenario NAME   %s
+                            (default tour)
           --backends N      3..%d backends (default 6)
-          --speed X         0.1..100; scales the example's intervals by 1/(2 x X) (default 1)
-          --duration D      time limit of the whole run, e.g. 90s or 3m (default: from the intervals)
+          --speed X         0.1..100; scales the example's durations by 1/(2 x X)
+                            (default 1)
+          --duration D      time limit of the whole run, e.g. 90s or 3m
+                            (default: from the intervals)
           --no-color        no ANSI colours
-          --plain           plain lines instead of the live view (the default when not a terminal)
+          --plain           plain lines instead of the live view
+                            (the default when not a terminal)
           -h, --help        this text
         """
         .formatted(String.join(", ", Scenarios.NAMES), MAX_BACKENDS);

@@ -35,6 +35,8 @@ public final class DemoTraffic implements AutoCloseable {
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong reported = new AtomicLong();
   private volatile String lastError;
+  private final Object tickLock = new Object();
+  private boolean ticking;
 
   public DemoTraffic(
       Supplier<Set<String>> readyAddresses,
@@ -67,6 +69,20 @@ public final class DemoTraffic implements AutoCloseable {
     on = value;
   }
 
+  /**
+   * Turns the traffic off and waits (at most {@code waitMs}) for a tick under way to end, so no
+   * outcome reaches Vigil after this returns: what the scenario measures next starts from here.
+   */
+  public void off(long waitMs) throws InterruptedException {
+    on = false;
+    synchronized (tickLock) {
+      long deadline = System.nanoTime() + waitMs * 1_000_000;
+      while (ticking && System.nanoTime() < deadline) {
+        tickLock.wait(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      }
+    }
+  }
+
   public long requests() {
     return requests.get();
   }
@@ -84,20 +100,28 @@ public final class DemoTraffic implements AutoCloseable {
     return lastError;
   }
 
-  public String describe() {
-    return reporter.describe();
+  public URI target() {
+    return reporter.target(namespace, pool);
   }
 
   private void loop() {
     while (!closed) {
       long start = System.nanoTime();
       if (on) {
+        synchronized (tickLock) {
+          ticking = true;
+        }
         try {
           tick();
         } catch (InterruptedException e) {
           return;
         } catch (Exception e) {
           lastError = e.getMessage();
+        } finally {
+          synchronized (tickLock) {
+            ticking = false;
+            tickLock.notifyAll();
+          }
         }
       }
       long left = tickMs - (System.nanoTime() - start) / 1_000_000;

@@ -47,7 +47,7 @@ public final class HttpOutcomeReporter implements OutcomeReporter {
 
   @Override
   public int report(List<Outcome> batch) throws IOException, InterruptedException {
-    Map<String, List<Map<String, Object>>> byPool = new LinkedHashMap<>();
+    Map<URI, List<Map<String, Object>>> byPool = new LinkedHashMap<>();
     for (Outcome o : batch) {
       Map<String, Object> item = new LinkedHashMap<>();
       item.put("backend", o.backend());
@@ -57,13 +57,11 @@ public final class HttpOutcomeReporter implements OutcomeReporter {
       }
       item.put("origin", o.origin());
       item.put("latencyMs", o.latencyMs());
-      byPool
-          .computeIfAbsent(OutcomeIntake.path(o.namespace(), o.pool()), k -> new ArrayList<>())
-          .add(item);
+      byPool.computeIfAbsent(target(o.namespace(), o.pool()), k -> new ArrayList<>()).add(item);
     }
     int accepted = 0;
-    for (Map.Entry<String, List<Map<String, Object>>> pool : byPool.entrySet()) {
-      accepted += post(base.resolve(pool.getKey()), pool.getValue());
+    for (Map.Entry<URI, List<Map<String, Object>>> pool : byPool.entrySet()) {
+      accepted += post(pool.getKey(), pool.getValue());
     }
     return accepted;
   }
@@ -91,10 +89,7 @@ public final class HttpOutcomeReporter implements OutcomeReporter {
   }
 
   @Override
-  public String describe() {
-    return "POST "
-        + base
-        + OutcomeIntake.PATH_TEMPLATE.substring(1)
-        + " over TLS (projected ServiceAccount token, audience vigil.dev)";
+  public URI target(String namespace, String pool) {
+    return base.resolve(OutcomeIntake.path(namespace, pool));
   }
 }

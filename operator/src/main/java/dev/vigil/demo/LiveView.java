@@ -50,15 +50,18 @@ public final class LiveView {
 
   /** One frame of the live view: at most the terminal's rows, each at most its width. */
   public String render(Observation o, String header, List<String> log) {
-    return render(o, header, log, terminal.height());
+    return render(o, header, log, terminal.height(), true);
   }
 
-  /** The whole view with every section in full (the final state, printed once). */
+  /**
+   * The whole view with every section in full (the final state, printed once): lines past the width
+   * are left whole, for the terminal (or the plain output) to wrap rather than cut.
+   */
   public String renderAll(Observation o, String header) {
-    return render(o, header, null, Integer.MAX_VALUE);
+    return render(o, header, null, Integer.MAX_VALUE, false);
   }
 
-  private String render(Observation o, String header, List<String> log, int height) {
+  private String render(Observation o, String header, List<String> log, int height, boolean cut) {
     List<Line> top = new ArrayList<>();
     top.add(new Line(header, Style.TITLE));
     for (String row : poolRow(o).split("\n")) {
@@ -103,7 +106,7 @@ public final class LiveView {
     frame.addAll(newest(steps, given[2]));
     StringBuilder sb = new StringBuilder();
     for (Line line : frame) {
-      sb.append(paint(fit(line.text()), line.style())).append('\n');
+      sb.append(paint(fit(line.text(), cut), line.style())).append('\n');
     }
     return sb.toString();
   }
@@ -136,9 +139,11 @@ public final class LiveView {
   }
 
   /** Cut to the terminal's width, and to ASCII when the locale is not UTF-8. */
-  private String fit(String text) {
+  private String fit(String text, boolean cut) {
     String t = terminal.unicode() ? text : text.replace("·", "|").replaceAll("[^\\x00-\\x7F]", "?");
-    return t.length() <= terminal.width() ? t : t.substring(0, terminal.width() - 3) + "...";
+    return !cut || t.length() <= terminal.width()
+        ? t
+        : t.substring(0, terminal.width() - 3) + "...";
   }
 
   /** {@code kubectl get backendpool -n shop}. */

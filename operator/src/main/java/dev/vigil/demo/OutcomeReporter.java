@@ -23,8 +23,8 @@ public interface OutcomeReporter extends AutoCloseable {
   /** Reports a batch; returns how many the receiver accepted. */
   int report(List<Outcome> batch) throws Exception;
 
-  /** A short description for the live view: where the outcomes go. */
-  String describe();
+  /** Where a batch of one pool's outcomes goes (the URL it is POSTed to). */
+  java.net.URI target(String namespace, String pool);
 
   @Override
   default void close() {}

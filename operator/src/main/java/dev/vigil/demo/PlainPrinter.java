@@ -5,12 +5,16 @@ import java.io.PrintStream;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The live view as plain lines, for output that is not a terminal: a line when the EndpointSlice
  * ready set or the pool row changes, and each new Event once.
  */
 final class PlainPrinter {
+  /** Room for addresses on a line of 80 after its time stamp and counts. */
+  private static final int LIST_COLUMNS = 50;
+
   private final PrintStream out;
   private final DemoCluster cluster;
   private final long startWallMs;
@@ -24,6 +28,17 @@ final class PlainPrinter {
     this.startWallMs = startWallMs;
   }
 
+  /** The ready addresses, or, when they would take more than a line, those not ready. */
+  private static String members(Observation o) {
+    String ready = String.join(" ", o.ready());
+    if (ready.length() <= LIST_COLUMNS) {
+      return ready;
+    }
+    Set<String> out = new TreeSet<>(o.endpoints().keySet());
+    out.removeAll(o.ready());
+    return out.isEmpty() ? "all" : "all but " + String.join(" ", out);
+  }
+
   synchronized void changed(Observation o) {
     String ready = o.ready().size() + "/" + o.endpoints().size() + (o.panic() ? " PANIC" : "");
     if (!ready.equals(lastReady)) {
@@ -34,7 +49,7 @@ final class PlainPrinter {
               + ready
               + (o.ready().isEmpty()
                   ? (o.endpoints().isEmpty() ? " (no endpoints yet)" : " (none)")
-                  : ": " + String.join(" ", o.ready())));
+                  : ": " + members(o)));
     }
     if (o.pool() != null && o.pool().getStatus() != null) {
       var s = o.pool().getStatus();

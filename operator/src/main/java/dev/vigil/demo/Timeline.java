@@ -49,6 +49,23 @@ public final class Timeline {
     }
   }
 
+  /**
+   * Logs a line stamped with the elapsed time and lines under it, indented to its text (commands to
+   * copy, one a line).
+   */
+  public synchronized void log(String text, List<String> more) {
+    log(text);
+    String indent = " ".repeat(seconds(0).length() + 2);
+    for (String m : more) {
+      String line = indent + m;
+      log.add(line);
+      if (plainOut != null) {
+        plainOut.println(line);
+        plainOut.flush();
+      }
+    }
+  }
+
   public synchronized void row(Row row) {
     rows.add(row);
   }

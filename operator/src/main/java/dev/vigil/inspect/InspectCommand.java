@@ -49,23 +49,29 @@ public final class InspectCommand {
   public static String usage(String command) {
     return command.equals("why")
         ? """
-          usage: vigil why POD [-n NAMESPACE]     (as a kubectl plugin: kubectl vigil why POD)
+          usage: vigil why POD [-n NAMESPACE]
+                 (as a kubectl plugin: kubectl vigil why POD)
 
-          Why does this Pod get traffic, or not? For every BackendPool that selects the Pod: the
-          pool's availability and panic, the Pod's state and reason, the last probe (when, latency,
-          detail), ejection and damping with their end times, its EndpointSlice conditions, and what
-          would change its traffic. Reads only; uses the current kube context.
+          Why does this Pod get traffic, or not? For every BackendPool that selects the
+          Pod: the pool's availability and panic, the Pod's state and reason, the last
+          probe (when, latency, detail), ejection and damping with their end times, its
+          EndpointSlice conditions, and what would change its traffic. Reads only; uses
+          the current kube context.
 
-            -n, --namespace NAMESPACE   the Pod's namespace (default: the context's, else default)
+            -n, --namespace NAMESPACE   the Pod's namespace
+                                        (default: the context's, else default)
           """
         : """
-          usage: vigil top [-n NAMESPACE | -A]    (as a kubectl plugin: kubectl vigil top)
+          usage: vigil top [-n NAMESPACE | -A]
+                 (as a kubectl plugin: kubectl vigil top)
 
-          BackendPools sorted by their unavailable share, worst first: available/total, backends
-          Down, Ejected, Damped, Draining and Unknown, panic, and the ejections the cap refused
-          (counted from EjectionRefused Events). Reads only; uses the current kube context.
+          BackendPools sorted by their unavailable share, worst first: available/total,
+          backends Down, Ejected, Damped, Draining and Unknown, panic, and the ejections
+          the cap refused (counted from EjectionRefused Events). Reads only; uses the
+          current kube context.
 
-            -n, --namespace NAMESPACE   one namespace (default: the context's, else default)
+            -n, --namespace NAMESPACE   one namespace
+                                        (default: the context's, else default)
             -A, --all-namespaces        every namespace
           """;
   }

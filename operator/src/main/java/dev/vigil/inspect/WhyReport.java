@@ -6,11 +6,13 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.LastProbe;
+import dev.vigil.reconcile.Durations;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
 
@@ -60,6 +62,10 @@ public final class WhyReport {
     out.append("BackendPool ").append(pool.getMetadata().getName());
     out.append("  (policy ").append(pool.getSpec().getPolicyRef().getName());
     out.append(facts.policy() == null ? ": not found" : ", " + settings.describe()).append(")\n");
+    if (facts.policy() == null) {
+      missingPolicy(out, pod, facts);
+      return;
+    }
     if (status == null) {
       line(out, "pool", "no status yet: is Vigil running?");
       return;
@@ -88,7 +94,7 @@ public final class WhyReport {
           "none: the pool selects the Pod but lists no backend for it (no Pod IP yet, or the"
               + " Pod does not declare the pool's named targetPort)");
     } else {
-      backend(out, found.get(), now);
+      backend(out, found.get(), settings, now);
     }
     line(out, "slice", endpoint.map(WhyReport::sliceLine).orElse("not in the pool's slices"));
     boolean traffic =
@@ -97,7 +103,37 @@ public final class WhyReport {
     line(out, "to change", found.map(b -> Advice.of(pod, b, panic, settings, now)).orElse("-"));
   }
 
-  private static void backend(StringBuilder out, BackendStatus b, Instant now) {
+  /**
+   * The pool's policy does not exist: Vigil neither probes the pool nor touches its slices, so the
+   * only thing that changes the Pod's traffic through Vigil is creating the policy.
+   */
+  private static void missingPolicy(StringBuilder out, Pod pod, PoolFacts facts) {
+    String ns = facts.pool().getMetadata().getNamespace();
+    String policy = facts.pool().getSpec().getPolicyRef().getName();
+    line(
+        out,
+        "policy",
+        "HealthPolicy "
+            + policy
+            + " not found in namespace "
+            + ns
+            + ": Vigil does not probe this pool and leaves its slices as they were");
+    Optional<Endpoint> endpoint = endpoint(pod, facts.slices());
+    line(out, "slice", endpoint.map(WhyReport::sliceLine).orElse("not in the pool's slices"));
+    boolean traffic =
+        endpoint.map(e -> Boolean.TRUE.equals(e.getConditions().getReady())).orElse(false);
+    line(out, "traffic", traffic ? "YES" : "NO");
+    line(
+        out,
+        "to change",
+        "create HealthPolicy "
+            + policy
+            + " in namespace "
+            + ns
+            + " (or point spec.policyRef.name of the pool at one that exists).");
+  }
+
+  private static void backend(StringBuilder out, BackendStatus b, Settings settings, Instant now) {
     BackendState state = b.getState() == null ? BackendState.UNKNOWN : b.getState();
     line(
         out,
@@ -118,6 +154,16 @@ public final class WhyReport {
                 + p.getLatencyMs()
                 + " ms"
                 + (p.getDetail() == null || p.getDetail().isBlank() ? "" : ": " + p.getDetail()));
+    if (p != null && olderThanTwoIntervals(p.getAt(), settings, now)) {
+      // Status is written when something changes, not after every probe: an Up backend whose
+      // probes keep passing keeps the probe that last changed its status.
+      note(
+          out,
+          "(recorded when the pool's status last changed: status is written on change, not"
+              + " for a probe that changes only its time; probing goes on, one every "
+              + settings.interval()
+              + ")");
+    }
     int ejections = b.getEjections() == null ? 0 : b.getEjections();
     line(
         out,
@@ -180,6 +226,20 @@ public final class WhyReport {
     return conditions == null
         ? Optional.empty()
         : conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+  }
+
+  private static boolean olderThanTwoIntervals(String at, Settings settings, Instant now) {
+    try {
+      long interval = Durations.millis("interval", settings.interval());
+      return java.time.Duration.between(OffsetDateTime.parse(at).toInstant(), now).toMillis()
+          > 2 * interval;
+    } catch (RuntimeException e) {
+      return false; // an unreadable time or interval: no note rather than a wrong one
+    }
+  }
+
+  private static void note(StringBuilder out, String text) {
+    out.append("  ").append(" ".repeat(12)).append(text).append('\n');
   }
 
   private static void line(StringBuilder out, String label, String value) {

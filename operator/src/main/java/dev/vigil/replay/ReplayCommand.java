@@ -32,8 +32,9 @@ public final class ReplayCommand {
     try {
       session = session(args);
     } catch (IllegalArgumentException e) {
+      // The error alone, last on the screen: the usage is 30 lines, and would scroll it away.
       err.println("vigil replay: " + e.getMessage());
-      err.println(usage());
+      err.println("run 'vigil replay --help' for the flags and commands");
       return 2;
     }
     for (String line; (line = in.readLine()) != null; ) {
@@ -249,15 +250,14 @@ public final class ReplayCommand {
         new StringBuilder(
             """
             usage: vigil replay [flags] < commands
-              commands: POOL <b>... | PROBE <b> TIMEOUT|REFUSED|<status line> | STATUS | HEALTHY
-                        AT <ms> | OUTCOME <b> OK|FAIL [local] | SWEEP | AVAILABLE | DAMPED
+              commands: POOL <b>... | PROBE <b> TIMEOUT|REFUSED|<status line>
+                        STATUS | HEALTHY | AT <ms> | OUTCOME <b> OK|FAIL [local]
+                        SWEEP | AVAILABLE | DAMPED
               flags:
             """);
-    FLAGS.forEach(
-        (name, flag) ->
-            sb.append("    --").append(name).append("  ").append(flag.help()).append('\n'));
-    sb.append("    --expected-statuses  pass statuses, e.g. 200-399,404 (200-399)\n");
-    sb.append("    --fail-fast-statuses  statuses that take an Up backend Down at once (none)");
+    FLAGS.forEach((name, flag) -> flag(sb, name, flag.help()));
+    flag(sb, "expected-statuses", "pass statuses, e.g. 200-399,404 (200-399)");
+    flag(sb, "fail-fast-statuses", "statuses that take an Up backend Down at once (none)");
     for (String name :
         List.of(
             "damping-penalty",
@@ -265,8 +265,18 @@ public final class ReplayCommand {
             "damping-reuse",
             "damping-half-life-ms",
             "damping-max-suppress-ms")) {
-      sb.append("\n    --").append(name).append("  ").append(DAMPING_FLAGS.get(name));
+      flag(sb, name, DAMPING_FLAGS.get(name));
     }
-    return sb.toString();
+    return sb.toString().stripTrailing();
+  }
+
+  /** One flag of the usage: on one line when it fits 80 columns, else its help under it. */
+  private static void flag(StringBuilder sb, String name, String help) {
+    String line = "    --" + name + "  " + help;
+    if (line.length() <= 80) {
+      sb.append(line).append('\n');
+    } else {
+      sb.append("    --").append(name).append("\n        ").append(help).append('\n');
+    }
   }
 }

@@ -240,6 +240,60 @@ class CrdValidationRulesTest {
         .isFalse();
   }
 
+  /**
+   * A duration that is no duration ({@code -2s}, {@code 2 seconds}) gets the schema's pattern error
+   * and nothing else: no rule of the field or of the object around it fails or errors, so {@code
+   * kubectl apply} names only the real problem (not "timeout must be shorter than interval", not a
+   * CEL conversion error).
+   */
+  @Test
+  void aMalformedDurationGetsOnlyThePatternError() throws Exception {
+    String[][] cases = {
+      {"spec.active", "interval"},
+      {"spec.active", "timeout"},
+      {"spec.active", "fastInterval"},
+      {"spec.active", "downInterval"},
+      {"spec.passive", "baseEjectionTime"},
+      {"spec.passive", "maxEjectionTime"},
+      {"spec.passive", "sweepInterval"},
+      {"spec.passive", "failureWindow"},
+      {"spec.damping", "halfLife"},
+      {"spec.damping", "maxSuppressTime"}
+    };
+    for (String[] c : cases) {
+      String field = c[0] + "." + c[1];
+      String pattern = property(HP, field).getPattern();
+      for (String bad : List.of("-2s", "2 seconds")) {
+        assertThat(bad.matches(pattern)).as("%s: %s matches the pattern", field, bad).isFalse();
+        java.util.Map<String, Object> object =
+            new java.util.HashMap<>(
+                Map.of(
+                    "interval", "5s",
+                    "timeout", "2s",
+                    "fastInterval", "3s",
+                    "downInterval", "10s",
+                    "baseEjectionTime", "30s",
+                    "maxEjectionTime", "300s",
+                    "halfLife", "60s",
+                    "maxSuppressTime", "300s",
+                    "reuseThreshold", 750L,
+                    "suppressThreshold", 3000L));
+        object.put(c[1], bad);
+        List<ValidationRule> around = property(HP, c[0]).getXKubernetesValidations();
+        for (ValidationRule r : around == null ? List.<ValidationRule>of() : around) {
+          assertThat(eval(r.getRule(), object))
+              .as("%s = %s: rule %s of %s", field, bad, r.getRule(), c[0])
+              .isTrue();
+        }
+        for (ValidationRule r : property(HP, field).getXKubernetesValidations()) {
+          assertThat(eval(r.getRule(), bad))
+              .as("%s = %s: rule %s", field, bad, r.getRule())
+              .isTrue();
+        }
+      }
+    }
+  }
+
   /** The rule of the object at {@code path} that reports on {@code fieldPath}. */
   private static String rule(JSONSchemaProps root, String path, String fieldPath) {
     List<ValidationRule> rules = property(root, path).getXKubernetesValidations();

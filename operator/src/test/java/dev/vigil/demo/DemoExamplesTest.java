@@ -54,6 +54,15 @@ class DemoExamplesTest {
   }
 
   @Test
+  void slowSpeedsScaleTheTimeoutWithTheRestAsTheReadmeSays() throws IOException {
+    // --speed 0.2: every duration x 1/(2 x 0.2) = x2.5, the timeout too (it stays below interval)
+    DemoExamples ex = DemoExamples.parse(repoExample(), "test", 0.2);
+    assertThat(ex.intervalMs()).isEqualTo(5_000);
+    assertThat(ex.timeoutMs()).isEqualTo(2_500);
+    assertThat(ex.baseEjectionMs()).isEqualTo(75_000);
+  }
+
+  @Test
   void flagsAreCheckedAndNamed() {
     assertThat(DemoOptions.parse(List.of(), false))
         .isEqualTo(new DemoOptions(6, "tour", 0, 1, false, false));

@@ -111,6 +111,67 @@ class DemoTourIT {
         .anySatisfy(p -> assertThat(p).contains("shows label backend"));
   }
 
+  /** Plain output is read in a terminal later: no line past 80 columns, however long its text. */
+  @Test
+  void everyPlainLineFitsEightyColumns() {
+    assertThat(printed.lines().filter(l -> l.length() > 80).toList()).as(printed).isEmpty();
+  }
+
+  /** Starting the cluster takes seconds on a busy machine: the first step says so first. */
+  @Test
+  void theFirstStepIsAnnouncedBeforeTheClusterStarts() {
+    List<String> lines = printed.lines().toList();
+    int starting = indexOf(lines, "starting an embedded API server");
+    int up = indexOf(lines, "embedded API server up");
+    assertThat(starting).as(printed).isNotNegative().isLessThan(up).isLessThan(10);
+  }
+
+  /**
+   * The recipe for a reporter of one's own (docs/reporters.md, "Against the demo"): a URL the docs'
+   * {@code $VIGIL_URL/v1/...} completes, a CA file, and every variable the docs' shell reporter
+   * reads, each on a line to paste; the proxy's own target printed whole.
+   */
+  @Test
+  void theReporterRecipeExportsEveryValueTheDocsReporterReads() throws java.io.IOException {
+    assertThat(printed)
+        .containsPattern(
+            "(?m)^ +https://127\\.0\\.0\\.1:\\d+/v1/namespaces/shop/backendpools/web/outcomes$")
+        .containsPattern("(?m)^ +export VIGIL_URL=https://127\\.0\\.0\\.1:\\d+$")
+        .containsPattern("(?m)^ +export VIGIL_CA=/\\S+$")
+        .containsPattern("(?m)^ +export VIGIL_TOKEN=demo\\.[0-9a-f]+$")
+        .containsPattern("(?m)^ +export NAMESPACE=shop POOL=web BACKEND=127\\.0\\.0\\.10:\\d+$");
+    java.nio.file.Path docs = java.nio.file.Path.of("../docs/reporters.md");
+    if (!java.nio.file.Files.exists(docs)) {
+      docs = java.nio.file.Path.of("docs/reporters.md");
+    }
+    String guide = java.nio.file.Files.readString(docs);
+    String shell =
+        guide.substring(guide.indexOf("```sh"), guide.indexOf("```", guide.indexOf("```sh") + 5));
+    java.util.regex.Matcher used = java.util.regex.Pattern.compile("\\$([A-Z_]+)").matcher(shell);
+    Set<String> variables = new java.util.TreeSet<>();
+    while (used.find()) {
+      variables.add(used.group(1));
+    }
+    assertThat(variables).contains("VIGIL_URL", "VIGIL_CA", "VIGIL_TOKEN");
+    for (String v : variables) {
+      assertThat(printed).as(v).containsPattern("(?m)^ +export (.* )?" + v + "=\\S");
+    }
+    assertThat(guide).contains("the " + words(variables.size()) + " values");
+  }
+
+  private static String words(int n) {
+    return List.of("zero", "one", "two", "three", "four", "five", "six", "seven").get(n);
+  }
+
+  private static int indexOf(List<String> lines, String text) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(text)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   private static long measured(DemoCommand.Result result, String step, String whatContains) {
     return result.rows().stream()
         .filter(r -> r.step().equals(step) && r.what().contains(whatContains))

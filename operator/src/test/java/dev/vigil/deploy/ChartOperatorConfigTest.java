@@ -78,7 +78,8 @@ class ChartOperatorConfigTest {
         OperatorConfig.usage().lines().map(String::strip).filter(l -> l.startsWith("--")).toList();
     for (EnvVar e : operatorContainer("").getEnv()) {
       if (e.getName().startsWith("VIGIL_")) {
-        assertThat(known).anySatisfy(line -> assertThat(line).contains(" " + e.getName() + " "));
+        assertThat(known)
+            .anySatisfy(line -> assertThat(line + " ").contains(" " + e.getName() + " "));
       }
     }
   }

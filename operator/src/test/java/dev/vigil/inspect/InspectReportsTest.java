@@ -80,11 +80,51 @@ class InspectReportsTest {
     assertThat(WhyReport.render(pod, List.of(), NOW))
         .contains("No BackendPool in namespace shop selects this Pod");
     BackendPool pool = pool("web", 1, 1, false, backend("web-1", BackendState.UP));
-    assertThat(WhyReport.render(pod, List.of(facts(pool, null, List.of())), NOW))
-        .contains("(policy fast: not found)")
+    assertThat(WhyReport.render(pod, List.of(facts(pool, policy(), List.of())), NOW))
         .contains("backend:    none: the pool selects the Pod but lists no backend for it")
         .contains("slice:      not in the pool's slices")
         .contains("traffic:    NO");
+  }
+
+  /** A pool whose policy is missing: the one thing to do is create it, not wait for a Pod IP. */
+  @Test
+  void whySaysToCreateAMissingPolicy() {
+    Pod pod = Fixtures.pod("shop", "web-9", "web", "198.18.0.19");
+    BackendPool pool = pool("web", 0, 0, false);
+    String text = WhyReport.render(pod, List.of(facts(pool, null, List.of())), NOW);
+    assertThat(text)
+        .contains("(policy fast: not found)")
+        .contains(
+            "policy:     HealthPolicy fast not found in namespace shop: Vigil does not probe"
+                + " this pool")
+        .contains("to change:  create HealthPolicy fast in namespace shop")
+        .contains("traffic:    NO")
+        .doesNotContain("no Pod IP yet")
+        .doesNotContain("backend:");
+  }
+
+  /**
+   * Status is written on change: an Up backend's last probe can be many intervals old while probing
+   * goes on, and why says so rather than letting it read as if probing stopped.
+   */
+  @Test
+  void whyExplainsALastProbeOlderThanTwoIntervals() {
+    Pod pod = Fixtures.pod("shop", "web-1", "web", "198.18.0.12");
+    BackendStatus up = backend("web-1", BackendState.UP);
+    up.getLastProbe().setAt("2026-12-01T11:59:43Z"); // 17 s ago at a 500ms interval
+    String text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 1, 1, false, up), policy(), slice(true))), NOW);
+    assertThat(text)
+        .contains("last probe: passed 2026-12-01T11:59:43Z (17s ago)")
+        .contains("status is written on change")
+        .contains("probing goes on, one every 500ms");
+
+    up.getLastProbe().setAt("2026-12-01T11:59:59.500Z"); // within two intervals: no note
+    text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 1, 1, false, up), policy(), slice(true))), NOW);
+    assertThat(text).doesNotContain("written on change");
   }
 
   @Test

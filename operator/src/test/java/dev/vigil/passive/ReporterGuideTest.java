@@ -65,6 +65,33 @@ class ReporterGuideTest {
     return out;
   }
 
+  /**
+   * Every {@code kubectl create token} in the guide asks for the intake's audience: without it the
+   * token is the API server's, and the intake answers 401.
+   */
+  @Test
+  void everyTokenTheGuideMintsIsForTheIntakesAudience() throws Exception {
+    String doc = Files.readString(root().resolve("docs/reporters.md"));
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("kubectl [^`\\n]*create token[^`\\n]*").matcher(doc);
+    int found = 0;
+    while (m.find()) {
+      found++;
+      assertThat(m.group())
+          .as("docs/reporters.md: " + m.group())
+          .contains("--audience " + Fabric8Reviewer.DEFAULT_AUDIENCE);
+    }
+    assertThat(found).isPositive();
+  }
+
+  private static Path root() {
+    Path root = Path.of("").toAbsolutePath();
+    while (!Files.isRegularFile(root.resolve("operator/pom.xml"))) {
+      root = root.getParent();
+    }
+    return root;
+  }
+
   /** The first code block of that fence after that heading. */
   private static String snippet(String heading, String fence) throws Exception {
     Path root = Path.of("").toAbsolutePath();

@@ -13,15 +13,30 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 /** Active probing of each backend: protocol, cadence and hysteresis. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "duration(self.timeout) < duration(self.interval)",
+    value =
+        "!(self.timeout.matches("
+            + ApiFormats.DURATION_CEL
+            + ") && self.interval.matches("
+            + ApiFormats.DURATION_CEL
+            + ")) || duration(self.timeout) < duration(self.interval)",
     message = "timeout must be shorter than interval",
     fieldPath = ".timeout")
 @ValidationRule(
-    value = "!has(self.fastInterval) || duration(self.fastInterval) > duration(self.timeout)",
+    value =
+        "!has(self.fastInterval) || !(self.fastInterval.matches("
+            + ApiFormats.DURATION_CEL
+            + ") && self.timeout.matches("
+            + ApiFormats.DURATION_CEL
+            + ")) || duration(self.fastInterval) > duration(self.timeout)",
     message = "fastInterval must be longer than timeout",
     fieldPath = ".fastInterval")
 @ValidationRule(
-    value = "!has(self.downInterval) || duration(self.downInterval) > duration(self.timeout)",
+    value =
+        "!has(self.downInterval) || !(self.downInterval.matches("
+            + ApiFormats.DURATION_CEL
+            + ") && self.timeout.matches("
+            + ApiFormats.DURATION_CEL
+            + ")) || duration(self.downInterval) > duration(self.timeout)",
     message = "downInterval must be longer than timeout",
     fieldPath = ".downInterval")
 @ValidationRule(
@@ -56,7 +71,8 @@ public class ActiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "duration(self) >= duration('100ms')",
+      value =
+          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
       message = "interval must be at least 100ms")
   private String interval = "5s";
 
@@ -65,7 +81,9 @@ public class ActiveCheck {
   @Default("2s")
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
-  @ValidationRule(value = "duration(self) > duration('0s')", message = "timeout must be positive")
+  @ValidationRule(
+      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) > duration('0s')",
+      message = "timeout must be positive")
   private String timeout = "2s";
 
   @JsonPropertyDescription(
@@ -73,7 +91,8 @@ public class ActiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "duration(self) >= duration('100ms')",
+      value =
+          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
       message = "fastInterval must be at least 100ms")
   private String fastInterval;
 
@@ -82,7 +101,8 @@ public class ActiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "duration(self) >= duration('100ms')",
+      value =
+          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
       message = "downInterval must be at least 100ms")
   private String downInterval;
 

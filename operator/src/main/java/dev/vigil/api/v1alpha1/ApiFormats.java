@@ -6,6 +6,14 @@ final class ApiFormats {
   /** A Go-style duration made of positive parts, e.g. {@code 5s}, {@code 250ms}, {@code 1m30s}. */
   static final String DURATION = "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$";
 
+  /**
+   * {@link #DURATION} as a CEL raw string. Every rule that calls {@code duration()} on a field
+   * first checks the field matches it: a value that is no duration (e.g. {@code -2s} or {@code 2
+   * seconds}) then gets only the schema's pattern error, not a CEL conversion error or a comparison
+   * with another field it cannot be compared with.
+   */
+  static final String DURATION_CEL = "r'" + DURATION + "'";
+
   /** Longest duration string accepted; keeps CEL cost estimates low. */
   static final long DURATION_MAX_LENGTH = 32;
 

@@ -37,6 +37,12 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Total", jsonPath = ".status.total", type = Type.INTEGER)
 @AdditionalPrinterColumn(name = "Ejected", jsonPath = ".status.ejected", type = Type.INTEGER)
 @AdditionalPrinterColumn(name = "Panic", jsonPath = ".status.panic", type = Type.BOOLEAN)
+// Why the verdict is or is not published (Published, PolicyNotFound, InvalidPolicy, ...): a pool
+// whose policy is missing shows 0/0 and no panic, and this says why.
+@AdditionalPrinterColumn(
+    name = "Reason",
+    jsonPath = ".status.conditions[?(@.type==\"Ready\")].reason",
+    type = Type.STRING)
 @AdditionalPrinterColumn(
     name = "Shard",
     jsonPath = ".status.shard",

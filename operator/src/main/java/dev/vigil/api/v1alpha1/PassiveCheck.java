@@ -12,7 +12,12 @@ import io.fabric8.generator.annotation.ValidationRule;
 /** Passive checks: ejection of backends on the outcomes of real requests. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "duration(self.maxEjectionTime) >= duration(self.baseEjectionTime)",
+    value =
+        "!(self.maxEjectionTime.matches("
+            + ApiFormats.DURATION_CEL
+            + ") && self.baseEjectionTime.matches("
+            + ApiFormats.DURATION_CEL
+            + ")) || duration(self.maxEjectionTime) >= duration(self.baseEjectionTime)",
     message = "maxEjectionTime must be at least baseEjectionTime",
     fieldPath = ".maxEjectionTime")
 public class PassiveCheck {
@@ -47,7 +52,7 @@ public class PassiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "duration(self) > duration('0s')",
+      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) > duration('0s')",
       message = "baseEjectionTime must be positive")
   private String baseEjectionTime = "30s";
 
@@ -75,7 +80,8 @@ public class PassiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "duration(self) >= duration('100ms')",
+      value =
+          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
       message = "sweepInterval must be at least 100ms")
   private String sweepInterval = "10s";
 
@@ -97,7 +103,7 @@ public class PassiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "duration(self) >= duration('1ms')",
+      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('1ms')",
       message = "failureWindow must be at least 1ms")
   private String failureWindow = "10s";
 
