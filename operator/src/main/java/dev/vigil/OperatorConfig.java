@@ -33,7 +33,8 @@ import java.util.stream.Collectors;
  *     #parse} requires both files when the outcome port is on)
  * @param tlsKeyFile PEM private key for {@code tlsCertFile}
  * @param metricsAuth the metrics port serves TLS (the same certificate) and {@code /metrics} only
- *     to callers allowed {@code get} on the non-resource URL {@code /metrics}
+ *     to callers allowed {@code get} on the non-resource URL {@code /metrics}; on by default when a
+ *     certificate and key are given
  * @param healthPort serves /healthz and /readyz in plain HTTP for the kubelet; 0 = a free port, -1
  *     = off (they stay on the metrics port as well)
  */
@@ -351,7 +352,7 @@ public record OperatorConfig(
             audience,
             noCert ? null : certFile,
             noKey ? null : keyFile,
-            bool("metrics-auth", or(get.apply("metrics-auth"), "false")),
+            bool("metrics-auth", or(get.apply("metrics-auth"), "" + !(noCert || noKey))),
             healthPort);
     if (config.metricsAuth() && (noCert || noKey)) {
       throw new InvalidConfigException(
@@ -407,7 +408,8 @@ public record OperatorConfig(
               (required with the port)
           --metrics-auth BOOL          VIGIL_METRICS_AUTH
               metrics port over TLS; /metrics only for get on /metrics (TokenReview,
-              SubjectAccessReview) (default false; the chart turns it on)
+              SubjectAccessReview) (default true when --tls-cert-file and
+              --tls-key-file are set, else false)
           --leader-election BOOL       VIGIL_LEADER_ELECTION
               one active replica via a Lease (default true)
           --lease-name NAME            VIGIL_LEASE_NAME

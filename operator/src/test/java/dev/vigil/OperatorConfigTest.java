@@ -21,7 +21,26 @@ class OperatorConfigTest {
         .isEqualTo(
             new OperatorConfig(Set.of(), 8080, 8443, true, "vigil", "vigil-system", "text", 1000)
                 .withTls("/tls/tls.crt", "/tls/tls.key")
+                .withMetricsAuth(true)
                 .withHealthPort(8081));
+  }
+
+  @Test
+  void metricsAreAuthenticatedByDefaultWhenACertificateIsGiven() {
+    List<String> tls = List.of("--tls-cert-file=/tls/tls.crt", "--tls-key-file=/tls/tls.key");
+    assertThat(parse(tls, Map.of()).metricsAuth()).isTrue();
+    assertThat(
+            parse(
+                    java.util.stream.Stream.concat(
+                            tls.stream(), java.util.stream.Stream.of("--metrics-auth=false"))
+                        .toList(),
+                    Map.of())
+                .metricsAuth())
+        .as("turned off explicitly")
+        .isFalse();
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).metricsAuth())
+        .as("no certificate: plain metrics")
+        .isFalse();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.vigil.ops;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
@@ -14,9 +15,13 @@ import io.vertx.core.http.HttpServerRequest;
  *
  * <p>Secured ({@link #secure}): the port serves TLS only, and {@code /metrics} answers only a
  * bearer token that {@link MetricsAccess} allows (401 without or with a bad token, 403 without the
- * permission; verdicts cached 30 s, denials 5 s, at most 1,000 tokens). A token that is not cached
- * costs a TokenReview: each source address may cause {@code 1/s} of them (burst 10) for tokens that
- * turn out not to be valid, then gets 429 without a review.
+ * permission; verdicts cached 30 s, denials 5 s, at most 1,000 tokens, one review in flight per
+ * token and at most {@value #MAX_PENDING_REVIEWS} in all: {@link ReviewCache}). A token that is not
+ * cached costs a TokenReview: each source address may cause {@code 1/s} of them (burst 10) for
+ * tokens that turn out not to be valid, then gets 429 without a review.
+ *
+ * <p>The metrics port has the intake's bounds ({@link ConnectionGate}, {@link #DEFAULT_LIMITS}):
+ * connections in all and per address, a deadline on each request head and on each answer.
  *
  * <p>The health port ({@link #listenHealth}) serves only {@code /healthz} and {@code /readyz}, in
  * plain HTTP and without a token, for the kubelet's probes; they stay on the metrics port too.
@@ -24,6 +29,17 @@ import io.vertx.core.http.HttpServerRequest;
 public final class OpsServer {
   static final String TEXT = "text/plain; charset=utf-8";
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  /**
+   * The metrics port's connection limits: 64 connections, 16 per address, 5 s for a request head,
+   * 10 s for an answer (the intake's defaults, scaled to a port scraped by a few Prometheus
+   * replicas).
+   */
+  public static final ConnectionGate.Limits DEFAULT_LIMITS =
+      new ConnectionGate.Limits(64, 16, 5_000, 10_000);
+
+  /** Reviews of metrics tokens waiting or running at once; past it: 503 with Retry-After. */
+  static final int MAX_PENDING_REVIEWS = 16;
 
   private final Vertx vertx;
   private final PrometheusMeterRegistry registry;
@@ -35,13 +51,12 @@ public final class OpsServer {
   private MetricsAccess access;
   private TokenBuckets failedAuthentications;
   private ServingCertificate certificate;
-  private final java.util.Map<String, long[]> verdicts =
-      new java.util.LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, long[]> eldest) {
-          return size() > 1_000;
-        }
-      };
+  private WorkerExecutor reviewers;
+  private ReviewCache<MetricsAccess.Verdict> verdicts;
+  private final ConnectionGate gate;
+
+  /** The scrape in flight: concurrent scrapes share it (single-flight, as reviews are). */
+  private Future<String> scraping;
 
   public OpsServer(
       Vertx vertx,
@@ -49,6 +64,28 @@ public final class OpsServer {
       PoolGauges gauges,
       Heartbeat heartbeat,
       Readiness readiness) {
+    this(vertx, registry, gauges, heartbeat, readiness, DEFAULT_LIMITS);
+  }
+
+  /** With the metrics port's connection limits (the health port has none: only the kubelet). */
+  public OpsServer(
+      Vertx vertx,
+      PrometheusMeterRegistry registry,
+      PoolGauges gauges,
+      Heartbeat heartbeat,
+      Readiness readiness,
+      ConnectionGate.Limits limits) {
+    this.gate =
+        new ConnectionGate(
+            vertx,
+            limits,
+            why ->
+                registry
+                    .counter(
+                        "vigil_metrics_connections_closed_total",
+                        "reason",
+                        why.name().toLowerCase(java.util.Locale.ROOT))
+                    .increment());
     this.vertx = vertx;
     this.registry = registry;
     this.gauges = gauges;
@@ -70,16 +107,36 @@ public final class OpsServer {
     this.certificate = certificate;
     this.access = access;
     this.failedAuthentications = failedAuthentications;
+    this.reviewers = vertx.createSharedWorkerExecutor("vigil-metrics-reviews", 2);
+    this.verdicts =
+        new ReviewCache<>(
+            reviewers,
+            new ReviewCache.Pending(MAX_PENDING_REVIEWS),
+            1_000,
+            30_000,
+            5_000,
+            v -> v == MetricsAccess.Verdict.ALLOWED,
+            System::currentTimeMillis);
     return this;
   }
 
   /** Listens on {@code port} (0 = a free port); completes with the bound port. */
   public Future<Integer> listen(int port) {
-    io.vertx.core.http.HttpServerOptions options = new io.vertx.core.http.HttpServerOptions();
+    io.vertx.core.http.HttpServerOptions options =
+        new io.vertx.core.http.HttpServerOptions()
+            // HTTP/1.1 only: the gate sees each connection as it opens (h2c detection would
+            // wait for the first bytes), and Prometheus scrapes over HTTP/1.1.
+            .setHttp2ClearTextEnabled(false)
+            .setIdleTimeout(60)
+            .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS);
     if (certificate != null) {
-      options.setSsl(true).setKeyCertOptions(certificate.options());
+      options
+          .setSsl(true)
+          .setKeyCertOptions(certificate.options())
+          .setSslHandshakeTimeout(gate.limits().headerTimeoutMs())
+          .setSslHandshakeTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS);
     }
-    server = vertx.createHttpServer(options).requestHandler(this::handle);
+    server = gate.guard(vertx.createHttpServer(options), this::handle);
     if (certificate != null) {
       certificate.serve(server);
     }
@@ -154,49 +211,44 @@ public final class OpsServer {
       return;
     }
     String token = header.substring(7).trim();
-    String key = digest(token);
-    long now = System.currentTimeMillis();
-    long[] cached;
-    synchronized (verdicts) {
-      cached = verdicts.get(key);
-    }
-    if (cached != null && cached[1] > now) {
-      answer(request, MetricsAccess.Verdict.values()[(int) cached[0]]);
-      return;
-    }
     // A token that is not cached costs a TokenReview: paid from the source's bucket, given back
     // when the token is valid, so made-up tokens cost a bounded number of reviews.
     String source =
         request.remoteAddress() == null
             ? ""
             : String.valueOf(request.remoteAddress().hostAddress());
-    if (!failedAuthentications.tryAcquire(source)) {
-      request
-          .response()
-          .putHeader("Retry-After", Long.toString(failedAuthentications.retryAfterSeconds(source)));
-      reply(request, 429, "too many tokens from this address were not accepted; retry later\n");
-      return;
-    }
-    vertx
-        .executeBlocking(() -> access.check(token), false)
+    boolean[] charged = {false};
+    verdicts
+        .get(
+            digest(token),
+            () -> access.check(token),
+            () -> charged[0] = failedAuthentications.tryAcquire(source))
         .onComplete(
             ar -> {
-              if (ar.failed() || ar.result() != MetricsAccess.Verdict.UNAUTHENTICATED) {
+              if (charged[0]
+                  && (ar.failed() || ar.result() != MetricsAccess.Verdict.UNAUTHENTICATED)) {
+                charged[0] = false;
                 failedAuthentications.refund(source);
               }
-              if (ar.failed()) {
+              if (ar.succeeded()) {
+                answer(request, ar.result());
+              } else if (ar.cause() instanceof ReviewCache.Throttled) {
+                request
+                    .response()
+                    .putHeader(
+                        "Retry-After",
+                        Long.toString(failedAuthentications.retryAfterSeconds(source)));
+                reply(request, 429, "too many tokens from this address were not accepted; retry\n");
+              } else if (ar.cause() instanceof ReviewCache.Saturated) {
+                request.response().putHeader("Retry-After", "1");
+                reply(request, 503, "too many reviews in flight; retry\n");
+              } else {
                 // The API server's message stays in the log: the caller may be anyone.
                 org.slf4j.LoggerFactory.getLogger(OpsServer.class)
                     .warn("metrics: review failed: {}", ar.cause().toString());
+                request.response().putHeader("Retry-After", "1");
                 reply(request, 503, "could not review the caller; retry\n");
-                return;
               }
-              MetricsAccess.Verdict v = ar.result();
-              long ttl = v == MetricsAccess.Verdict.ALLOWED ? 30_000 : 5_000;
-              synchronized (verdicts) {
-                verdicts.put(key, new long[] {v.ordinal(), System.currentTimeMillis() + ttl});
-              }
-              answer(request, v);
             });
   }
 
@@ -223,22 +275,29 @@ public final class OpsServer {
   }
 
   private void metrics(HttpServerRequest request) {
-    // Rendering reads every pool's view: off the event loop, so probes never wait for a scrape.
-    vertx
-        .executeBlocking(
-            () -> {
-              gauges.refresh();
-              return registry.scrape();
-            },
-            false)
-        .onComplete(
-            ar -> {
-              if (ar.succeeded()) {
-                request.response().putHeader("Content-Type", PROMETHEUS_TEXT).end(ar.result());
-              } else {
-                reply(request, 500, "metrics failed: " + ar.cause() + "\n");
-              }
-            });
+    // Rendering reads every pool's view: off the event loop, so probes never wait for a scrape;
+    // concurrent scrapes share one rendering.
+    Future<String> text;
+    synchronized (this) {
+      if (scraping == null || scraping.isComplete()) {
+        scraping =
+            vertx.executeBlocking(
+                () -> {
+                  gauges.refresh();
+                  return registry.scrape();
+                },
+                false);
+      }
+      text = scraping;
+    }
+    text.onComplete(
+        ar -> {
+          if (ar.succeeded()) {
+            request.response().putHeader("Content-Type", PROMETHEUS_TEXT).end(ar.result());
+          } else {
+            reply(request, 500, "metrics failed: " + ar.cause() + "\n");
+          }
+        });
   }
 
   private void healthz(HttpServerRequest request) {
@@ -256,13 +315,24 @@ public final class OpsServer {
   }
 
   private static void reply(HttpServerRequest request, int status, String body) {
+    if (request.response().ended() || request.response().closed()) {
+      return;
+    }
     request.response().setStatusCode(status).putHeader("Content-Type", TEXT).end(body);
+  }
+
+  /** Open connections to the metrics port now (for tests). */
+  int connections() {
+    return gate.connections();
   }
 
   public Future<Void> close() {
     heartbeat.stop();
     if (certificate != null) {
       certificate.close();
+    }
+    if (reviewers != null) {
+      reviewers.close();
     }
     Future<Void> health = healthServer == null ? Future.succeededFuture() : healthServer.close();
     return server == null ? health : Future.join(health, server.close()).mapEmpty();

@@ -30,6 +30,10 @@ package dev.vigil.passive;
  * @param failedAuthPerSecond TokenReviews of unknown tokens one source address may cause per
  *     second, sustained (a review that accepts the token costs nothing); past it: 429
  * @param failedAuthBurst such reviews one source address may cause at once after a quiet spell
+ * @param maxConnectionsPerSource open connections from one remote address; one past it is closed at
+ *     once (beside {@code maxConnections}, so one address cannot take them all)
+ * @param headerTimeoutMs a connection that has not sent a whole request head within this time of
+ *     its opening (or of its last answer) is closed, however many bytes trickle in
  */
 public record IntakeLimits(
     int maxBodyBytes,
@@ -48,7 +52,9 @@ public record IntakeLimits(
     double requestsPerSecond,
     int requestBurst,
     double failedAuthPerSecond,
-    int failedAuthBurst) {
+    int failedAuthBurst,
+    int maxConnectionsPerSource,
+    long headerTimeoutMs) {
 
   public IntakeLimits {
     if (maxBodyBytes < 1
@@ -63,7 +69,9 @@ public record IntakeLimits(
         || !(requestsPerSecond > 0)
         || requestBurst < 1
         || !(failedAuthPerSecond > 0)
-        || failedAuthBurst < 1) {
+        || failedAuthBurst < 1
+        || maxConnectionsPerSource < 1
+        || headerTimeoutMs < 1) {
       throw new IllegalArgumentException(
           "intake limits must be positive, and bytes in flight at least one body");
     }
@@ -72,12 +80,30 @@ public record IntakeLimits(
   /**
    * 4 MiB, 10,000 outcomes, 32 pools, 10 s, 20,000 queued per pool, 5 min old, 30 s / 5 s, 10,000
    * cached reviews, 256 connections, 32 MiB in flight, 64 pending reviews, 20 requests/s (burst 40)
-   * per identity, 1 failed authentication/s (burst 10) per source address.
+   * per identity, 1 failed authentication/s (burst 10) per source address, 32 connections per
+   * source address, 5 s for a request head.
    */
   public static IntakeLimits defaults() {
     return new IntakeLimits(
         4 << 20, 10_000, 32, 10_000, 20_000, 300_000, 10_000, 30_000, 5_000, 10_000, 256, 32 << 20,
-        64, 20, 40, 1, 10);
+        64, 20, 40, 1, 10, 32, 5_000);
+  }
+
+  /**
+   * The connection gate's limits: the whole request (the intake's own deadline, then the 1 s drain
+   * of an unread body) gets 2 s beyond {@code requestTimeoutMs} before its connection is closed.
+   */
+  public dev.vigil.ops.ConnectionGate.Limits connectionLimits() {
+    return new dev.vigil.ops.ConnectionGate.Limits(
+        maxConnections, maxConnectionsPerSource, headerTimeoutMs, requestTimeoutMs + 2_000);
+  }
+
+  public IntakeLimits withMaxConnectionsPerSource(int v) {
+    return new Builder(this).set(b -> b.maxConnectionsPerSource = v);
+  }
+
+  public IntakeLimits withHeaderTimeoutMs(long v) {
+    return new Builder(this).set(b -> b.headerTimeoutMs = v);
   }
 
   public IntakeLimits withMaxBodyBytes(int v) {
@@ -149,6 +175,8 @@ public record IntakeLimits(
     int requestBurst;
     double failedAuthPerSecond;
     int failedAuthBurst;
+    int maxConnectionsPerSource;
+    long headerTimeoutMs;
 
     Builder(IntakeLimits l) {
       maxBodyBytes = l.maxBodyBytes;
@@ -168,6 +196,8 @@ public record IntakeLimits(
       requestBurst = l.requestBurst;
       failedAuthPerSecond = l.failedAuthPerSecond;
       failedAuthBurst = l.failedAuthBurst;
+      maxConnectionsPerSource = l.maxConnectionsPerSource;
+      headerTimeoutMs = l.headerTimeoutMs;
     }
 
     IntakeLimits set(java.util.function.Consumer<Builder> change) {
@@ -189,7 +219,9 @@ public record IntakeLimits(
           requestsPerSecond,
           requestBurst,
           failedAuthPerSecond,
-          failedAuthBurst);
+          failedAuthBurst,
+          maxConnectionsPerSource,
+          headerTimeoutMs);
     }
   }
 }

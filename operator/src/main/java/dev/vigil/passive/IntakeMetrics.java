@@ -24,7 +24,10 @@ import java.util.Map;
  *       with every rollout and a counter series is never removed; which backend is out is the
  *       bounded per-backend gauge's and the pool status's job
  *   <li>{@code vigil_outcome_connections_refused_total}: connections closed at once because the
- *       intake had {@code maxConnections} open
+ *       intake had {@code maxConnections} open, or their address {@code maxConnectionsPerSource}
+ *   <li>{@code vigil_outcome_connections_timed_out_total{phase}}: connections closed because no
+ *       whole request head came in time ({@code header}) or the answer did not finish ({@code
+ *       request})
  * </ul>
  */
 final class IntakeMetrics {
@@ -74,8 +77,19 @@ final class IntakeMetrics {
     meters.counter("vigil_outcome_requests_total", "code", Integer.toString(status)).increment();
   }
 
-  void connectionRefused() {
-    meters.counter("vigil_outcome_connections_refused_total").increment();
+  void connectionClosed(dev.vigil.ops.ConnectionGate.Refusal why) {
+    switch (why) {
+      case TOO_MANY_CONNECTIONS, TOO_MANY_FROM_SOURCE ->
+          meters.counter("vigil_outcome_connections_refused_total").increment();
+      case HEADER_TIMEOUT ->
+          meters
+              .counter("vigil_outcome_connections_timed_out_total", "phase", "header")
+              .increment();
+      case REQUEST_TIMEOUT ->
+          meters
+              .counter("vigil_outcome_connections_timed_out_total", "phase", "request")
+              .increment();
+    }
   }
 
   void decided(PoolKey pool, EjectionDecision.Kind kind) {

@@ -1,5 +1,7 @@
 package dev.vigil.passive;
 
+import dev.vigil.ops.ConnectionGate;
+import dev.vigil.ops.ReviewCache;
 import dev.vigil.ops.ServingCertificate;
 import dev.vigil.ops.TokenBuckets;
 import dev.vigil.runtime.AppliedOutcomes;
@@ -26,8 +28,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -40,13 +40,17 @@ import org.slf4j.LoggerFactory;
  * pool's real-request outcomes from a proxy or sidecar and feeds the pool's runtime in one hop.
  *
  * <p>The pool is in the URL so that everything that costs the caller nothing is decided before the
- * body is read: the bearer token (TokenReview for Vigil's audience), the identity's rate, whether
- * this replica runs the pool (a standby answers 503 with Retry-After; the pool must exist before
- * any SubjectAccessReview), {@code create backendpools/outcomes} on it (SubjectAccessReview) and a
- * share of the bytes-in-flight budget. Only then is the body read, under a byte limit, and parsed
- * as a whole. One deadline covers the whole request. Reviews run on a bounded worker pool and are
- * cached; nothing here blocks an event loop. A refused request changes nothing; a processed one
- * says per rejected item why; replies to callers never carry an API server's message.
+ * body is read: the bearer token (TokenReview for Vigil's audience), the identity's rate, {@code
+ * create backendpools/outcomes} on the pool (SubjectAccessReview), whether this replica runs the
+ * pool (a standby answers 503 with Retry-After; the leader answers a pool that does not run here
+ * exactly as one the caller may not report for: 403, so no caller learns which pools exist in
+ * namespaces it cannot report for) and a share of the bytes-in-flight budget ({@link ByteShares}:
+ * shared fairly between source addresses). Only then is the body read, under a byte limit, and
+ * parsed as a whole. One deadline covers the whole request; the {@link ConnectionGate} bounds
+ * connections (in all and per address) and the time to send a request head. Reviews run on a
+ * bounded worker pool and are cached; nothing here blocks an event loop. A refused request changes
+ * nothing; a processed one says per rejected item why; replies to callers never carry an API
+ * server's message.
  */
 public final class OutcomeIntake {
   public static final String PATH_TEMPLATE =
@@ -72,8 +76,8 @@ public final class OutcomeIntake {
   private final TokenBuckets failedAuthentications;
   private final BooleanSupplier runsPools;
   private final ServingCertificate certificate;
-  private final AtomicInteger connections = new AtomicInteger();
-  private final AtomicLong bytesInFlight = new AtomicLong();
+  private final ConnectionGate gate;
+  private final ByteShares bytesInFlight;
   private HttpServer server;
 
   /** Stopping: every request is answered 503 with Connection: close, nothing is applied. */
@@ -118,6 +122,8 @@ public final class OutcomeIntake {
             clock);
     this.runsPools = runsPools;
     this.certificate = certificate;
+    this.gate = new ConnectionGate(vertx, limits.connectionLimits(), metrics::connectionClosed);
+    this.bytesInFlight = new ByteShares(limits.maxBytesInFlight());
   }
 
   /** The URL path of a pool's outcomes. */
@@ -138,15 +144,7 @@ public final class OutcomeIntake {
                 .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) Math.max(1, limits.requestTimeoutMs() / 1000 * 6))
                 .setIdleTimeoutUnit(TimeUnit.SECONDS));
-    s.connectionHandler(
-        conn -> {
-          conn.closeHandler(v -> connections.decrementAndGet());
-          if (connections.incrementAndGet() > limits.maxConnections()) {
-            metrics.connectionRefused();
-            conn.close();
-          }
-        });
-    s.requestHandler(this::handle);
+    gate.guard(s, this::handle);
     certificate.serve(s);
     return s.listen()
         .map(
@@ -173,7 +171,7 @@ public final class OutcomeIntake {
     } else {
       HttpServer s = server;
       Future<Void> answered =
-          connections.get() == 0 ? Future.succeededFuture() : vertx.timer(STOPPING_MS).mapEmpty();
+          gate.connections() == 0 ? Future.succeededFuture() : vertx.timer(STOPPING_MS).mapEmpty();
       closing = answered.compose(v -> s.shutdown(SHUTDOWN_MS, TimeUnit.MILLISECONDS));
     }
     return closing.eventually(
@@ -185,11 +183,11 @@ public final class OutcomeIntake {
 
   /** Open connections and body bytes reserved now (for tests and the load run). */
   int connections() {
-    return connections.get();
+    return gate.connections();
   }
 
   long bytesInFlight() {
-    return bytesInFlight.get();
+    return bytesInFlight.held();
   }
 
   private void handle(HttpServerRequest req) {
@@ -260,7 +258,7 @@ public final class OutcomeIntake {
   }
 
   /** One request, from its headers to its reply. Runs on the intake's event loop. */
-  private final class Exchange {
+  private final class Exchange implements ByteShares.Holder {
     final HttpServerRequest req;
     final PoolKey pool;
     final String token;
@@ -269,7 +267,6 @@ public final class OutcomeIntake {
     final Context context;
     Buffer body;
     boolean bodyDone;
-    long reserved;
     long timer;
 
     Exchange(
@@ -322,7 +319,7 @@ public final class OutcomeIntake {
           });
     }
 
-    /** An authenticated caller: rate, the pool's runtime, then the permission. */
+    /** An authenticated caller: rate, the permission, then the pool's runtime. */
     void admit(Identity who) {
       if (!rates.tryAcquire(who.username())) {
         req.response()
@@ -338,34 +335,42 @@ public final class OutcomeIntake {
                 + " requests/s; send fewer, larger batches");
         return;
       }
-      if (runtimes.get(pool).isEmpty()) {
-        notHere();
-        return;
-      }
       on(
           reviews.mayReport(who, pool),
           allowed -> {
             if (!allowed) {
-              refuse(
-                  req,
-                  403,
-                  "forbidden",
-                  who.username() + " may not create backendpools/outcomes for pool " + pool);
+              forbidden(who);
+            } else if (runtimes.get(pool).isEmpty()) {
+              notHere(who);
             } else {
               read();
             }
           });
     }
 
+    /**
+     * One answer for "not allowed" and "no such pool here" (issue 31, item 7 of the table): the
+     * same status and body, so a caller cannot tell which pools exist in namespaces it may not
+     * report for.
+     */
+    void forbidden(Identity who) {
+      refuse(
+          req,
+          403,
+          "forbidden",
+          who.username()
+              + " may not create backendpools/outcomes for pool "
+              + pool
+              + ", or no such pool runs here");
+    }
+
     /** Reserves the body's bytes, then reads it. */
     void read() {
       long want = declared >= 0 ? declared : limits.maxBodyBytes();
-      if (bytesInFlight.addAndGet(want) > limits.maxBytesInFlight()) {
-        bytesInFlight.addAndGet(-want);
+      if (!bytesInFlight.reserve(this, source(req), want)) {
         busy("the intake holds its limit of request bytes");
         return;
       }
-      reserved = want;
       body = Buffer.buffer((int) Math.min(want, 64 * 1024));
       req.handler(
           chunk -> {
@@ -404,7 +409,7 @@ public final class OutcomeIntake {
       List<Outcome> items = batch.outcomes();
       Optional<PoolRuntime> runtime = runtimes.get(pool);
       if (runtime.isEmpty() && !items.isEmpty()) {
-        notHere();
+        moving();
         return;
       }
       int granted = items.isEmpty() ? 0 : queues.reserve(pool, items.size());
@@ -503,15 +508,18 @@ public final class OutcomeIntake {
               .put("errors", errors));
     }
 
-    /** This replica does not run the pool: a standby says retry, the leader says unknown. */
-    void notHere() {
+    /**
+     * An authorized caller's pool does not run here: a standby (or a shard that does not own it)
+     * says retry; the leader answers as for a caller that may not report ({@link #forbidden}).
+     */
+    void notHere(Identity who) {
       if (!runsPools.getAsBoolean()) {
         elsewhere(
             "this replica does not run BackendPool "
                 + pool
                 + " now (it stands by, or another replica owns the pool); retry");
       } else {
-        refuse(req, 404, "unknown_pool", "no BackendPool " + pool + " is running here");
+        forbidden(who);
       }
     }
 
@@ -563,9 +571,9 @@ public final class OutcomeIntake {
                     }
                     if (r.succeeded()) {
                       then.handle(r.result());
-                    } else if (r.cause() instanceof Reviews.Saturated) {
+                    } else if (r.cause() instanceof ReviewCache.Saturated) {
                       busy("too many requests are waiting for a review");
-                    } else if (r.cause() instanceof Reviews.Throttled) {
+                    } else if (r.cause() instanceof ReviewCache.Throttled) {
                       String source = source(req);
                       req.response()
                           .putHeader(
@@ -598,10 +606,18 @@ public final class OutcomeIntake {
 
     void finish() {
       vertx.cancelTimer(timer);
-      if (reserved > 0) {
-        bytesInFlight.addAndGet(-reserved);
-        reserved = 0;
-      }
+      bytesInFlight.release(this);
+    }
+
+    /** Another source with fewer bytes needed this request's: it is answered 503, retry. */
+    @Override
+    public void yielded() {
+      context.runOnContext(
+          v -> {
+            if (!ended()) {
+              busy("the intake's request bytes went to a source holding fewer");
+            }
+          });
     }
   }
 

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * Heap per Pod in an informer cache that keeps whole Pods, as the operator's Pod informer does
@@ -21,8 +22,12 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * mvn -B -q -pl operator test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
  * java -Xmx1g -XX:+UseSerialGC -cp "$(cat /tmp/cp.txt):operator/target/test-classes" \
- *     dev.vigil.bench.PodCacheMemory 20000
+ *     dev.vigil.bench.PodCacheMemory 20000 [full|reduced|projected|projected-hostile]
  * </pre>
+ *
+ * <p>{@code projected}: the store keeps {@link dev.vigil.reconcile.PodProjection}s (JOSDK's
+ * TransformingItemStore); {@code projected-hostile}: the same for Pods that each carry 256 KiB of
+ * annotations (dropped before the store).
  */
 public final class PodCacheMemory {
   private PodCacheMemory() {}
@@ -31,12 +36,29 @@ public final class PodCacheMemory {
     int n = Integer.parseInt(args[0]);
     String template = template();
     KubernetesSerialization json = new KubernetesSerialization();
-    boolean reduced = args.length > 1 && "reduced".equals(args[1]);
+    String mode = args.length > 1 ? args[1] : "full";
+    boolean reduced = "reduced".equals(mode);
+    boolean projected = "projected".equals(mode) || "projected-hostile".equals(mode);
+    boolean hostile = mode.endsWith("hostile");
     ItemStore<Pod> store =
-        reduced ? reducedStore(json) : new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
+        reduced
+            ? reducedStore(json)
+            : projected
+                ? new io.javaoperatorsdk.operator.processing.event.source.informer
+                    .TransformingItemStore<>(dev.vigil.reconcile.PodProjection::of)
+                : new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
     long before = Heap.used();
     for (int i = 0; i < n; i++) {
       Pod pod = pod(template, i, json);
+      if (hostile) {
+        // 256 KiB of annotations and 64 KiB of managedFields, as a hostile tenant's Pods
+        Map<String, String> a = new java.util.HashMap<>();
+        if (pod.getMetadata().getAnnotations() != null) {
+          a.putAll(pod.getMetadata().getAnnotations());
+        }
+        a.put("tenant.example/blob", "x".repeat(256 * 1024));
+        pod.getMetadata().setAnnotations(a);
+      }
       store.put(store.getKey(pod), pod);
     }
     long after = Heap.used();
@@ -45,7 +67,7 @@ public final class PodCacheMemory {
     }
     System.out.printf(
         "%d pods (%d bytes of JSON each), %s store: %.0f bytes of heap per Pod%n",
-        n, template.length(), reduced ? "reduced" : "full", (after - before) / (double) n);
+        n, template.length(), mode, (after - before) / (double) n);
   }
 
   /**

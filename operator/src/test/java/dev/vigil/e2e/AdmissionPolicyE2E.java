@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
@@ -18,10 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The chart's ValidatingAdmissionPolicy on the real API server (v1.37, where the API is GA, so
- * {@code helm install}'s "auto" renders it): Vigil's own token may write EndpointSlices managed by
- * vigil.dev and Services labelled vigil.dev/pool, and is denied when it tries to change, delete or
- * create anyone else's, although its RBAC allows the verb; other users are not affected.
+ * The chart's ValidatingAdmissionPolicies on the real API server (v1.37, where the API is GA, so
+ * {@code helm install}'s "auto" renders them): Vigil's own token may write EndpointSlices managed
+ * by vigil.dev, controlled by a BackendPool, for the Service that pool names, whose endpoints are
+ * Pods of the slice's namespace, and Services labelled vigil.dev/pool of type ClusterIP without
+ * selector or externalIPs; it is denied every other write although its RBAC allows the verb (issue
+ * 31, item 5: each forbidden write is tried). Nobody but Vigil may set or change a pool's
+ * vigil.dev/shard.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class AdmissionPolicyE2E {
@@ -40,6 +48,15 @@ class AdmissionPolicyE2E {
         .as("helm install renders the policy where the API exists")
         .isNotNull();
     String ns = cluster.freshNamespace("vap");
+    BackendPool pool = admin.resource(Fixtures.pool(ns, "web", "fast", "web", 8080)).create();
+    OwnerReference owner =
+        new OwnerReferenceBuilder()
+            .withApiVersion("vigil.dev/v1alpha1")
+            .withKind("BackendPool")
+            .withName("web")
+            .withUid(pool.getMetadata().getUid())
+            .withController(true)
+            .build();
     EndpointSlice foreign =
         admin.resource(slice(ns, "other-abc", "other", "endpointslice-controller.k8s.io")).create();
     admin.resource(service(ns, "other", Map.of("app", "other"))).create();
@@ -78,7 +95,11 @@ class AdmissionPolicyE2E {
                       }),
           "changing a Service Vigil does not own");
 
-      EndpointSlice own = vigil.resource(slice(ns, "web-vigil-0", "web", "vigil.dev")).create();
+      forbiddenSlices(vigil, ns, owner);
+      forbiddenServices(vigil, ns, owner);
+
+      EndpointSlice own =
+          vigil.resource(owned(slice(ns, "web-vigil-0", "web", "vigil.dev"), owner)).create();
       EndpointSlice updated = vigil.resource(notReady(own)).update();
       assertThat(updated.getEndpoints().get(0).getConditions().getReady()).isFalse();
       EndpointSlice givenAway =
@@ -90,7 +111,10 @@ class AdmissionPolicyE2E {
       assertDenied(() -> vigil.resource(givenAway).update(), "giving its own slice away");
       assertThat(vigil.resource(own).delete()).isNotEmpty();
 
-      Service mine = vigil.resource(service(ns, "web", Map.of("vigil.dev/pool", "web"))).create();
+      Service mine =
+          vigil
+              .resource(owned(service(ns, "web", Map.of("vigil.dev/pool", "web")), owner))
+              .create();
       assertThat(
               vigil
                   .services()
@@ -108,6 +132,8 @@ class AdmissionPolicyE2E {
           .isEqualTo(81);
     }
 
+    shardLabel(cluster, admin, ns);
+
     // Other users are not matched: the admin still changes the foreign slice.
     EndpointSlice byAdmin =
         admin
@@ -124,6 +150,87 @@ class AdmissionPolicyE2E {
     assertThat(byAdmin.getEndpoints().get(0).getConditions().getReady()).isFalse();
   }
 
+  /** Each slice a stolen token might use to redirect traffic, written with Vigil's token. */
+  private static void forbiddenSlices(KubernetesClient vigil, String ns, OwnerReference owner) {
+    assertDenied(
+        () -> vigil.resource(slice(ns, "web-vigil-x", "web", "vigil.dev")).create(),
+        "a slice without a BackendPool controlling it");
+    assertDenied(
+        () ->
+            vigil.resource(owned(slice(ns, "other-vigil-0", "other", "vigil.dev"), owner)).create(),
+        "a slice for a Service its pool does not name");
+    assertDenied(
+        () ->
+            vigil
+                .resource(
+                    owned(slice("default", "kubernetes-vigil-0", "kubernetes", "vigil.dev"), owner))
+                .create(),
+        "a slice for default/kubernetes");
+    EndpointSlice elsewhere = owned(slice(ns, "web-vigil-1", "web", "vigil.dev"), owner);
+    elsewhere.getEndpoints().get(0).getTargetRef().setNamespace("kube-system");
+    assertDenied(() -> vigil.resource(elsewhere).create(), "an endpoint of another namespace");
+    EndpointSlice node = owned(slice(ns, "web-vigil-2", "web", "vigil.dev"), owner);
+    node.getEndpoints().get(0).getTargetRef().setKind("Node");
+    node.getEndpoints().get(0).getTargetRef().setNamespace(null);
+    assertDenied(() -> vigil.resource(node).create(), "an endpoint that is not a Pod");
+  }
+
+  /** Each Service shape that would expose a pool beyond a ClusterIP, written with Vigil's token. */
+  private static void forbiddenServices(KubernetesClient vigil, String ns, OwnerReference owner) {
+    Map<String, String> labels = Map.of("vigil.dev/pool", "web");
+    Service lb = owned(service(ns, "web-lb", labels), owner);
+    lb.getSpec().setType("LoadBalancer");
+    assertDenied(() -> vigil.resource(lb).create(), "a LoadBalancer Service");
+    Service selector = owned(service(ns, "web-sel", labels), owner);
+    selector.getSpec().setSelector(Map.of("app", "web"));
+    assertDenied(() -> vigil.resource(selector).create(), "a Service with a selector");
+    Service external = owned(service(ns, "web-ext", labels), owner);
+    external.getSpec().setExternalIPs(java.util.List.of("203.0.113.7"));
+    assertDenied(() -> vigil.resource(external).create(), "a Service with externalIPs");
+    assertDenied(
+        () -> vigil.resource(service(ns, "web-orphan", labels)).create(),
+        "a Service without a BackendPool controlling it");
+  }
+
+  /** vigil.dev/shard: the admin (anyone but Vigil) is denied, Vigil's sharder may set it. */
+  private static void shardLabel(E2eCluster cluster, KubernetesClient admin, String ns) {
+    KubernetesClientException denied =
+        catchThrowableOfType(
+            KubernetesClientException.class,
+            () ->
+                admin
+                    .resources(BackendPool.class)
+                    .inNamespace(ns)
+                    .withName("web")
+                    .edit(AdmissionPolicyE2E::onShardOne));
+    assertThat(denied).as("a user moving a pool by its shard label").isNotNull();
+    assertThat(denied.getCode()).isEqualTo(403);
+    assertThat(denied.getMessage()).contains("vigil-shard-label");
+    try (KubernetesClient vigil = cluster.clientAs(E2eCluster.RELEASE_NAMESPACE, "vigil")) {
+      BackendPool moved =
+          vigil
+              .resources(BackendPool.class)
+              .inNamespace(ns)
+              .withName("web")
+              .edit(AdmissionPolicyE2E::onShardOne);
+      assertThat(moved.getMetadata().getLabels()).containsEntry("vigil.dev/shard", "vigil-1");
+    }
+  }
+
+  private static BackendPool onShardOne(BackendPool p) {
+    Map<String, String> labels =
+        new java.util.HashMap<>(
+            p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels());
+    labels.put("vigil.dev/shard", "vigil-1");
+    p.getMetadata().setLabels(labels);
+    return p;
+  }
+
+  private static <T extends HasMetadata> T owned(T object, OwnerReference owner) {
+    object.getMetadata().setOwnerReferences(java.util.List.of(owner));
+    return object;
+  }
+
   /** A copy of the slice with its first endpoint not ready (an update Vigil would make). */
   private static EndpointSlice notReady(EndpointSlice slice) {
     EndpointSlice copy = new EndpointSliceBuilder(slice).build();
@@ -135,7 +242,7 @@ class AdmissionPolicyE2E {
     KubernetesClientException e = catchThrowableOfType(KubernetesClientException.class, call::run);
     assertThat(e).as(what + " must be denied").isNotNull();
     assertThat(e.getCode()).as(what).isEqualTo(403);
-    assertThat(e.getMessage()).as(what).contains("vigil-owned-writes");
+    assertThat(e.getMessage()).as(what).contains("ValidatingAdmissionPolicy 'vigil-");
   }
 
   private static EndpointSlice slice(String ns, String name, String service, String managedBy) {
@@ -148,6 +255,11 @@ class AdmissionPolicyE2E {
         .withAddressType("IPv4")
         .addNewEndpoint()
         .withAddresses(TestHosts.address(1))
+        .withNewTargetRef()
+        .withKind("Pod")
+        .withNamespace(ns)
+        .withName(service + "-1")
+        .endTargetRef()
         .withNewConditions()
         .withReady(true)
         .withServing(true)

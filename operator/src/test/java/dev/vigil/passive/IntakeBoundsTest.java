@@ -126,17 +126,16 @@ class IntakeBoundsTest {
       String reply = head(s.getInputStream());
       assertThat(reply).startsWith("HTTP/1.1 503").containsIgnoringCase("retry-after:");
     }
-    assertThat(harness.reviewer.accessReviews).as("no SubjectAccessReview").hasValue(0);
+    assertThat(harness.intake.bytesInFlight()).as("no body reserved").isZero();
   }
 
   @Test
-  void aPoolThatDoesNotRunHereCostsNoSubjectAccessReview() throws Exception {
+  void aStandbyAnswersOnlyAnAuthorizedCallerThatThePoolRunsElsewhere() throws Exception {
     start(LIMITS);
-    for (int i = 0; i < 5; i++) {
-      HttpResponse<String> r = post(OutcomeIntake.path("shop", "made-up-" + i), TOKEN, ONE);
-      assertThat(r.statusCode()).as(r.body()).isEqualTo(404);
-    }
-    assertThat(harness.reviewer.accessReviews).hasValue(0);
+    harness.leading = false;
+    HttpResponse<String> r = post(OutcomeIntake.path("other", "web"), TOKEN, ONE);
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(403);
+    assertThat(r.body()).doesNotContain("does not run");
   }
 
   @Test

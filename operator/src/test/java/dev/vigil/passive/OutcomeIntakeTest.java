@@ -279,8 +279,8 @@ class OutcomeIntakeTest {
             TOKEN,
             "application/json",
             "[" + fail("").replace("\"web\"", "\"gone\"") + "]",
-            404,
-            "no BackendPool shop/gone is running here"),
+            403,
+            "may not create backendpools/outcomes for pool shop/gone, or no such pool runs here"),
         bad(
             "backend not in the pool",
             "[" + fail("").replace("10.0.0.1", "10.9.9.9") + "]",

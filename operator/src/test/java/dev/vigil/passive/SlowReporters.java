@@ -33,11 +33,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * each authenticated as its own reporter allowed to report for the pool (the worst case: a refused
  * caller never gets its body read), each promising a 4 MiB body and sending 1 KiB every 100 ms; a
  * connection the intake answers or closes is opened again a second later. Once every attacker has
- * connected (TLS handshakes take a while on a loaded machine), one legitimate reporter posts {@code
- * requests} one-outcome batches, one every 200 ms, while the attack goes on. Measured: the
- * legitimate reporter's answers (status, latency), the attackers' answers, the intake's bytes in
- * flight and connections (sampled every 50 ms), and the JVM's heap (peak, and the most live after a
- * collection).
+ * connected (TLS handshakes take a while on a loaded machine), one legitimate reporter (from
+ * 127.0.0.1, another address than every attacker's) posts {@code requests} one-outcome batches, one
+ * every 200 ms, while the attack goes on. Measured: the legitimate reporter's answers (status,
+ * latency), the attackers' answers, the intake's bytes in flight and connections (sampled every 50
+ * ms), and the JVM's heap (peak, the most live after a collection, and the growth of the live heap
+ * under the attack: a collection before it and one while every attacker is still connected).
  *
  * <p>With {@code authorized = false} the attackers' tokens are valid but not allowed to report
  * (every Pod has such a token): they are refused before their body is read.
@@ -61,7 +62,8 @@ final class SlowReporters {
       int maxConnections,
       long heapPeakBytes,
       long heapLiveAfterGcBytes,
-      long heapMaxBytes) {
+      long heapMaxBytes,
+      long heapGrowthBytes) {
 
     long latencyPercentile(double p) {
       if (legitLatenciesMs.isEmpty()) {
@@ -78,7 +80,7 @@ final class SlowReporters {
           "connections=%d authorized=%s attack ms=%d legit: requests=%d statuses=%s failures=%d"
               + " latency ms p50=%d p99=%d max=%d | attackers: connects=%d statuses=%s | intake:"
               + " max bytes in flight=%d (limit %d) max connections=%d | heap: peak=%d MiB live"
-              + " after GC=%d MiB max=%d MiB",
+              + " after GC=%d MiB max=%d MiB growth under attack after GC=%d MiB",
           connections,
           authorized,
           attackMs,
@@ -95,7 +97,8 @@ final class SlowReporters {
           maxConnections,
           heapPeakBytes >> 20,
           heapLiveAfterGcBytes >> 20,
-          heapMaxBytes >> 20);
+          heapMaxBytes >> 20,
+          heapGrowthBytes >> 20);
     }
   }
 
@@ -120,7 +123,18 @@ final class SlowReporters {
               .filter(p -> p.getType() == MemoryType.HEAP)
               .toList();
       System.gc();
+      long baseline = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
       heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+
+      // The reporter is already reporting when the attack begins: its connection is open and its
+      // token known (a batch before the attack, not counted).
+      HttpClient http =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .connectTimeout(Duration.ofSeconds(30)) // a loaded CI machine: latency is measured
+              .sslContext(TestTls.trusting())
+              .build();
+      report(http, harness.port);
 
       Map<Integer, Integer> attackerStatuses = new ConcurrentHashMap<>();
       AtomicInteger connects = new AtomicInteger();
@@ -154,35 +168,23 @@ final class SlowReporters {
       while (connects.get() < connections && System.nanoTime() < connected) {
         Thread.sleep(100);
       }
-      HttpClient http = TestTls.client();
       List<Long> latencies = new ArrayList<>();
       Map<Integer, Integer> statuses = new TreeMap<>();
       int failures = 0;
-      String body =
-          "[{\"backend\":\"" + IntakeHarness.ip(0) + ":8080\",\"ok\":true,\"status\":200}]";
       for (int n = 0; n < requests; n++) {
         long t0 = System.nanoTime();
         try {
-          HttpResponse<String> r =
-              http.send(
-                  HttpRequest.newBuilder(
-                          URI.create(
-                              "https://127.0.0.1:"
-                                  + harness.port
-                                  + OutcomeIntake.path(POOL.namespace(), POOL.name())))
-                      .timeout(Duration.ofSeconds(30))
-                      .header("Authorization", "Bearer " + LEGIT)
-                      .header("Content-Type", "application/json")
-                      .POST(HttpRequest.BodyPublishers.ofString(body))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-          statuses.merge(r.statusCode(), 1, Integer::sum);
+          statuses.merge(report(http, harness.port).statusCode(), 1, Integer::sum);
           latencies.add((System.nanoTime() - t0) / 1_000_000);
         } catch (java.io.IOException e) {
           failures++;
+          System.out.println("legit request " + n + " failed: " + e);
         }
         Thread.sleep(200);
       }
+      // What the attack keeps alive: a collection while every slow sender is still connected.
+      System.gc();
+      long growth = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() - baseline;
       end.set(System.nanoTime());
       server.cancelTimer(sampler);
       long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
@@ -204,12 +206,31 @@ final class SlowReporters {
           maxConnections.get(),
           peak,
           live,
-          max);
+          max,
+          growth);
     } finally {
       harness.close();
       IntakeHarness.await(clients.close());
       IntakeHarness.await(server.close());
     }
+  }
+
+  /** One one-outcome batch of the legitimate reporter. */
+  private static HttpResponse<String> report(HttpClient http, int port)
+      throws java.io.IOException, InterruptedException {
+    String body = "[{\"backend\":\"" + IntakeHarness.ip(0) + ":8080\",\"ok\":true,\"status\":200}]";
+    return http.send(
+        HttpRequest.newBuilder(
+                URI.create(
+                    "https://127.0.0.1:"
+                        + port
+                        + OutcomeIntake.path(POOL.namespace(), POOL.name())))
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + LEGIT)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** One slow sender: connects, trickles, notes the answer, and comes back until {@code end}. */

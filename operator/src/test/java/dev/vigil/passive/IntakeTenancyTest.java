@@ -1,0 +1,243 @@
+package dev.vigil.passive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.vigil.health.HealthSettings;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.testing.TestTls;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What one tenant's connections cannot take from another's on the outcome intake (issue 31, item
+ * 6), over real loopback TLS sockets: a request head trickled a byte at a time does not hold its
+ * connection past the head deadline, one address cannot take every connection, and whether a pool
+ * exists is not told to a caller that may not report for it.
+ */
+class IntakeTenancyTest {
+  private static final String TOKEN = "envoy-token";
+  private static final String ONE = "[{\"backend\":\"10.0.0.1:8080\",\"ok\":true}]";
+  private static final IntakeLimits LIMITS =
+      IntakeLimits.defaults().withMaxBodyBytes(64 * 1024).withRequestTimeoutMs(3_000);
+
+  private final AtomicLong clock = new AtomicLong(1_000_000);
+  private final HttpClient http = TestTls.client();
+  private final Vertx vertx = Vertx.vertx();
+  private IntakeHarness harness;
+
+  private void start(IntakeLimits limits) {
+    harness = new IntakeHarness(vertx, new SimpleMeterRegistry(), limits, clock::get);
+    harness.reviewer.user(TOKEN, "system:serviceaccount:shop:envoy", "shop");
+    harness.reviewer.user("other-token", "system:serviceaccount:other:envoy", "other");
+    harness.pool(new PoolKey("shop", "web"), 3, HealthSettings.defaults());
+    harness.pool(new PoolKey("other", "web"), 3, HealthSettings.defaults());
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (harness != null) {
+      harness.close();
+    }
+    IntakeHarness.await(vertx.close());
+  }
+
+  @Test
+  void aHeadTrickledOneBytePer100msIsCutAtTheHeadDeadline() throws Exception {
+    start(LIMITS.withHeaderTimeoutMs(1_000));
+    try (SSLSocket s = socketFrom("127.0.0.2")) {
+      OutputStream out = s.getOutputStream();
+      out.write(
+          ("POST " + OutcomeIntake.path("shop", "web") + " HTTP/1.1\r\nX-Slow: ")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      long start = System.nanoTime();
+      boolean closed = false;
+      // Without a head deadline the idle timeout (60 s, reset by every byte) never fires.
+      while (!closed && System.nanoTime() - start < Duration.ofSeconds(8).toNanos()) {
+        try {
+          out.write('a');
+          out.flush();
+          Thread.sleep(100);
+        } catch (IOException e) {
+          closed = true;
+        }
+        if (!closed) {
+          closed = closedByPeer(s);
+        }
+      }
+      assertThat(closed).as("closed within 8 s although a byte came every 100 ms").isTrue();
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(900));
+    }
+  }
+
+  @Test
+  void oneAddressCannotTakeEveryConnection() throws Exception {
+    start(LIMITS.withMaxConnectionsPerSource(3));
+    List<SSLSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        held.add(socketFrom("127.0.0.2"));
+      }
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> harness.intake.connections() == 3);
+      try (SSLSocket fourth = socketFrom("127.0.0.2")) {
+        fourth.setSoTimeout(5_000);
+        assertThat(answerOrClose(fourth)).as("the 4th from 127.0.0.2 is closed").isEmpty();
+      }
+      try (SSLSocket other = socketFrom("127.0.0.3")) {
+        other.setSoTimeout(5_000);
+        assertThat(answerOrClose(other))
+            .as("127.0.0.3 has its own share")
+            .startsWith("HTTP/1.1 200");
+      }
+    } finally {
+      for (SSLSocket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
+  void aPoolThatDoesNotExistAndOneThatMayNotBeReportedForGetTheSameAnswer() throws Exception {
+    start(LIMITS);
+    HttpResponse<String> exists = post(OutcomeIntake.path("other", "web"), TOKEN);
+    HttpResponse<String> missing = post(OutcomeIntake.path("other", "no-such-pool"), TOKEN);
+    HttpResponse<String> missingHere = post(OutcomeIntake.path("shop", "no-such-pool"), TOKEN);
+    assertThat(exists.statusCode()).isEqualTo(403);
+    assertThat(missing.statusCode()).isEqualTo(403);
+    assertThat(missingHere.statusCode()).as(missingHere.body()).isEqualTo(403);
+    assertThat(missing.body().replace("no-such-pool", "web")).isEqualTo(exists.body());
+    assertThat(missingHere.body()).isEqualTo(missing.body().replace("other/", "shop/"));
+  }
+
+  /** An allowed reporter's small batch gets bytes that senders of large bodies hold open. */
+  @Test
+  void aSmallBatchFromAnotherAddressTakesBytesFromTheSourceHoldingTheMost() throws Exception {
+    start(LIMITS.withMaxBytesInFlight(120_000));
+    List<SSLSocket> slow = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        SSLSocket s = socketFrom("127.0.0.2");
+        slow.add(s);
+        s.getOutputStream()
+            .write(
+                ("POST "
+                        + OutcomeIntake.path("shop", "web")
+                        + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                        + TOKEN
+                        + "\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n[")
+                    .getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+      }
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> harness.intake.bytesInFlight() == 120_000);
+      HttpResponse<String> r = post(OutcomeIntake.path("shop", "web"), TOKEN);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      slow.get(0).setSoTimeout(5_000);
+      slow.get(1).setSoTimeout(5_000);
+      String first = answerOrClose(slow.get(0));
+      String second = answerOrClose(slow.get(1));
+      assertThat(List.of(first, second))
+          .as("one slow sender yielded its bytes: 503, retry")
+          .anySatisfy(a -> assertThat(a).startsWith("HTTP/1.1 503"));
+    } finally {
+      for (SSLSocket s : slow) {
+        s.close();
+      }
+    }
+  }
+
+  private HttpResponse<String> post(String path, String token) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + harness.port + path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(ONE))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private SSLSocket socketFrom(String local) throws IOException {
+    SSLSocket s =
+        (SSLSocket)
+            TestTls.trusting()
+                .getSocketFactory()
+                .createSocket(
+                    InetAddress.getByName("127.0.0.1"),
+                    harness.port,
+                    InetAddress.getByName(local),
+                    0);
+    s.startHandshake();
+    return s;
+  }
+
+  /** Whether the peer closed (a read returns end of stream or fails) within 50 ms. */
+  private static boolean closedByPeer(Socket s) throws IOException {
+    s.setSoTimeout(50);
+    try {
+      return s.getInputStream().read() < 0;
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  /**
+   * Sends a one-outcome batch if the connection is still open and returns the reply's status line
+   * and headers, or "" when the connection was closed without an answer.
+   */
+  private static String answerOrClose(SSLSocket s) {
+    try {
+      OutputStream out = s.getOutputStream();
+      out.write(
+          ("POST "
+                  + OutcomeIntake.path("shop", "web")
+                  + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                  + TOKEN
+                  + "\r\nContent-Type: application/json\r\nContent-Length: "
+                  + ONE.length()
+                  + "\r\n\r\n"
+                  + ONE)
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+    } catch (IOException e) {
+      // closed already: read what may have been answered before
+    }
+    StringBuilder b = new StringBuilder();
+    try {
+      InputStream in = s.getInputStream();
+      int c;
+      while ((c = in.read()) >= 0) {
+        b.append((char) c);
+        if (b.length() >= 4 && b.substring(b.length() - 4).equals("\r\n\r\n")) {
+          break;
+        }
+      }
+    } catch (IOException e) {
+      // reset: no answer
+    }
+    return b.toString();
+  }
+}
