@@ -52,6 +52,39 @@ class PolicyResolverTest {
   }
 
   @Test
+  void refusesPatternsOutsideRe2AndReportsAcceptedFalseNamingTheField() {
+    HealthPolicy backreference = policy();
+    backreference.getSpec().getActive().getHttp().setBodyMatch("^(ok)\\1$");
+    assertThatThrownBy(() -> PolicyResolver.resolve(backreference))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageStartingWith("active.http.bodyMatch: not a valid RE2 expression");
+
+    HealthPolicy lookahead = policy();
+    lookahead
+        .getSpec()
+        .getActive()
+        .getHttp()
+        .setHeaderMatch(
+            java.util.List.of(
+                new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Build", null),
+                new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Ready", "(?=yes)")));
+    String invalid = null;
+    try {
+      PolicyResolver.resolve(lookahead);
+    } catch (InvalidSettingsException e) {
+      invalid = e.getMessage();
+    }
+    var status =
+        PolicyStatusAggregator.fromPoolStatuses(1L, invalid, java.util.List.of(), null, 1_000);
+    var accepted = status.getConditions().get(0);
+    assertThat(accepted.getType()).isEqualTo(dev.vigil.api.Conditions.ACCEPTED);
+    assertThat(accepted.getStatus()).isEqualTo("False");
+    assertThat(accepted.getReason()).isEqualTo(dev.vigil.api.Conditions.INVALID_POLICY);
+    assertThat(accepted.getMessage())
+        .startsWith("active.http.headerMatch[1].value: not a valid RE2 expression");
+  }
+
+  @Test
   void mapsTheSeedCheckersFields() {
     HealthPolicy p = policy();
     var http = p.getSpec().getActive().getHttp();
