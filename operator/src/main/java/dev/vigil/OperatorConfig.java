@@ -205,6 +205,8 @@ public record OperatorConfig(
           "shard-lease-duration",
           "shard-move-rate",
           "native-transport",
+          "min-interval",
+          "default-damping",
           "debug");
 
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
@@ -245,6 +247,24 @@ public record OperatorConfig(
           },
           env::get,
           leaseNamespace);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidConfigException(e.getMessage());
+    }
+  }
+
+  /**
+   * The admin's floors for tenants' policies ({@code --min-interval}, {@code --default-damping},
+   * issue 31), parsed apart from the rest so the record stays as it is.
+   */
+  public static dev.vigil.reconcile.TenantFloors floors(
+      List<String> args, Map<String, String> env) {
+    Map<String, String> flags = flagValues(args);
+    try {
+      return dev.vigil.reconcile.TenantFloors.parse(
+          name -> {
+            String v = flags.get(name);
+            return v != null ? v : env.get("VIGIL_" + name.toUpperCase().replace('-', '_'));
+          });
     } catch (IllegalArgumentException e) {
       throw new InvalidConfigException(e.getMessage());
     }
@@ -400,6 +420,8 @@ public record OperatorConfig(
           --shard-lease-duration S  VIGIL_SHARD_LEASE_DURATION shard Lease duration in seconds; renewed every third, writes stop after two thirds unrenewed (default 15)
           --shard-move-rate PCT     VIGIL_SHARD_MOVE_RATE     planned pool moves per minute, percent of all pools (default 10; 0 = no limit; a dead replica's pools move at once)
           --native-transport BOOL   VIGIL_NATIVE_TRANSPORT    Netty's epoll transport for probes and all other I/O; NIO when off or where epoll cannot load (default true)
+          --min-interval DURATION   VIGIL_MIN_INTERVAL        floor of every policy's probe intervals; lower ones are raised to it (default 100ms)
+          --default-damping BOOL    VIGIL_DEFAULT_DAMPING     flap damping with the default parameters for policies without a damping block (default false)
           --debug                   VIGIL_DEBUG               stack traces with start-up errors (default false)
           -h, --help                                          this text
 

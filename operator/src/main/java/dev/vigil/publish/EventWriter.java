@@ -27,7 +27,7 @@ public final class EventWriter implements Consumer<Event> {
   @Override
   public void accept(Event e) {
     try {
-      budget.acquire(WriteBudget.Priority.EVENT);
+      budget.acquire(WriteBudget.Priority.EVENT, e.getMetadata().getNamespace());
       client.v1().events().inNamespace(e.getMetadata().getNamespace()).resource(e).create();
     } catch (InterruptedException ex) {
       Thread.currentThread().interrupt();

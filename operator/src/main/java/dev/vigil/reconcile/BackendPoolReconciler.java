@@ -48,6 +48,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final SlicePublisher slices;
   private final LongSupplier clock;
   private final PoolHandoff handoff;
+  private final TenantFloors floors;
 
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
@@ -56,12 +57,14 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       PoolStatusPublisher status,
       SlicePublisher slices,
       LongSupplier clock) {
-    this(runtimes, sources, publisher, status, slices, clock, null);
+    this(runtimes, sources, publisher, status, slices, clock, null, TenantFloors.NONE);
   }
 
   /**
    * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
    *     for the handover of one that moved here; null: sharding off
+   * @param floors the admin's floors every pool's policy is raised to ({@code --min-interval},
+   *     {@code --default-damping})
    */
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
@@ -70,7 +73,9 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       PoolStatusPublisher status,
       SlicePublisher slices,
       LongSupplier clock,
-      PoolHandoff handoff) {
+      PoolHandoff handoff,
+      TenantFloors floors) {
+    this.floors = floors;
     this.handoff = handoff;
     this.runtimes = runtimes;
     this.sources = sources;
@@ -128,7 +133,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
                   + "; slices are left as they were");
     } else {
       try {
-        ResolvedPolicy resolved = PolicyResolver.resolve(policy.get());
+        ResolvedPolicy resolved = PolicyResolver.resolve(policy.get(), floors);
         problem = publish(pool, context, key, resolved).problem();
       } catch (InvalidSettingsException e) {
         slices.hold(key);
