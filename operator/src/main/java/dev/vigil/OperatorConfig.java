@@ -206,6 +206,8 @@ public record OperatorConfig(
           "shard-lease-duration",
           "shard-move-rate",
           "native-transport",
+          "min-interval",
+          "default-damping",
           "debug");
 
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
@@ -253,6 +255,24 @@ public record OperatorConfig(
           },
           env::get,
           leaseNamespace);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidConfigException(e.getMessage());
+    }
+  }
+
+  /**
+   * The admin's floors for tenants' policies ({@code --min-interval}, {@code --default-damping},
+   * issue 31), parsed apart from the rest so the record stays as it is.
+   */
+  public static dev.vigil.reconcile.TenantFloors floors(
+      List<String> args, Map<String, String> env) {
+    Map<String, String> flags = flagValues(args);
+    try {
+      return dev.vigil.reconcile.TenantFloors.parse(
+          name -> {
+            String v = flags.get(name);
+            return v != null ? v : env.get("VIGIL_" + name.toUpperCase().replace('-', '_'));
+          });
     } catch (IllegalArgumentException e) {
       throw new InvalidConfigException(e.getMessage());
     }
@@ -420,6 +440,12 @@ public record OperatorConfig(
               text or json (default text)
           --status-interval-ms MS      VIGIL_STATUS_INTERVAL_MS
               at most one status write per pool per MS (default 1000)
+          --min-interval DURATION      VIGIL_MIN_INTERVAL
+              floor of every policy's probe intervals; lower ones are raised to it
+              (default 100ms)
+          --default-damping BOOL       VIGIL_DEFAULT_DAMPING
+              flap damping with the default parameters for policies without a
+              damping block (default false)
           --api-qps N                  VIGIL_API_QPS
               write budget: API writes per second, slices before status before Events
               (default 200)

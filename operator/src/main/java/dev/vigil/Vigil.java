@@ -36,6 +36,7 @@ import dev.vigil.reconcile.PoolPublisher;
 import dev.vigil.reconcile.PoolSources;
 import dev.vigil.reconcile.PoolStatusPublisher;
 import dev.vigil.reconcile.StatusWriter;
+import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.reconcile.TransitionReporter;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
@@ -130,11 +131,13 @@ public final class Vigil {
   private static int runOperator(List<String> args) throws InterruptedException {
     OperatorConfig config;
     ShardConfig shards;
+    TenantFloors floors;
     boolean debug;
     boolean nativeTransport;
     try {
       config = OperatorConfig.parse(args, System.getenv());
       shards = OperatorConfig.sharding(args, System.getenv(), config.leaseNamespace());
+      floors = OperatorConfig.floors(args, System.getenv());
       debug = OperatorConfig.debug(args, System.getenv());
       nativeTransport = OperatorConfig.nativeTransport(args, System.getenv());
     } catch (OperatorConfig.InvalidConfigException e) {
@@ -188,6 +191,7 @@ public final class Vigil {
           start(
               config,
               shards,
+              floors,
               client,
               new Fabric8Reviewer(client, config.outcomeTokenAudience()),
               vertx,
@@ -435,6 +439,31 @@ public final class Vigil {
       LongSupplier clock,
       boolean exitOnStopLeading,
       Election election) {
+    return start(
+        config,
+        shards,
+        TenantFloors.NONE,
+        client,
+        reviewer,
+        vertx,
+        meters,
+        clock,
+        exitOnStopLeading,
+        election);
+  }
+
+  /** As above, with the admin's floors for every pool's policy ({@code --min-interval} etc.). */
+  public static Running start(
+      OperatorConfig config,
+      ShardConfig shards,
+      TenantFloors floors,
+      KubernetesClient client,
+      Reviewer reviewer,
+      Vertx vertx,
+      MeterRegistry meters,
+      LongSupplier clock,
+      boolean exitOnStopLeading,
+      Election election) {
     boolean sharded = shards.enabled();
     // with sharding, every replica reconciles (its own pools): JOSDK's election is off and the
     // leader Lease elects the sharder instead (ShardRing)
@@ -569,7 +598,8 @@ public final class Vigil {
             status[0],
             slices,
             clock,
-            handoff);
+            handoff,
+            floors);
     if (sharded) {
       status[0].ownedBy(shards.identity());
     }

@@ -133,6 +133,10 @@ class OperatorConfigTest {
             "VIGIL_API_QPS", "50.5",
             "VIGIL_API_BURST", "70"));
     env.put("VIGIL_DEBUG", "false");
+    env.put("VIGIL_MIN_INTERVAL", "1s");
+    env.put("VIGIL_DEFAULT_DAMPING", "true");
+    assertThat(OperatorConfig.floors(List.of("--min-interval=3s"), env))
+        .isEqualTo(new dev.vigil.reconcile.TenantFloors(3_000, true));
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
     assertThat(OperatorConfig.nativeTransport(List.of(), env)).isFalse();
     assertThat(OperatorConfig.nativeTransport(List.of("--native-transport=true"), env)).isTrue();
@@ -258,6 +262,31 @@ class OperatorConfigTest {
             () -> OperatorConfig.nativeTransport(List.of("--native-transport=epoll"), Map.of()))
         .isInstanceOf(OperatorConfig.InvalidConfigException.class)
         .hasMessageContaining("--native-transport must be true or false");
+  }
+
+  @Test
+  void tenantFloorFlagsAreCheckedAndNamed() {
+    assertThat(OperatorConfig.floors(List.of(), Map.of()))
+        .isEqualTo(dev.vigil.reconcile.TenantFloors.NONE);
+    assertThat(
+            OperatorConfig.floors(List.of("--min-interval=2s", "--default-damping=true"), Map.of()))
+        .isEqualTo(new dev.vigil.reconcile.TenantFloors(2_000, true));
+    assertThat(
+            OperatorConfig.floors(List.of(), Map.of("VIGIL_MIN_INTERVAL", "500ms")).minIntervalMs())
+        .isEqualTo(500);
+    assertThatThrownBy(() -> OperatorConfig.floors(List.of("--min-interval=50ms"), Map.of()))
+        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
+        .hasMessageContaining("--min-interval must be at least 100ms");
+    assertThatThrownBy(() -> OperatorConfig.floors(List.of("--min-interval=soon"), Map.of()))
+        .hasMessageContaining("--min-interval must be a duration");
+    assertThatThrownBy(() -> OperatorConfig.floors(List.of("--default-damping=yes"), Map.of()))
+        .hasMessageContaining("--default-damping must be true or false");
+    assertThat(
+            OperatorConfig.parse(
+                List.of("--min-interval=1s", "--default-damping=true", "--outcome-port=-1"),
+                Map.of()))
+        .as("the operator's own parse accepts the floor flags")
+        .isNotNull();
   }
 
   @Test

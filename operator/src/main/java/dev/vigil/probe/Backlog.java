@@ -2,16 +2,22 @@ package dev.vigil.probe;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Probes started on one event loop within the last {@code windowMs} that have not been answered
  * yet: the work the loop has taken on and not drained. Every {@link ProbeScheduler} on the loop
  * shares it ({@link Timers#backlog()}), so a hundred small pools on one loop are held back together
- * as one large pool is; when it is full, starts wait in line ({@link #hold}) and go, oldest first,
- * as room comes back ({@link #release}). Healthy probes answer in about a millisecond, so this
- * stays near the start rate times that; when the loop (or the machine) cannot keep up, every probe
- * takes longer and it grows with each start. A probe older than the window stops counting, so a
- * hanging backend holds a place for {@code windowMs}, not for its whole timeout.
+ * as one large pool is; when it is full, starts wait in line ({@link #hold}) and go as room comes
+ * back ({@link #release}): one line per pool, served round robin (one start of each waiting pool in
+ * turn, oldest first within a pool), so a pool of 5,000 backends with thousands of held starts
+ * delays a small pool's start by at most one of its own, never by its whole line (issue 31).
+ * Healthy probes answer in about a millisecond, so this stays near the start rate times that; when
+ * the loop (or the machine) cannot keep up, every probe takes longer and it grows with each start.
+ * A probe older than the window stops counting, so a hanging backend holds a place for {@code
+ * windowMs}, not for its whole timeout.
  *
  * <p>Counts per bucket of start time in a ring; O(1) per start and answer (a bucket is cleared when
  * time moves past it). Not thread-safe: the loop's thread only.
@@ -27,7 +33,11 @@ public final class Backlog {
   private final long bucketMs;
   private final int[] counts;
   private final int max;
-  private final ArrayDeque<Held> held = new ArrayDeque<>();
+
+  /** Held starts by pool, in the order the pools are served next (a served pool goes last). */
+  private final Map<Object, ArrayDeque<Held>> held = new LinkedHashMap<>();
+
+  private int heldCount;
   private long newest = Long.MIN_VALUE; // bucket number of the newest bucket in the ring
   private int size;
 
@@ -55,18 +65,30 @@ public final class Backlog {
 
   /** Whether a start now must wait: the backlog is full, or others wait already. */
   boolean full(long now) {
-    return !held.isEmpty() || size(now) >= max;
+    return heldCount > 0 || size(now) >= max;
   }
 
-  /** Queues a start until {@link #release} finds room. */
-  void hold(Held start) {
-    held.add(start);
+  /** Queues a start of {@code pool} (any identity: its scheduler) until {@link #release}. */
+  void hold(Object pool, Held start) {
+    held.computeIfAbsent(pool, p -> new ArrayDeque<>()).add(start);
+    heldCount++;
   }
 
-  /** Starts waiting starts, oldest first, while there is room (each start counts itself). */
+  /**
+   * Starts waiting starts while there is room (each start counts itself): the oldest of the pool
+   * whose turn it is, then that pool goes to the back of the line if it has more.
+   */
   void release(long now) {
-    while (!held.isEmpty() && size(now) < max) {
-      held.poll().startHeld(now);
+    while (heldCount > 0 && size(now) < max) {
+      Iterator<Map.Entry<Object, ArrayDeque<Held>>> first = held.entrySet().iterator();
+      Map.Entry<Object, ArrayDeque<Held>> turn = first.next();
+      first.remove();
+      Held start = turn.getValue().poll();
+      heldCount--;
+      if (!turn.getValue().isEmpty()) {
+        held.put(turn.getKey(), turn.getValue());
+      }
+      start.startHeld(now);
     }
   }
 

@@ -1,5 +1,7 @@
 package dev.vigil.probe;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -7,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * How to check one backend: the resolved, immutable form of a HealthPolicy's {@code active} block
@@ -99,11 +100,12 @@ public record CheckSpec(
    * @param host Host header value; null = the target's IP
    * @param headers extra request headers, in order
    * @param expectedStatuses statuses that pass
-   * @param bodyMatch optional regex that must be found in the first 64 KiB of the body
+   * @param bodyMatch optional RE2 regular expression that must be found in the first 64 KiB of the
+   *     body
    * @param body optional request body (at most {@link #MAX_BODY} bytes in UTF-8), sent with a
    *     {@code Content-Length}; null = none
-   * @param headerMatch response headers that must be present, each with an optional value regex;
-   *     checked only when the status passes (the status decides first)
+   * @param headerMatch response headers that must be present, each with an optional value RE2
+   *     regular expression; checked only when the status passes (the status decides first)
    * @param failFastStatuses statuses that fail at once (docs/design.md §2.2); disjoint from {@code
    *     expectedStatuses}
    */
@@ -193,11 +195,26 @@ public record CheckSpec(
       if (regex == null || regex.isEmpty()) {
         return null;
       }
+      return compileRegex("active.http.bodyMatch", regex);
+    }
+
+    /**
+     * Compiles a tenant's pattern with RE2/J, whose matching time is linear in the input whatever
+     * the pattern (it runs on a shared probe event loop); a pattern RE2 cannot take, such as a
+     * backreference or lookaround, is refused naming {@code field}.
+     */
+    static Pattern compileRegex(String field, String regex) {
       try {
         return Pattern.compile(regex);
-      } catch (RuntimeException e) {
+      } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException(
-            "active.http.bodyMatch: does not compile: " + e.getMessage(), e);
+            field
+                + ": not a valid RE2 expression (RE2 syntax: no backreferences or lookaround, so"
+                + " matching runs in linear time): "
+                + e.getDescription()
+                + " in "
+                + e.getPattern(),
+            e);
       }
     }
 
@@ -281,12 +298,7 @@ public record CheckSpec(
       if (valueRegex == null || valueRegex.isEmpty()) {
         return new HeaderMatch(name, null);
       }
-      try {
-        return new HeaderMatch(name, Pattern.compile(valueRegex));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(
-            field + ".value: does not compile: " + e.getMessage(), e);
-      }
+      return new HeaderMatch(name, Http.compileRegex(field + ".value", valueRegex));
     }
   }
 

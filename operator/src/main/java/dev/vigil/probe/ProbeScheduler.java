@@ -373,7 +373,7 @@ public final class ProbeScheduler<K> {
         heldStarts++;
         held = true;
         heldHere++;
-        backlog.hold(this);
+        backlog.hold(ProbeScheduler.this, this);
         armTimer();
         return;
       }

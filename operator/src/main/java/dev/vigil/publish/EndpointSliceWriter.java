@@ -79,7 +79,7 @@ public final class EndpointSliceWriter {
   }
 
   private void delete(EndpointSlice slice) throws InterruptedException {
-    budget.acquire(WriteBudget.Priority.SLICE);
+    budget.acquire(WriteBudget.Priority.SLICE, slice.getMetadata().getNamespace());
     counter.slices(1);
     client.resource(slice).delete();
   }
@@ -88,7 +88,7 @@ public final class EndpointSliceWriter {
   private void write(
       WriteThrough cache, EndpointSlice want, java.util.function.UnaryOperator<EndpointSlice> call)
       throws InterruptedException {
-    budget.acquire(WriteBudget.Priority.SLICE);
+    budget.acquire(WriteBudget.Priority.SLICE, want.getMetadata().getNamespace());
     counter.slices(1);
     cache.write(want, call);
   }

@@ -53,7 +53,7 @@ public final class EventWriter implements Consumer<Event> {
   public void accept(Event e) {
     try {
       withUid(e);
-      budget.acquire(WriteBudget.Priority.EVENT);
+      budget.acquire(WriteBudget.Priority.EVENT, e.getMetadata().getNamespace());
       client.v1().events().inNamespace(e.getMetadata().getNamespace()).resource(e).create();
     } catch (InterruptedException ex) {
       Thread.currentThread().interrupt();

@@ -39,7 +39,7 @@ public final class ServiceWriter {
   public Service ensure(Service live, Service desired, boolean manage) throws InterruptedException {
     if (live == null) {
       try {
-        budget.acquire(WriteBudget.Priority.SLICE);
+        budget.acquire(WriteBudget.Priority.SLICE, desired.getMetadata().getNamespace());
         counter.services(1);
         return cache
             .get()
@@ -60,7 +60,7 @@ public final class ServiceWriter {
                 .get(ServiceDesired.LABEL_POOL)
                 .equals(live.getMetadata().getLabels().get(ServiceDesired.LABEL_POOL));
     if (manage && ours && !ServiceDesired.samePorts(live, desired)) {
-      budget.acquire(WriteBudget.Priority.SLICE);
+      budget.acquire(WriteBudget.Priority.SLICE, desired.getMetadata().getNamespace());
       counter.services(1);
       return client
           .services()

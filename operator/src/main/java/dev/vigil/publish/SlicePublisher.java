@@ -88,6 +88,10 @@ public final class SlicePublisher implements PoolListener {
   }
 
   private final Map<PoolKey, Lane> lanes = new ConcurrentHashMap<>();
+
+  /** Lanes due to run, one line per namespace; guarded by itself. */
+  private final WriteTurns<Lane> ready = new WriteTurns<>(1);
+
   private final Function<PoolKey, Optional<PoolView>> views;
   private final Supplier<ManagedInformerEventSource<EndpointSlice, ?, ?>> cache;
   private final EndpointSliceWriter writer;
@@ -221,13 +225,37 @@ public final class SlicePublisher implements PoolListener {
     }
   }
 
+  /**
+   * Queues the lane in its namespace's line and hands the writers one run: a free writer runs the
+   * lane whose turn it is (round robin between namespaces, {@link WriteTurns}), so one tenant's
+   * many pools waiting for a writer cannot keep another tenant's pool from reaching the budget.
+   */
   private void execute(Lane lane) {
+    synchronized (ready) {
+      ready.add(0, lane.key.namespace(), lane);
+    }
     try {
-      writers.execute(() -> run(lane));
+      writers.execute(this::runNextInTurn);
     } catch (RejectedExecutionException e) {
-      synchronized (lane) {
-        lane.running = false;
+      boolean withdrawn;
+      synchronized (ready) {
+        withdrawn = ready.remove(0, lane.key.namespace(), lane);
       }
+      if (withdrawn) {
+        synchronized (lane) {
+          lane.running = false;
+        }
+      }
+    }
+  }
+
+  private void runNextInTurn() {
+    Lane lane;
+    synchronized (ready) {
+      lane = ready.poll();
+    }
+    if (lane != null) {
+      run(lane);
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.vigil.publish;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -9,8 +8,9 @@ import java.util.function.LongSupplier;
  * The operator's one client-side write budget ({@code --api-qps}, {@code --api-burst}): a token
  * bucket shared by every API write, handed out in priority order. A writer of a lower priority gets
  * a token only while no writer of a higher priority waits, so a backlog of status writes or Events
- * never delays a slice write (docs/design.md §3). Within one priority, waiters are served as the
- * lock allows (no strict FIFO: every waiter of one priority is equivalent).
+ * never delays a slice write (docs/design.md §3). Within one priority, namespaces take turns ({@link
+ * WriteTurns}: round robin between namespaces, oldest first within one), so one tenant's backlog of
+ * writes delays another tenant's write by at most one of its own per token (issue 31).
  *
  * <p>Thread-safe; {@link #acquire} blocks the calling writer thread (never an event loop). Time
  * comes from an injected nanosecond clock; {@link #wakeUp} makes waiters re-check it (tests with a
@@ -31,8 +31,18 @@ public final class WriteBudget {
   private final LongSupplier nanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private final int[] waiting = new int[Priority.values().length];
+  private final WriteTurns<Ticket> turns = new WriteTurns<>(Priority.values().length);
   private final long[] granted = new long[Priority.values().length];
+
+  /** One waiting writer; {@code granted} is set (under the lock) when a token is its. */
+  private static final class Ticket {
+    final int priority;
+    boolean granted;
+
+    Ticket(int priority) {
+      this.priority = priority;
+    }
+  }
 
   /** Earned time, in nanoseconds: whole tokens are credit / nanosPerToken (exact, no rounding). */
   private long credit;
@@ -60,40 +70,56 @@ public final class WriteBudget {
     this.refilledAt = nanos.getAsLong();
   }
 
-  /** Takes one token, waiting for it (and for every higher-priority waiter) when needed. */
+  /** Takes one token for a write outside any namespace (or whose namespace does not matter). */
   public void acquire(Priority priority) throws InterruptedException {
-    int p = priority.ordinal();
+    acquire(priority, "");
+  }
+
+  /**
+   * Takes one token, waiting for it: for every waiter of a higher priority, and for the turns of
+   * the other namespaces waiting in the same priority.
+   *
+   * @param namespace the namespace of the object written; its writes share one turn
+   */
+  public void acquire(Priority priority, String namespace) throws InterruptedException {
+    Ticket ticket = new Ticket(priority.ordinal());
     lock.lock();
     try {
-      waiting[p]++;
+      turns.add(ticket.priority, namespace, ticket);
       try {
         while (true) {
-          refill();
-          if (credit >= nanosPerToken && !higherWaiting(p)) {
-            credit -= nanosPerToken;
-            granted[p]++;
+          grantTurns();
+          if (ticket.granted) {
             return;
           }
-          long waitNanos =
-              credit >= nanosPerToken ? TimeUnit.MILLISECONDS.toNanos(50) : nanosPerToken - credit;
-          changed.awaitNanos(Math.max(1, waitNanos));
+          changed.awaitNanos(Math.max(1, nanosPerToken - credit));
         }
-      } finally {
-        waiting[p]--;
-        changed.signalAll();
+      } catch (InterruptedException e) {
+        if (!turns.remove(ticket.priority, namespace, ticket)) {
+          credit += nanosPerToken; // granted meanwhile: give the token back
+          granted[ticket.priority]--;
+        }
+        throw e;
       }
     } finally {
       lock.unlock();
     }
   }
 
-  private boolean higherWaiting(int p) {
-    for (int i = 0; i < p; i++) {
-      if (waiting[i] > 0) {
-        return true;
-      }
+  /** Hands the tokens earned so far to the waiters whose turn it is, and wakes them. */
+  private void grantTurns() {
+    refill();
+    boolean any = false;
+    while (credit >= nanosPerToken && !turns.isEmpty()) {
+      Ticket next = turns.poll();
+      credit -= nanosPerToken;
+      granted[next.priority]++;
+      next.granted = true;
+      any = true;
     }
-    return false;
+    if (any) {
+      changed.signalAll();
+    }
   }
 
   private void refill() {
@@ -119,7 +145,7 @@ public final class WriteBudget {
   public int waiting(Priority priority) {
     lock.lock();
     try {
-      return waiting[priority.ordinal()];
+      return turns.size(priority.ordinal());
     } finally {
       lock.unlock();
     }

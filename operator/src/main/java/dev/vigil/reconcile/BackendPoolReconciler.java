@@ -48,10 +48,13 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final SlicePublisher slices;
   private final LongSupplier clock;
   private final PoolHandoff handoff;
+  private final TenantFloors floors;
 
   /**
    * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
    *     for the handover of one that moved here; null: sharding off
+   * @param floors the admin's floors every pool's policy is raised to ({@code --min-interval},
+   *     {@code --default-damping})
    */
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
@@ -60,7 +63,9 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       PoolStatusPublisher status,
       SlicePublisher slices,
       LongSupplier clock,
-      PoolHandoff handoff) {
+      PoolHandoff handoff,
+      TenantFloors floors) {
+    this.floors = floors;
     this.handoff = handoff;
     this.runtimes = runtimes;
     this.sources = sources;
@@ -118,7 +123,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
                   + "; slices are left as they were");
     } else {
       try {
-        ResolvedPolicy resolved = PolicyResolver.resolve(policy.get());
+        ResolvedPolicy resolved = PolicyResolver.resolve(policy.get(), floors);
         problem = publish(pool, context, key, resolved).problem();
       } catch (InvalidSettingsException e) {
         slices.hold(key);

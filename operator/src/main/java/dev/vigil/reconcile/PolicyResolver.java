@@ -37,10 +37,21 @@ public final class PolicyResolver {
    * @throws InvalidSettingsException naming the first bad field
    */
   public static ResolvedPolicy resolve(HealthPolicy policy) {
+    return resolve(policy, TenantFloors.NONE);
+  }
+
+  /**
+   * As {@link #resolve(HealthPolicy)}, raised to the admin's floors: intervals below {@code
+   * floors.minIntervalMs()} are raised to it, and a policy without {@code damping} gets the default
+   * damping when the admin asks for it.
+   *
+   * @throws InvalidSettingsException naming the first bad field
+   */
+  public static ResolvedPolicy resolve(HealthPolicy policy, TenantFloors floors) {
     HealthPolicySpec spec = policy.getSpec() == null ? new HealthPolicySpec() : policy.getSpec();
     ActiveCheck active = spec.getActive() == null ? new ActiveCheck() : spec.getActive();
     PassiveCheck passive = spec.getPassive() == null ? new PassiveCheck() : spec.getPassive();
-    HealthSettings settings = settings(spec, active, passive);
+    HealthSettings settings = settings(spec, active, passive, floors);
     CheckSpec check = check(active, settings);
     Long generation = policy.getMetadata().getGeneration();
     return new ResolvedPolicy(
@@ -52,15 +63,18 @@ public final class PolicyResolver {
   }
 
   private static HealthSettings settings(
-      HealthPolicySpec spec, ActiveCheck active, PassiveCheck passive) {
+      HealthPolicySpec spec, ActiveCheck active, PassiveCheck passive, TenantFloors floors) {
     HealthSettings.Builder b = HealthSettings.builder();
-    b.intervalMs(Durations.millis("active.interval", or(active.getInterval(), "5s")));
+    b.intervalMs(
+        floors.interval(Durations.millis("active.interval", or(active.getInterval(), "5s"))));
     b.timeoutMs(Durations.millis("active.timeout", or(active.getTimeout(), "2s")));
     if (active.getFastInterval() != null) {
-      b.fastIntervalMs(Durations.millis("active.fastInterval", active.getFastInterval()));
+      b.fastIntervalMs(
+          floors.interval(Durations.millis("active.fastInterval", active.getFastInterval())));
     }
     if (active.getDownInterval() != null) {
-      b.downIntervalMs(Durations.millis("active.downInterval", active.getDownInterval()));
+      b.downIntervalMs(
+          floors.interval(Durations.millis("active.downInterval", active.getDownInterval())));
     }
     if (active.getJitterPercent() != null) {
       b.jitterPercent(active.getJitterPercent());
@@ -110,7 +124,7 @@ public final class PolicyResolver {
       b.panicThresholdPercent(spec.getPanicThresholdPercent());
     }
     b.panicExitPercent(spec.getPanicExitPercent());
-    b.damping(damping(spec.getDamping()));
+    b.damping(floors.damping(damping(spec.getDamping())));
     return b.build();
   }
 

@@ -15,8 +15,8 @@ import java.util.Optional;
 
 /**
  * Turns a pool's Pods into runtime members and resolves its ports, pure: Pods without an IP are not
- * backends yet, terminating Pods drain, and (with {@code respectPodReadiness}) Pods the kubelet
- * reports not Ready drain too.
+ * backends yet, finished Pods (phase Succeeded or Failed) never again, terminating Pods drain, and
+ * (with {@code respectPodReadiness}) Pods the kubelet reports not Ready drain too.
  */
 public final class PoolMembers {
   public static final String ZONE_LABEL = "topology.kubernetes.io/zone";
@@ -36,7 +36,7 @@ public final class PoolMembers {
     List<Member> out = new ArrayList<>();
     for (Pod pod : pods) {
       String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
-      if (ip == null || ip.isEmpty()) {
+      if (ip == null || ip.isEmpty() || finished(pod)) {
         continue;
       }
       int port = probePort(pod, ports, probePort);
@@ -123,6 +123,9 @@ public final class PoolMembers {
         target = p.getTargetPort() == null ? p.getPort() : p.getTargetPort().getIntVal();
       } else {
         for (Pod pod : pods) {
+          if (finished(pod)) {
+            continue;
+          }
           target = targetPort(pod, p);
           if (target > 0) {
             break;
@@ -136,6 +139,20 @@ public final class PoolMembers {
       out.add(new ServicePort(p.getName(), p.getPort(), target, protocol));
     }
     return Optional.of(out);
+  }
+
+  /**
+   * A Pod in phase {@code Succeeded} or {@code Failed} will not run again, whatever its {@code
+   * restartPolicy} (the kubelet sets a terminal phase only then), yet keeps {@code status.podIP}
+   * while the network plugin may already have given that address to a new Pod in any namespace.
+   * Such a Pod is never a backend: not probed (the tenant's request would reach someone else's
+   * Pod), not in a slice, not in status. The rule of the upstream EndpointSlice controller's {@code
+   * ShouldPodBeInEndpoints}; its older restartPolicy rules ({@code Never}: Succeeded or Failed,
+   * {@code OnFailure}: Succeeded) are the cases of this one that a kubelet produces.
+   */
+  public static boolean finished(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 
   static boolean ready(Pod pod) {

@@ -231,7 +231,7 @@ public final class PoolStatusPublisher implements PoolListener {
     BackendPool copy = Serialization.clone(pool);
     copy.setStatus(status);
     try {
-      budget.acquire(WriteBudget.Priority.STATUS);
+      budget.acquire(WriteBudget.Priority.STATUS, key.namespace());
       cache.eventFilteringUpdateAndCacheResource(copy, c -> client.resource(c).updateStatus());
       synchronized (e) {
         e.lastWrite = clock.getAsLong();

@@ -67,7 +67,7 @@ public final class StatusWriter<S, R extends CustomResource<?, S>> {
     }
     R copy = Serialization.clone(resource);
     copy.setStatus(status);
-    budget.acquire(WriteBudget.Priority.STATUS);
+    budget.acquire(WriteBudget.Priority.STATUS, resource.getMetadata().getNamespace());
     updateStatus.accept(copy);
     lastWrite.put(key, now);
     onWrite.run();

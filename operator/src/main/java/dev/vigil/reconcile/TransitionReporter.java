@@ -34,10 +34,16 @@ public final class TransitionReporter implements TransitionSink {
 
   private final EventRecorder events;
   private final MeterRegistry meters;
+  private final PoolSeries series;
 
+  /**
+   * @param meters the operator's registry; every series in it tagged with a pool (these, the
+   *     intake's, the pool gauges') is removed when that pool's runtime closes ({@link PoolSeries})
+   */
   public TransitionReporter(EventRecorder events, MeterRegistry meters) {
     this.events = events;
     this.meters = meters;
+    this.series = new PoolSeries(meters);
   }
 
   static ObjectReference reference(PoolKey pool) {
@@ -155,11 +161,13 @@ public final class TransitionReporter implements TransitionSink {
   }
 
   /**
-   * A pool's runtime closed (deleted, or this replica stopped leading): forget its Event budget.
+   * A pool's runtime closed (deleted, moved to another shard, or this replica stopped leading):
+   * forget its Event budget and remove its metric series.
    */
   @Override
   public void poolClosed(PoolKey pool) {
     events.forget(pool.namespace(), pool.name());
+    series.remove(pool);
   }
 
   @Override

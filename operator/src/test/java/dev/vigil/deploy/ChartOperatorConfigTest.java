@@ -73,6 +73,20 @@ class ChartOperatorConfigTest {
   }
 
   @Test
+  void tenantFloorsAreOffByDefaultAndTheValuesReachTheOperator() {
+    assertThat(OperatorConfig.floors(List.of(), env(operatorContainer(""))))
+        .isEqualTo(dev.vigil.reconcile.TenantFloors.NONE);
+    Container c =
+        operatorContainer(
+            """
+            tenantFloors: {minInterval: 2s, defaultDamping: true}
+            """);
+    assertThat(OperatorConfig.floors(List.of(), env(c)))
+        .isEqualTo(new dev.vigil.reconcile.TenantFloors(2_000, true));
+    parse(c);
+  }
+
+  @Test
   void everyVigilVariableOfTheChartIsAFlagTheOperatorKnows() {
     List<String> known =
         OperatorConfig.usage().lines().map(String::strip).filter(l -> l.startsWith("--")).toList();

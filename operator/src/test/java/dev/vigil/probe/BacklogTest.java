@@ -143,6 +143,42 @@ class BacklogTest {
     assertThat(prober.maxConcurrentPerTarget).isEqualTo(1);
   }
 
+  /**
+   * Issue 31: one tenant's pool of 5,000 backends keeps thousands of starts held on an overloaded
+   * loop; a small pool on the same loop must not wait behind that line. Held starts are served
+   * round robin between pools, so each of the small pool's starts waits for at most one of the huge
+   * pool's, and its backends keep their interval (1 s, jitter 10 %) within one backlog window. In
+   * one line (first come, first served) they waited seconds behind the huge pool's starts.
+   */
+  @Test
+  void aHugePoolsHeldStartsDoNotDelayASmallPoolsTurn() {
+    ManualTimers timers = new ManualTimers();
+    FakeProber prober = new FakeProber(timers);
+    prober.latencyMs = 150;
+    Backlog shared = backlog(64);
+    Duration interval = Duration.ofSeconds(1);
+    ProbeScheduler<Integer> huge = scheduler(timers, prober, 1, shared);
+    for (int i = 0; i < 5_000; i++) {
+      add(huge, i, interval);
+    }
+    ProbeScheduler<Integer> small = scheduler(timers, prober, 2, shared);
+    for (int i = 10_000; i < 10_010; i++) {
+      add(small, i, interval);
+    }
+    timers.advance(30_000);
+
+    assertThat(huge.heldStarts()).as("the huge pool overloads the loop").isGreaterThan(10_000);
+    for (int i = 10_000; i < 10_010; i++) {
+      List<Long> starts = prober.starts.get(ProbeSchedulerTest.target(i));
+      assertThat(starts).as("small backend %d", i).hasSizeGreaterThan(25);
+      for (int s = 5; s < starts.size(); s++) {
+        assertThat(starts.get(s) - starts.get(s - 1))
+            .as("small backend %d, start %d", i, s)
+            .isLessThanOrEqualTo(1_100L + ProbeScheduler.BACKLOG_WINDOW_MS + 50);
+      }
+    }
+  }
+
   /** Vert.x contexts on one event loop get one backlog; another loop has its own. */
   @Test
   void vertxTimersShareTheBacklogOfTheirEventLoop() throws Exception {

@@ -84,6 +84,41 @@ class WriteBudgetTest {
             "slice", "slice", "slice", "status", "status", "status", "event", "event", "event");
   }
 
+  /**
+   * Issue 31: tenant A's 20 flapping pools have 20 slice writes waiting at a drained budget when
+   * tenant B's one slice write arrives; B's is granted within one round (the second token at the
+   * latest), not after A's 20. Tokens are handed one at a time by a manual clock.
+   */
+  @Test
+  void anotherTenantsSliceWriteIsGrantedWithinOneRoundWhateverOneTenantQueued() throws Exception {
+    WriteBudget budget = new WriteBudget(10, 1, now::get);
+    budget.acquire(Priority.SLICE, "tenant-a");
+    List<String> order = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int pool = 0; pool < 20; pool++) {
+      threads.add(start(budget, Priority.SLICE, "tenant-a", order, "a-" + pool));
+      int queued = pool + 1;
+      await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == queued);
+    }
+    threads.add(start(budget, Priority.SLICE, "tenant-b", order, "b"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 21);
+
+    for (int token = 1; token <= 21; token++) {
+      now.addAndGet(SECOND / 10);
+      budget.wakeUp();
+      int expected = token;
+      await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == expected);
+    }
+    for (Thread t : threads) {
+      t.join(5_000);
+    }
+
+    assertThat(order.indexOf("b")).as("B's write among the tokens: %s", order).isLessThan(2);
+    assertThat(order.stream().filter(n -> n.startsWith("a-")).toList())
+        .as("A's own writes stay in their order")
+        .isEqualTo(java.util.stream.IntStream.range(0, 20).mapToObj(i -> "a-" + i).toList());
+  }
+
   @Test
   void refusesANonsenseBudget() {
     assertThatThrownBy(() -> new WriteBudget(0, 1, now::get))
@@ -94,11 +129,16 @@ class WriteBudgetTest {
 
   private static Thread start(
       WriteBudget budget, Priority priority, List<String> order, String name) {
+    return start(budget, priority, "", order, name);
+  }
+
+  private static Thread start(
+      WriteBudget budget, Priority priority, String namespace, List<String> order, String name) {
     Thread t =
         new Thread(
             () -> {
               try {
-                budget.acquire(priority);
+                budget.acquire(priority, namespace);
                 order.add(name);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -28,6 +28,34 @@ class PolicyResolverTest {
     assertThat(r.check().http().path()).isEqualTo("/healthz");
   }
 
+  /** Issue 31: a tenant's policy cannot go under the admin's floors. */
+  @Test
+  void theAdminsFloorsRaiseIntervalsAndDefaultTheDamping() {
+    TenantFloors floors = new TenantFloors(1_000, true);
+    HealthPolicy p = policy(); // interval 300ms, timeout 250ms, no damping
+    p.getSpec().getActive().setFastInterval("500ms");
+    p.getSpec().getActive().setDownInterval("2s");
+
+    ResolvedPolicy r = PolicyResolver.resolve(p, floors);
+
+    assertThat(r.settings().intervalMs()).isEqualTo(1_000);
+    assertThat(r.settings().intervalMs(dev.vigil.health.ProbePhase.FAST)).isEqualTo(1_000);
+    assertThat(r.settings().intervalMs(dev.vigil.health.ProbePhase.DOWN)).isEqualTo(2_000);
+    assertThat(r.settings().timeoutMs()).isEqualTo(250);
+    assertThat(r.settings().damping()).isEqualTo(HealthSettings.Damping.defaults());
+
+    HealthPolicy own = policy();
+    Damping mild = new Damping();
+    mild.setPenalty(10);
+    own.getSpec().setDamping(mild);
+    assertThat(PolicyResolver.resolve(own, floors).settings().damping().penalty())
+        .as("a policy's own damping block wins")
+        .isEqualTo(10);
+    assertThat(PolicyResolver.resolve(policy(), TenantFloors.NONE).settings().damping()).isNull();
+    assertThat(PolicyResolver.resolve(policy(), TenantFloors.NONE).settings().intervalMs())
+        .isEqualTo(300);
+  }
+
   @Test
   void namesTheFieldOfABadValue() {
     HealthPolicy p = policy();
@@ -49,6 +77,39 @@ class PolicyResolverTest {
     regex.getSpec().getActive().getHttp().setBodyMatch("(unclosed");
     assertThatThrownBy(() -> PolicyResolver.resolve(regex))
         .hasMessageStartingWith("active.http.bodyMatch");
+  }
+
+  @Test
+  void refusesPatternsOutsideRe2AndReportsAcceptedFalseNamingTheField() {
+    HealthPolicy backreference = policy();
+    backreference.getSpec().getActive().getHttp().setBodyMatch("^(ok)\\1$");
+    assertThatThrownBy(() -> PolicyResolver.resolve(backreference))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageStartingWith("active.http.bodyMatch: not a valid RE2 expression");
+
+    HealthPolicy lookahead = policy();
+    lookahead
+        .getSpec()
+        .getActive()
+        .getHttp()
+        .setHeaderMatch(
+            java.util.List.of(
+                new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Build", null),
+                new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Ready", "(?=yes)")));
+    String invalid = null;
+    try {
+      PolicyResolver.resolve(lookahead);
+    } catch (InvalidSettingsException e) {
+      invalid = e.getMessage();
+    }
+    var status =
+        PolicyStatusAggregator.fromPoolStatuses(1L, invalid, java.util.List.of(), null, 1_000);
+    var accepted = status.getConditions().get(0);
+    assertThat(accepted.getType()).isEqualTo(dev.vigil.api.Conditions.ACCEPTED);
+    assertThat(accepted.getStatus()).isEqualTo("False");
+    assertThat(accepted.getReason()).isEqualTo(dev.vigil.api.Conditions.INVALID_POLICY);
+    assertThat(accepted.getMessage())
+        .startsWith("active.http.headerMatch[1].value: not a valid RE2 expression");
   }
 
   @Test

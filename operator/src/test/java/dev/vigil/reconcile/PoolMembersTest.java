@@ -49,6 +49,52 @@ class PoolMembersTest {
   }
 
   @Test
+  void finishedPodsAreNeverMembersWhateverTheirRestartPolicyOrReadiness() {
+    List<Pod> pods = new java.util.ArrayList<>();
+    int n = 0;
+    for (String policy : new String[] {"Never", "OnFailure", "Always", null}) {
+      for (String phase : new String[] {"Succeeded", "Failed", "Running", "Pending", null}) {
+        Pod p = pod(policy + "-" + phase, "10.0.1." + (++n), "http", 8080);
+        p.getSpec().setRestartPolicy(policy);
+        p.getStatus().setPhase(phase);
+        pods.add(p);
+      }
+    }
+    Pod finishedButTerminating = pod("done-deleting", "10.0.2.1", "http", 8080);
+    finishedButTerminating.getStatus().setPhase("Succeeded");
+    finishedButTerminating.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z");
+    pods.add(finishedButTerminating);
+
+    for (boolean respect : new boolean[] {true, false}) {
+      List<Member> members = PoolMembers.members(pods, NAMED, null, respect, Map.of());
+      assertThat(members)
+          .extracting(Member::id)
+          .as("respectPodReadiness %s", respect)
+          .containsExactlyInAnyOrder(
+              "Never-Running",
+              "Never-Pending",
+              "Never-null",
+              "OnFailure-Running",
+              "OnFailure-Pending",
+              "OnFailure-null",
+              "Always-Running",
+              "Always-Pending",
+              "Always-null",
+              "null-Running",
+              "null-Pending",
+              "null-null");
+    }
+  }
+
+  @Test
+  void aNamedPortOnlyAFinishedPodDeclaresLeavesNoServicePorts() {
+    Pod done = pod("done", "10.0.0.1", "http", 8080);
+    done.getStatus().setPhase("Succeeded");
+
+    assertThat(PoolMembers.servicePorts(NAMED, List.of(done))).isEmpty();
+  }
+
+  @Test
   void terminatingPodsDrainAndNotReadyOnesDrainOnlyWhenReadinessIsRespected() {
     Pod terminating = pod("a", "10.0.0.1", "http", 8080);
     terminating.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z");

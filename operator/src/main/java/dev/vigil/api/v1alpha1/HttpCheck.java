@@ -54,7 +54,7 @@ public class HttpCheck {
       expectedStatuses = new ArrayList<>(List.of("200-399"));
 
   @JsonPropertyDescription(
-      "Optional regular expression (Java syntax) that the first 64 KiB of the response body must match for the probe to pass. Vigil rejects the policy (Accepted=False) when it does not compile.")
+      "Optional regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround) that the first 64 KiB of the response body must match for the probe to pass. Vigil rejects the policy (Accepted=False, reason InvalidPolicy) when RE2 cannot compile it.")
   @Size(max = 1024)
   private String bodyMatch;
 
@@ -70,7 +70,7 @@ public class HttpCheck {
   private String body;
 
   @JsonPropertyDescription(
-      "Response headers that must be present, each a name (any case) with an optional value regular expression. Checked only when the status passes: the status decides first, then headers, then bodyMatch.")
+      "Response headers that must be present, each a name (any case) with an optional value regular expression (RE2 syntax). Checked only when the status passes: the status decides first, then headers, then bodyMatch.")
   @Size(max = 16)
   @ValidationRule(
       value = "self.all(a, self.exists_one(b, b.name.lowerAscii() == a.name.lowerAscii()))",

@@ -18,7 +18,7 @@ public class HttpHeaderMatch {
   private String name;
 
   @JsonPropertyDescription(
-      "Optional regular expression (Java syntax) that must be found in the header's value (anchor it with ^ and $ for a whole-value match); with several headers of this name one matching value is enough. Absent: presence is enough. Vigil rejects the policy (Accepted=False) when it does not compile.")
+      "Optional regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround) that must be found in the header's value (anchor it with ^ and $ for a whole-value match); with several headers of this name one matching value is enough. Absent: presence is enough. Vigil rejects the policy (Accepted=False, reason InvalidPolicy) when RE2 cannot compile it.")
   @Size(max = 1024)
   private String value;
 

@@ -1,0 +1,157 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 31 row 2: a finished Pod keeps {@code status.podIP} after the network plugin may have given
+ * that address to someone else's Pod. The real operator against the Fabric8 mock API server, each
+ * Pod IP a real loopback backend counting the requests it gets: a Succeeded Pod with {@code
+ * restartPolicy: Never} (in a pool with {@code respectPodReadiness: false}, the worst case) is
+ * never probed, never in a slice, never in status; a running Pod that finishes leaves them.
+ */
+class FinishedPodIT {
+  private static final String NS = "shop";
+
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private KubernetesClient operatorClient;
+  private Vertx vertx;
+  private Vigil.Running operator;
+  private int port;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = EmbeddedApiServer.start();
+    client = api.client();
+    vertx = Vertx.vertx();
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (operator != null) {
+      operator.stop();
+      operatorClient.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+
+  @Test
+  void aFinishedPodIsNeverProbedNorPublishedAndARunningPodThatFinishesLeaves() {
+    DemoBackend live = backend("127.0.0.10");
+    DemoBackend recycled = backend("127.0.0.11");
+    DemoBackend other = backend("127.0.0.12");
+    client.resource(Fixtures.policy(NS, "fast", "200ms", "150ms")).create();
+    client.resource(Fixtures.pod(NS, "web-live", "web", live.host())).create();
+    client.resource(Fixtures.pod(NS, "web-other", "web", other.host())).create();
+    Pod done = Fixtures.pod(NS, "web-done", "web", recycled.host());
+    done.getSpec().setRestartPolicy("Never");
+    done.getStatus().setPhase("Succeeded");
+    done.getStatus().getConditions().get(0).setStatus("False");
+    client.resource(done).create();
+    BackendPool pool = Fixtures.pool(NS, "web", "fast", "web", port);
+    pool.getSpec().setRespectPodReadiness(false);
+    client.resource(pool).create();
+
+    startOperator();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> sliceIps().equals(Set.of(live.host(), other.host())));
+    long liveBefore = live.requests();
+    await().atMost(Duration.ofSeconds(10)).until(() -> live.requests() >= liveBefore + 10);
+
+    assertThat(recycled.requests()).as("probes at the finished Pod's IP").isZero();
+    assertThat(sliceIps()).doesNotContain(recycled.host());
+    assertThat(statusPods()).containsExactlyInAnyOrder("web-live", "web-other");
+
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName("web-other")
+        .edit(
+            p -> {
+              p.getStatus().setPhase("Failed");
+              return p;
+            });
+    await().atMost(Duration.ofSeconds(20)).until(() -> sliceIps().equals(Set.of(live.host())));
+    await().atMost(Duration.ofSeconds(10)).until(() -> statusPods().equals(List.of("web-live")));
+    long otherAfter = other.requests();
+    long liveAfter = live.requests();
+    await().atMost(Duration.ofSeconds(10)).until(() -> live.requests() >= liveAfter + 10);
+    assertThat(other.requests())
+        .as("probes after the Pod finished")
+        .isLessThanOrEqualTo(otherAfter + 1);
+    assertThat(recycled.requests()).isZero();
+  }
+
+  private DemoBackend backend(String host) {
+    DemoBackend b = new DemoBackend(vertx, host, port);
+    b.start().toCompletionStage().toCompletableFuture().join();
+    return b;
+  }
+
+  private void startOperator() {
+    operatorClient = api.newClient();
+    operator =
+        Vigil.start(
+            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200),
+            operatorClient,
+            vertx,
+            new SimpleMeterRegistry(),
+            System::currentTimeMillis,
+            false);
+  }
+
+  /** Every address in the pool's slices, ready or not. */
+  private Set<String> sliceIps() {
+    Set<String> out = new TreeSet<>();
+    for (EndpointSlice s :
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(NS)
+            .withLabel("kubernetes.io/service-name", "web")
+            .list()
+            .getItems()) {
+      for (Endpoint e : s.getEndpoints()) {
+        out.addAll(e.getAddresses());
+      }
+    }
+    return out;
+  }
+
+  private List<String> statusPods() {
+    BackendPool p = client.resources(BackendPool.class).inNamespace(NS).withName("web").get();
+    if (p == null || p.getStatus() == null || p.getStatus().getBackends() == null) {
+      return List.of();
+    }
+    return p.getStatus().getBackends().stream().map(BackendStatus::getPod).sorted().toList();
+  }
+}
