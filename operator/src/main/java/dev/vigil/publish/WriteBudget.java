@@ -8,9 +8,9 @@ import java.util.function.LongSupplier;
  * The operator's one client-side write budget ({@code --api-qps}, {@code --api-burst}): a token
  * bucket shared by every API write, handed out in priority order. A writer of a lower priority gets
  * a token only while no writer of a higher priority waits, so a backlog of status writes or Events
- * never delays a slice write (docs/design.md §3). Within one priority, namespaces take turns ({@link
- * WriteTurns}: round robin between namespaces, oldest first within one), so one tenant's backlog of
- * writes delays another tenant's write by at most one of its own per token (issue 31).
+ * never delays a slice write (docs/design.md §3). Within one priority, namespaces take turns
+ * ({@link WriteTurns}: round robin between namespaces, oldest first within one), so one tenant's
+ * backlog of writes delays another tenant's write by at most one of its own per token (issue 31).
  *
  * <p>Thread-safe; {@link #acquire} blocks the calling writer thread (never an event loop). Time
  * comes from an injected nanosecond clock; {@link #wakeUp} makes waiters re-check it (tests with a
