@@ -110,12 +110,25 @@ public final class E2eCluster {
     return name;
   }
 
-  /** {@code kubectl apply -f crds/} once per JVM, and waits until both are Established. */
+  /**
+   * {@code kubectl apply --server-side -f crds/} once per JVM, and waits until both are
+   * Established.
+   */
   public synchronized void applyCrds() {
     if (crdsApplied) {
       return;
     }
-    run(Duration.ofSeconds(60), null, kubectl(), "apply", "-f", path("crds").toString()).assertOk();
+    // as the README installs them (server-side): a later `kubectl apply --server-side -f crds/`
+    // by InstallStoryE2E then meets its own field manager, not client-side apply's
+    run(
+            Duration.ofSeconds(60),
+            null,
+            kubectl(),
+            "apply",
+            "--server-side",
+            "-f",
+            path("crds").toString())
+        .assertOk();
     run(
             Duration.ofSeconds(60),
             null,

@@ -445,7 +445,7 @@ class OperatorE2E {
   private void awaitPrinted(String kind, Map<String, String> columns) {
     List<String> header =
         kind.equals("backendpool")
-            ? List.of("NAME", "POLICY", "AVAILABLE", "TOTAL", "EJECTED", "PANIC", "AGE")
+            ? List.of("NAME", "POLICY", "AVAILABLE", "TOTAL", "EJECTED", "PANIC", "REASON", "AGE")
             : List.of(
                 "NAME",
                 "PROTOCOL",
