@@ -26,8 +26,8 @@ p.add_argument("--cpu-per-1000", type=float, default=0.238,
 p.add_argument("--heap-per-backend-kb", type=float, default=1.2,
                help="runtime + prober heap per owned backend after a full GC "
                     "(dev.vigil.bench.RuntimeHeap 100 50: 983 B; bench/probe-heap.sh: about 190 B)")
-p.add_argument("--heap-per-pod-kb", type=float, default=22.4,
-               help="Pod cache heap per watched Pod, whole Pods (dev.vigil.bench.PodCacheMemory 20000 full)")
+p.add_argument("--heap-per-pod-kb", type=float, default=1.8,
+               help="Pod cache heap per watched Pod, the projected Pods Vigil keeps (dev.vigil.bench.PodCacheMemory 20000 projected)")
 p.add_argument("--heap-per-endpoint-kb", type=float, default=1.2,
                help="Vigil's own EndpointSlice cache per endpoint, 10-endpoint slices (dev.vigil.bench.SliceBytes 10)")
 p.add_argument("--heap-fixed-mb", type=float, default=60.0, help="an idle operator's heap")

@@ -20,6 +20,7 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,18 +76,23 @@ public final class PoolSources {
                                     .equals(pool.getSpec().getPolicyRef().getName())))
                 .build(),
             context);
+    // The Pod cache keeps only what Vigil reads (PodProjection), one store per informer
+    // (StorePerInformer: why a shared one loses Pods)
     pods =
         new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Pod.class, BackendPool.class)
-                .withName("pods")
-                .withSecondaryToPrimaryMapper(
-                    pod ->
-                        poolsWhere(
-                            pod.getMetadata().getNamespace(),
-                            pool ->
-                                LabelSelectors.matches(
-                                    pool.getSpec().getSelector(), pod.getMetadata().getLabels())))
-                .build(),
+            StorePerInformer.of(
+                InformerEventSourceConfiguration.from(Pod.class, BackendPool.class)
+                    .withName("pods")
+                    .withSecondaryToPrimaryMapper(
+                        pod ->
+                            poolsWhere(
+                                pod.getMetadata().getNamespace(),
+                                pool ->
+                                    LabelSelectors.matches(
+                                        pool.getSpec().getSelector(),
+                                        pod.getMetadata().getLabels())))
+                    .build(),
+                () -> new TransformingItemStore<>(PodProjection::of)),
             context);
     services =
         new InformerEventSource<>(
@@ -109,51 +115,44 @@ public final class PoolSources {
                 .build(),
             context);
     // Conflict checks come from watches, never from a read per publish (docs/design.md §3). Both
-    // informers
-    // keep only name, labels and resourceVersion of each object (Fabric8's ReducedStateItemStore):
-    // the watch still carries whole objects, the heap holds about 200 bytes per object.
+    // informers keep only name, labels and resourceVersion of each object (Fabric8's
+    // ReducedStateItemStore, one per informer): the watch still carries whole objects, the heap
+    // holds about 200 bytes per object.
     foreignSlices =
         new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
-                .withName("foreign-slices")
-                .withLabelSelector(
-                    EndpointSliceDesired.LABEL_SERVICE_NAME
-                        + ","
-                        + EndpointSliceDesired.LABEL_MANAGED_BY
-                        + "!="
-                        + EndpointSliceDesired.MANAGER)
-                .withItemStore(
-                    new ReducedStateItemStore<>(
-                        ReducedStateItemStore.NAME_KEY_STATE,
-                        EndpointSlice.class,
-                        context.getClient().getKubernetesSerialization(),
-                        "metadata.labels"))
-                .withSecondaryToPrimaryMapper(
-                    slice ->
-                        poolsNamingService(
-                            slice.getMetadata().getNamespace(),
-                            slice.getMetadata().getLabels() == null
-                                ? null
-                                : slice
-                                    .getMetadata()
-                                    .getLabels()
-                                    .get(EndpointSliceDesired.LABEL_SERVICE_NAME)))
-                .build(),
+            StorePerInformer.of(
+                InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
+                    .withName("foreign-slices")
+                    .withLabelSelector(
+                        EndpointSliceDesired.LABEL_SERVICE_NAME
+                            + ","
+                            + EndpointSliceDesired.LABEL_MANAGED_BY
+                            + "!="
+                            + EndpointSliceDesired.MANAGER)
+                    .withSecondaryToPrimaryMapper(
+                        slice ->
+                            poolsNamingService(
+                                slice.getMetadata().getNamespace(),
+                                slice.getMetadata().getLabels() == null
+                                    ? null
+                                    : slice
+                                        .getMetadata()
+                                        .getLabels()
+                                        .get(EndpointSliceDesired.LABEL_SERVICE_NAME)))
+                    .build(),
+                () -> reducedStore(context, EndpointSlice.class, "metadata.labels")),
             context);
     endpoints =
         new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Endpoints.class, BackendPool.class)
-                .withName("endpoints")
-                .withItemStore(
-                    new ReducedStateItemStore<>(
-                        ReducedStateItemStore.NAME_KEY_STATE,
-                        Endpoints.class,
-                        context.getClient().getKubernetesSerialization()))
-                .withSecondaryToPrimaryMapper(
-                    e ->
-                        poolsNamingService(
-                            e.getMetadata().getNamespace(), e.getMetadata().getName()))
-                .build(),
+            StorePerInformer.of(
+                InformerEventSourceConfiguration.from(Endpoints.class, BackendPool.class)
+                    .withName("endpoints")
+                    .withSecondaryToPrimaryMapper(
+                        e ->
+                            poolsNamingService(
+                                e.getMetadata().getNamespace(), e.getMetadata().getName()))
+                    .build(),
+                () -> reducedStore(context, Endpoints.class)),
             context);
     nodes = nodeZoneSource(context);
     // A pool's Pods and slices come from indexes, not from a scan of the namespace per reconcile.
@@ -161,6 +160,17 @@ public final class PoolSources {
         Map.of(POD_LABELS, PoolSources::labelKeys, POD_NODE, PoolSources::nodeNameKey));
     slices.addIndexers(Map.of(SlicePublisher.OWNER_INDEX, SlicePublisher::ownerUids));
     return List.of(policies, pods, services, slices, foreignSlices, endpoints, nodes);
+  }
+
+  /** A store keeping only name, resourceVersion and {@code fields} of each object. */
+  private static <R extends io.fabric8.kubernetes.api.model.HasMetadata>
+      ReducedStateItemStore<R> reducedStore(
+          EventSourceContext<BackendPool> context, Class<R> type, String... fields) {
+    return new ReducedStateItemStore<>(
+        ReducedStateItemStore.NAME_KEY_STATE,
+        type,
+        context.getClient().getKubernetesSerialization(),
+        fields);
   }
 
   /**

@@ -12,12 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * Heap per Pod in an informer cache that keeps whole Pods, as the operator's Pod informer does
- * (every replica, sharded or not; docs/scale.md), or ({@code reduced}) only what membership reads:
- * {@code bench/pod.json} is a Deployment's Pod as the API server returns it (managedFields, the
- * projected token volume, four conditions), each copy with its own name, uid and address, parsed
- * from JSON as the watch delivers it and kept in a map by namespace/name. Not a test: run it by
- * hand, with the serial collector so the figure is steady:
+ * Heap per Pod in an informer cache that keeps whole Pods ({@code full}), only what membership
+ * reads ({@code reduced}), or the operator's projection ({@code projected}, what every replica's
+ * Pod informer keeps since issue 31; docs/scale.md): {@code bench/pod.json} is a Deployment's Pod
+ * as the API server returns it (managedFields, the projected token volume, four conditions), each
+ * copy with its own name, uid and address, parsed from JSON as the watch delivers it and kept in a
+ * map by namespace/name. Not a test: run it by hand, with the serial collector so the figure is
+ * steady:
  *
  * <pre>
  * mvn -B -q -pl operator test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
@@ -71,10 +72,10 @@ public final class PodCacheMemory {
   }
 
   /**
-   * A store that keeps only what membership reads (labels, uid, deletion timestamp, node,
-   * containers, address, conditions). Measured, not used: wired into the operator's Pod informer it
-   * made a replica started while pools existed publish empty slices in ShardingE2E (cause not
-   * found), so the operator keeps whole Pods (docs/scale.md).
+   * Fabric8's store that keeps only what membership reads (labels, uid, deletion timestamp, node,
+   * containers, address, conditions), for comparison: the operator's Pod informer keeps {@code
+   * projected} Pods (PodProjection, one store per informer: reconcile/StorePerInformer says why a
+   * shared store lost Pods in ShardingE2E).
    */
   private static ItemStore<Pod> reducedStore(KubernetesSerialization json) {
     return new ReducedStateItemStore<>(

@@ -48,6 +48,26 @@ class PodProjectionTest {
   }
 
   @Test
+  void aNotReadyPodStaysNotReadyAndOnlyContainersWithPortsAreKept() throws Exception {
+    Pod full = template();
+    full.getStatus().getConditions().stream()
+        .filter(c -> "Ready".equals(c.getType()))
+        .forEach(c -> c.setStatus("False"));
+    full.getSpec()
+        .getContainers()
+        .add(new io.fabric8.kubernetes.api.model.ContainerBuilder().withName("sidecar").build());
+    Pod projected = PodProjection.of(full);
+    assertThat(PoolMembers.ready(projected)).isFalse();
+    assertThat(PoolMembers.members(List.of(projected), NAMED, null, true, ZONES))
+        .isEqualTo(PoolMembers.members(List.of(full), NAMED, null, true, ZONES));
+    assertThat(projected.getSpec().getContainers())
+        .extracting(io.fabric8.kubernetes.api.model.Container::getName)
+        .doesNotContain("sidecar");
+    full.getStatus().setConditions(List.of());
+    assertThat(PoolMembers.ready(PodProjection.of(full))).isFalse();
+  }
+
+  @Test
   void aProjectedPodIsSmallAndFlatInItsAnnotationsAndManagedFields() throws Exception {
     Pod plain = template();
     Pod hostile = bloated(template(), 256 * 1024, 64 * 1024);

@@ -1,0 +1,177 @@
+package dev.vigil.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 31 item 4: the reduced caches must not lose objects when Vigil watches several namespaces.
+ * JOSDK runs one informer per watched namespace; a store shared between them (one {@code
+ * withItemStore} instance) kept only the namespace that synced last, which is why commit 04f0603's
+ * reduced Pod store made replicas started while pools existed publish empty slices. The real
+ * operator starts after Pods, pools and a foreign slice exist in two namespaces (a restarted
+ * replica's view): every pool of both namespaces publishes both of its Pods, and both foreign
+ * slices are seen. Fails with the store shared (StorePerInformer bypassed).
+ */
+class NamespaceCachesIT {
+  private static final List<String> NAMESPACES = List.of("team-a", "team-b");
+
+  private EmbeddedApiServer api;
+  private KubernetesClient client;
+  private KubernetesClient operatorClient;
+  private Vertx vertx;
+  private Vigil.Running operator;
+  private int port;
+  private final List<DemoBackend> backends = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = EmbeddedApiServer.start();
+    client = api.client();
+    vertx = Vertx.vertx();
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (operator != null) {
+      operator.stop();
+      operatorClient.close();
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+
+  @Test
+  void aReplicaStartedWhilePoolsExistSeesEveryWatchedNamespacesPodsAndForeignSlices() {
+    Map<String, Set<String>> want = new TreeMap<>();
+    int host = 20;
+    for (String ns : NAMESPACES) {
+      client.resource(Fixtures.policy(ns, "fast", "200ms", "150ms")).create();
+      Set<String> ips = new TreeSet<>();
+      for (int i = 0; i < 2; i++) {
+        DemoBackend b = backend("127.0.0." + host++);
+        client.resource(Fixtures.pod(ns, "web-" + i, "web", b.host())).create();
+        ips.add(b.host());
+      }
+      want.put(ns, ips);
+      client.resource(Fixtures.pool(ns, "web", "fast", "web", port)).create();
+      client.resource(Fixtures.pool(ns, "legacy", "fast", "legacy", port)).create();
+      client.resource(foreignSlice(ns, "legacy")).create();
+    }
+
+    startOperator();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              for (String ns : NAMESPACES) {
+                assertThat(readyIps(ns))
+                    .as("ready addresses in %s's slices", ns)
+                    .isEqualTo(want.get(ns));
+                assertThat(readyReason(ns, "legacy"))
+                    .as("%s/legacy, whose Service has a slice Vigil did not write", ns)
+                    .isEqualTo("ForeignEndpointSlices");
+              }
+            });
+  }
+
+  private DemoBackend backend(String host) {
+    DemoBackend b = new DemoBackend(vertx, host, port);
+    b.start().toCompletionStage().toCompletableFuture().join();
+    backends.add(b);
+    return b;
+  }
+
+  private void startOperator() {
+    operatorClient = api.newClient();
+    operator =
+        Vigil.start(
+            new OperatorConfig(
+                new java.util.LinkedHashSet<>(NAMESPACES),
+                0,
+                -1,
+                false,
+                "l",
+                "default",
+                "text",
+                200),
+            operatorClient,
+            vertx,
+            new SimpleMeterRegistry(),
+            System::currentTimeMillis,
+            false);
+  }
+
+  private static EndpointSlice foreignSlice(String ns, String service) {
+    return new EndpointSliceBuilder()
+        .withNewMetadata()
+        .withName(service + "-by-hand")
+        .withNamespace(ns)
+        .addToLabels("kubernetes.io/service-name", service)
+        .addToLabels("endpointslice.kubernetes.io/managed-by", "someone-else")
+        .endMetadata()
+        .withAddressType("IPv4")
+        .build();
+  }
+
+  /** Ready addresses in the slices Vigil wrote for Service {@code web}. */
+  private Set<String> readyIps(String ns) {
+    Set<String> out = new TreeSet<>();
+    for (EndpointSlice s :
+        client
+            .discovery()
+            .v1()
+            .endpointSlices()
+            .inNamespace(ns)
+            .withLabel("kubernetes.io/service-name", "web")
+            .withLabel("endpointslice.kubernetes.io/managed-by", "vigil.dev")
+            .list()
+            .getItems()) {
+      for (Endpoint e : s.getEndpoints() == null ? List.<Endpoint>of() : s.getEndpoints()) {
+        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
+          out.addAll(e.getAddresses());
+        }
+      }
+    }
+    return out;
+  }
+
+  private String readyReason(String ns, String pool) {
+    BackendPool p = client.resources(BackendPool.class).inNamespace(ns).withName(pool).get();
+    if (p == null || p.getStatus() == null || p.getStatus().getConditions() == null) {
+      return null;
+    }
+    return p.getStatus().getConditions().stream()
+        .filter(c -> "Ready".equals(c.getType()))
+        .map(Condition::getReason)
+        .findFirst()
+        .orElse(null);
+  }
+}
