@@ -9,6 +9,11 @@ request (a missing file means healthy):
     healthy   200 "ok ADDRESS"
     failing   503 "failing ADDRESS"
     hang      accepts, reads the request and never answers (the prober's timeout fires)
+    abody     200 with 4,096 "a" then "!" (a body on which a backtracking regex explodes)
+    flap      200 and 503 in turn, request after request
+
+With BACKEND_LOG_REQUESTS=1 in the environment each request prints a line "request PATH", so a
+test counts the requests at the backend itself.
 
 Every answer names the backend (its address) in the body and in an X-Backend header, so a
 client behind kube-proxy or an ingress (e2e/traffic.py) sees which backend served it.
@@ -33,16 +38,30 @@ def main():
         except OSError:
             return "healthy"
 
+    log_requests = os.environ.get("BACKEND_LOG_REQUESTS") == "1"
+    turns = [0]
+    turn_lock = threading.Lock()
+
+    def flap():
+        with turn_lock:
+            turns[0] += 1
+            return turns[0] % 2 == 0
+
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_GET(self):
+            if log_requests:
+                print("request %s" % self.path, flush=True)
             m = mode()
             if m == "hang":
                 time.sleep(ttl)
                 return
-            code, word = (503, "failing") if m == "failing" else (200, "ok")
+            failing = m == "failing" or (m == "flap" and flap())
+            code, word = (503, "failing") if failing else (200, "ok")
             body = ("%s %s\n" % (word, address)).encode()
+            if m == "abody":
+                body = b"a" * 4096 + b"!"
             self.send_response(code)
             self.send_header("Content-Type", "text/plain")
             self.send_header("X-Backend", address)

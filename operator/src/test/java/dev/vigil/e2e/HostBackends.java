@@ -1,0 +1,130 @@
+package dev.vigil.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Extra backends and addresses on the test hosts of {@code e2e/netns.sh}, for tests that need more
+ * than one backend per host: {@code e2e/backend.py} processes bound to any address and port of a
+ * host, in a fixed mode, each counting the requests it gets (its own log); and secondary addresses
+ * ({@code /32}) on a host's interface, so one process serves many Pod IPs and "killing" one is
+ * deleting its address (its probes then time out, as with a node that is gone). {@link #close()}
+ * stops every process and deletes every address it added.
+ */
+final class HostBackends implements AutoCloseable {
+  private final E2eCluster cluster;
+  private final Path dir;
+  private final Map<String, Process> processes = new LinkedHashMap<>();
+  private final List<String[]> aliases = new ArrayList<>();
+
+  HostBackends(E2eCluster cluster) {
+    this.cluster = cluster;
+    try {
+      this.dir = Files.createTempDirectory("vigil-e2e-host-backends");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * {@code e2e/backend.py} in host {@code host}'s namespace on {@code bind:port}, in {@code mode}.
+   */
+  void start(String name, int host, String bind, int port, String mode) {
+    try {
+      Files.writeString(dir.resolve(name + ".mode"), mode + "\n");
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  "ip",
+                  "netns",
+                  "exec",
+                  "vigil-h" + host,
+                  "python3",
+                  cluster.path("e2e/backend.py").toString(),
+                  bind,
+                  Integer.toString(port),
+                  dir.resolve(name + ".mode").toString(),
+                  "900")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve(name + ".log").toFile());
+      pb.environment().put("BACKEND_LOG_REQUESTS", "1");
+      processes.put(name, pb.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!log(name).contains("listening on")) {
+      if (System.nanoTime() > deadline || !processes.get(name).isAlive()) {
+        throw new AssertionError("backend " + name + " did not start: " + log(name));
+      }
+      sleep(50);
+    }
+  }
+
+  /** Requests backend {@code name} has received, from its own log. */
+  long requests(String name) {
+    return log(name).lines().filter(l -> l.startsWith("request ")).count();
+  }
+
+  /** Adds {@code ip/32} to host {@code host}'s interface. */
+  void addAddress(int host, String ip) {
+    ip("-n", "vigil-h" + host, "addr", "add", ip + "/32", "dev", "eth0");
+    aliases.add(new String[] {Integer.toString(host), ip});
+  }
+
+  /** Deletes {@code ip/32} from host {@code host}: the backend at that address is gone. */
+  void deleteAddress(int host, String ip) {
+    ip("-n", "vigil-h" + host, "addr", "del", ip + "/32", "dev", "eth0");
+    aliases.removeIf(a -> a[0].equals(Integer.toString(host)) && a[1].equals(ip));
+  }
+
+  @Override
+  public void close() {
+    for (Process p : processes.values()) {
+      p.destroy();
+      try {
+        if (!p.waitFor(5, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    processes.clear();
+    for (String[] a : List.copyOf(aliases)) {
+      try {
+        deleteAddress(Integer.parseInt(a[0]), a[1]);
+      } catch (AssertionError e) {
+        // already gone
+      }
+    }
+  }
+
+  private void ip(String... args) {
+    List<String> command = new ArrayList<>(List.of("ip"));
+    command.addAll(List.of(args));
+    cluster.run(java.time.Duration.ofSeconds(10), null, command.toArray(String[]::new)).assertOk();
+  }
+
+  private String log(String name) {
+    try {
+      return Files.readString(dir.resolve(name + ".log"));
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
