@@ -10,6 +10,7 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.Event;
@@ -193,7 +194,7 @@ class PassiveIT {
             new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", statusIntervalMs)
                 .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
             operatorClient,
-            new Fabric8Reviewer(reviewClient),
+            Fabric8Reviewer.forAudience(reviewClient, Fabric8Reviewer.DEFAULT_AUDIENCE),
             vertx,
             meters,
             System::currentTimeMillis,

@@ -1,4 +1,4 @@
-package dev.vigil.passive;
+package dev.vigil.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The TokenReview asks for Vigil's audience, and a review that authenticates the token for other
- * audiences only (or says nothing about audiences) does not count.
+ * audiences only (or says nothing about audiences) does not count; the metrics port's reviewer asks
+ * for the API server's own audience.
  */
 class Fabric8ReviewerTest {
   /** token -> the audiences the API server answers with (authenticated in every case). */
@@ -67,7 +68,8 @@ class Fabric8ReviewerTest {
 
   @Test
   void acceptsOnlyTokensTheApiServerAuthenticatedForVigilsAudience() {
-    Fabric8Reviewer reviewer = new Fabric8Reviewer(client);
+    Fabric8Reviewer reviewer =
+        Fabric8Reviewer.forAudience(client, Fabric8Reviewer.DEFAULT_AUDIENCE);
 
     assertThat(reviewer.authenticate("projected")).isPresent();
     assertThat(reviewer.authenticate("api")).as("an API-server token").isEmpty();
@@ -77,9 +79,27 @@ class Fabric8ReviewerTest {
 
   @Test
   void asksForTheConfiguredAudience() {
-    assertThat(new Fabric8Reviewer(client, "intake.example").authenticate("projected")).isEmpty();
+    assertThat(Fabric8Reviewer.forAudience(client, "intake.example").authenticate("projected"))
+        .isEmpty();
     assertThat(asked)
         .singleElement()
         .satisfies(a -> assertThat(a).containsExactly("intake.example"));
+  }
+
+  @Test
+  void theApiServersAudienceSendsNoneAndAcceptsAnyAuthenticatedToken() {
+    Fabric8Reviewer reviewer = Fabric8Reviewer.forApiServer(client);
+
+    assertThat(reviewer.authenticate("api")).isPresent();
+    assertThat(reviewer.authenticate("silent")).isPresent();
+    assertThat(asked).hasSize(2).allSatisfy(a -> assertThat(a).isNullOrEmpty());
+  }
+
+  @Test
+  void refusesABlankAudience() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> Fabric8Reviewer.forAudience(client, " "))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("audience");
   }
 }
