@@ -46,17 +46,7 @@ final class IntakeExchange implements ByteShares.Holder {
       ByteShares bytesInFlight,
       IntakeReplies replies) {}
 
-  private final Vertx vertx;
-  private final PoolRuntimes runtimes;
-  private final IntakeLimits limits;
-  private final IntakeMetrics metrics;
-  private final OutcomeParser parser;
-  private final PoolQueues queues;
-  private final Reviews reviews;
-  private final TokenBuckets rates;
-  private final BooleanSupplier runsPools;
-  private final ByteShares bytesInFlight;
-  private final IntakeReplies replies;
+  private final Shared shared;
   private final HttpServerRequest req;
   private final PoolKey pool;
   private final String token;
@@ -75,17 +65,7 @@ final class IntakeExchange implements ByteShares.Holder {
       OutcomeParser.Format format,
       long declared,
       Context context) {
-    this.vertx = shared.vertx();
-    this.runtimes = shared.runtimes();
-    this.limits = shared.limits();
-    this.metrics = shared.metrics();
-    this.parser = shared.parser();
-    this.queues = shared.queues();
-    this.reviews = shared.reviews();
-    this.rates = shared.rates();
-    this.runsPools = shared.runsPools();
-    this.bytesInFlight = shared.bytesInFlight();
-    this.replies = shared.replies();
+    this.shared = shared;
     this.req = req;
     this.pool = pool;
     this.token = token;
@@ -95,19 +75,21 @@ final class IntakeExchange implements ByteShares.Holder {
   }
 
   void start() {
-    timer = vertx.setTimer(limits.requestTimeoutMs(), id -> timeUp());
+    timer = shared.vertx().setTimer(shared.limits().requestTimeoutMs(), id -> timeUp());
     req.response().endHandler(v -> finish());
     req.response().closeHandler(v -> finish());
     on(
-        reviews.authenticate(token, OutcomeIntake.source(req)),
+        shared.reviews().authenticate(token, OutcomeIntake.source(req)),
         who -> {
           if (who.isEmpty()) {
-            replies.refuse(
-                req,
-                401,
-                "unauthenticated",
-                "the token was not accepted: send a ServiceAccount token projected for Vigil's"
-                    + " audience");
+            shared
+                .replies()
+                .refuse(
+                    req,
+                    401,
+                    "unauthenticated",
+                    "the token was not accepted: send a ServiceAccount token projected for Vigil's"
+                        + " audience");
           } else {
             admit(who.get());
           }
@@ -116,26 +98,29 @@ final class IntakeExchange implements ByteShares.Holder {
 
   /** An authenticated caller: rate, the permission, then the pool's runtime. */
   void admit(Identity who) {
-    if (!rates.tryAcquire(who.username())) {
+    if (!shared.rates().tryAcquire(who.username())) {
       req.response()
           .putHeader(
-              HttpHeaders.RETRY_AFTER, Long.toString(rates.retryAfterSeconds(who.username())));
-      replies.refuse(
-          req,
-          429,
-          "rate_limited",
-          who.username()
-              + " sends more than "
-              + limits.requestsPerSecond()
-              + " requests/s; send fewer, larger batches");
+              HttpHeaders.RETRY_AFTER,
+              Long.toString(shared.rates().retryAfterSeconds(who.username())));
+      shared
+          .replies()
+          .refuse(
+              req,
+              429,
+              "rate_limited",
+              who.username()
+                  + " sends more than "
+                  + shared.limits().requestsPerSecond()
+                  + " requests/s; send fewer, larger batches");
       return;
     }
     on(
-        reviews.allows(who, Permission.reportOutcomes(pool.namespace(), pool.name())),
+        shared.reviews().allows(who, Permission.reportOutcomes(pool.namespace(), pool.name())),
         allowed -> {
           if (!allowed) {
             forbidden(who);
-          } else if (runtimes.get(pool).isEmpty()) {
+          } else if (shared.runtimes().get(pool).isEmpty()) {
             notHere(who);
           } else {
             read();
@@ -148,20 +133,22 @@ final class IntakeExchange implements ByteShares.Holder {
    * status and body, so a caller cannot tell which pools exist in namespaces it may not report for.
    */
   void forbidden(Identity who) {
-    replies.refuse(
-        req,
-        403,
-        "forbidden",
-        who.username()
-            + " may not create backendpools/outcomes for pool "
-            + pool
-            + ", or no such pool runs here");
+    shared
+        .replies()
+        .refuse(
+            req,
+            403,
+            "forbidden",
+            who.username()
+                + " may not create backendpools/outcomes for pool "
+                + pool
+                + ", or no such pool runs here");
   }
 
   /** Reserves the body's bytes, then reads it. */
   void read() {
-    long want = declared >= 0 ? declared : limits.maxBodyBytes();
-    if (!bytesInFlight.reserve(this, OutcomeIntake.source(req), want)) {
+    long want = declared >= 0 ? declared : shared.limits().maxBodyBytes();
+    if (!shared.bytesInFlight().reserve(this, OutcomeIntake.source(req), want)) {
       busy("the intake holds its limit of request bytes");
       return;
     }
@@ -171,8 +158,8 @@ final class IntakeExchange implements ByteShares.Holder {
           if (ended()) {
             return;
           }
-          if (body.length() + chunk.length() > limits.maxBodyBytes()) {
-            replies.refuse(req, 413, "body_too_large", replies.tooLarge());
+          if (body.length() + chunk.length() > shared.limits().maxBodyBytes()) {
+            shared.replies().refuse(req, 413, "body_too_large", shared.replies().tooLarge());
             return;
           }
           body.appendBuffer(chunk);
@@ -188,59 +175,82 @@ final class IntakeExchange implements ByteShares.Holder {
     req.resume();
   }
 
+  /** Parses the body read, then queues the batch's outcomes for the pool's runtime. */
   void apply() {
     OutcomeParser.Parsed batch;
     try {
       byte[] bytes = body.getBytes();
       body = null;
-      batch = parser.parse(bytes, bytes.length, format, pool);
+      batch = shared.parser().parse(bytes, bytes.length, format, pool);
     } catch (BadBatch e) {
-      replies.refuse(req, e.status(), e.code(), e.getMessage());
+      shared.replies().refuse(req, e.status(), e.code(), e.getMessage());
       return;
     }
-    metrics.received(batch.items());
+    shared.metrics().received(batch.items());
     List<Rejection> rejections = new ArrayList<>(batch.rejections());
     List<ParsedOutcome> items = batch.outcomes();
-    Optional<PoolRuntime> runtime = runtimes.get(pool);
+    Optional<PoolRuntime> runtime = shared.runtimes().get(pool);
     if (runtime.isEmpty() && !items.isEmpty()) {
       moving();
       return;
     }
-    int granted = items.isEmpty() ? 0 : queues.reserve(pool, items.size());
+    int granted = reserve(items, rejections);
+    if (granted == 0) {
+      shared.replies().batch(req, batch.items(), 0, rejections);
+    } else {
+      hand(runtime.get(), batch.items(), items.subList(0, granted), rejections);
+    }
+  }
+
+  /**
+   * Reserves the pool's queue for as many of the items as it has room for; the rest are rejected
+   * ({@code queue_full}). Returns how many were granted, from the front.
+   */
+  private int reserve(List<ParsedOutcome> items, List<Rejection> rejections) {
+    int granted = items.isEmpty() ? 0 : shared.queues().reserve(pool, items.size());
     if (granted < items.size()) {
-      metrics.overflow(pool, items.size() - granted);
+      shared.metrics().overflow(pool, items.size() - granted);
       for (ParsedOutcome o : items.subList(granted, items.size())) {
         rejections.add(
             new Rejection(
                 o.index(),
                 RejectReason.QUEUE_FULL,
-                "pool " + pool + " has " + limits.queuePerPool() + " outcomes queued; retry"));
+                "pool "
+                    + pool
+                    + " has "
+                    + shared.limits().queuePerPool()
+                    + " outcomes queued; retry"));
       }
     }
-    if (granted == 0) {
-      replies.batch(req, batch.items(), 0, rejections);
-      return;
-    }
-    List<ParsedOutcome> taken = items.subList(0, granted);
-    List<OutcomeReport> reports = new ArrayList<>(granted);
+    return granted;
+  }
+
+  /**
+   * Hands the granted outcomes to the pool's runtime in one hop, and answers when it applied them.
+   */
+  private void hand(
+      PoolRuntime runtime, int items, List<ParsedOutcome> taken, List<Rejection> rejections) {
+    List<OutcomeReport> reports = new ArrayList<>(taken.size());
     for (ParsedOutcome o : taken) {
       reports.add(o.report());
     }
-    Future<AppliedOutcomes> applied = runtime.get().onOutcomes(reports);
+    Future<AppliedOutcomes> applied = runtime.onOutcomes(reports);
     applied.onComplete(
         r ->
             context.runOnContext(
                 v -> {
-                  queues.release(pool, granted);
+                  shared.queues().release(pool, taken.size());
                   if (r.cause() instanceof PoolRuntime.Closed) {
                     moving();
                     return;
                   }
-                  replies.batch(
-                      req,
-                      batch.items(),
-                      account(taken, r.result(), r.cause(), rejections),
-                      rejections);
+                  shared
+                      .replies()
+                      .batch(
+                          req,
+                          items,
+                          account(taken, r.result(), r.cause(), rejections),
+                          rejections);
                 }));
   }
 
@@ -270,10 +280,10 @@ final class IntakeExchange implements ByteShares.Holder {
                         RejectReason.UNKNOWN_BACKEND,
                         "pool " + pool + " has no backend at " + taken.get(i).ip())));
     for (AppliedOutcomes.Decided d : applied.decisions()) {
-      metrics.decided(pool, d.decision().kind());
+      shared.metrics().decided(pool, d.decision().kind());
     }
     int accepted = taken.size() - applied.unknown().cardinality();
-    metrics.accepted(pool, accepted);
+    shared.metrics().accepted(pool, accepted);
     return accepted;
   }
 
@@ -282,7 +292,7 @@ final class IntakeExchange implements ByteShares.Holder {
    * retry; the leader answers as for a caller that may not report ({@link #forbidden}).
    */
   void notHere(Identity who) {
-    if (!runsPools.getAsBoolean()) {
+    if (!shared.runsPools().getAsBoolean()) {
       elsewhere(
           "this replica does not run BackendPool "
               + pool
@@ -303,7 +313,7 @@ final class IntakeExchange implements ByteShares.Holder {
   /** 503 with Retry-After: the reporter's next try reaches another replica (or this one later). */
   private void elsewhere(String message) {
     req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
-    replies.refuse(req, 503, "not_leader", message);
+    shared.replies().refuse(req, 503, "not_leader", message);
   }
 
   void timeUp() {
@@ -311,18 +321,20 @@ final class IntakeExchange implements ByteShares.Holder {
       return;
     }
     if (body != null && !bodyDone) {
-      replies.refuse(
-          req,
-          408,
-          "request_timeout",
-          "the body did not arrive within " + limits.requestTimeoutMs() + " ms");
+      shared
+          .replies()
+          .refuse(
+              req,
+              408,
+              "request_timeout",
+              "the body did not arrive within " + shared.limits().requestTimeoutMs() + " ms");
     } else {
-      busy("the request did not finish within " + limits.requestTimeoutMs() + " ms");
+      busy("the request did not finish within " + shared.limits().requestTimeoutMs() + " ms");
     }
   }
 
   void busy(String why) {
-    replies.busy(req, why);
+    shared.replies().busy(req, why);
   }
 
   /** Runs the handler on the request's context once the review answered; failures answer 503. */
@@ -337,7 +349,7 @@ final class IntakeExchange implements ByteShares.Holder {
                   if (r.succeeded()) {
                     then.handle(r.result());
                   } else {
-                    replies.reviewFailed(req, r.cause(), reviews);
+                    shared.replies().reviewFailed(req, r.cause(), shared.reviews());
                   }
                 }));
   }
@@ -347,8 +359,8 @@ final class IntakeExchange implements ByteShares.Holder {
   }
 
   void finish() {
-    vertx.cancelTimer(timer);
-    bytesInFlight.release(this);
+    shared.vertx().cancelTimer(timer);
+    shared.bytesInFlight().release(this);
   }
 
   /** Another source with fewer bytes needed this request's: it is answered 503, retry. */

@@ -192,17 +192,7 @@ public final class OutcomeIntake {
     }
     PoolKey pool = route(req.path());
     if (pool == null) {
-      replies.refuse(
-          req,
-          404,
-          "not_found",
-          "outcomes go to POST "
-              + PATH_TEMPLATE
-              + " with Kubernetes names"
-              + (req.path().equals("/v1/outcomes")
-                  ? " (the multi-pool /v1/outcomes is gone: the pool is authorized before the body"
-                      + " is read)"
-                  : ""));
+      notFound(req);
       return;
     }
     if (req.method() != HttpMethod.POST) {
@@ -232,6 +222,20 @@ public final class OutcomeIntake {
     }
     new IntakeExchange(shared, req, pool, token, format, declared, vertx.getOrCreateContext())
         .start();
+  }
+
+  private void notFound(HttpServerRequest req) {
+    replies.refuse(
+        req,
+        404,
+        "not_found",
+        "outcomes go to POST "
+            + PATH_TEMPLATE
+            + " with Kubernetes names"
+            + (req.path().equals("/v1/outcomes")
+                ? " (the multi-pool /v1/outcomes is gone: the pool is authorized before the body"
+                    + " is read)"
+                : ""));
   }
 
   /** The pool of {@code /v1/namespaces/{ns}/backendpools/{name}/outcomes}, or null. */

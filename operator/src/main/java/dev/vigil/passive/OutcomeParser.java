@@ -62,26 +62,10 @@ final class OutcomeParser {
     }
     Batch batch = new Batch(clock.getAsLong(), only);
     try (JsonParser p = JSON.createParser(body, 0, length)) {
-      JsonToken t = p.nextToken();
       if (format == Format.JSON_ARRAY) {
-        if (t != JsonToken.START_ARRAY) {
-          throw new BadBatch(
-              400,
-              "not_an_array",
-              "expected a JSON array of outcomes (or Content-Type: application/x-ndjson), got "
-                  + describe(t));
-        }
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-          if (t == null) {
-            throw new BadBatch(400, "malformed_json", "malformed JSON: the array is not closed");
-          }
-          batch.item(p, t);
-        }
-        if (p.nextToken() != null) {
-          throw new BadBatch(400, "malformed_json", "malformed JSON: content after the array");
-        }
+        readArray(p, batch);
       } else {
-        for (; t != null; t = p.nextToken()) {
+        for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
           batch.item(p, t);
         }
       }
@@ -108,6 +92,27 @@ final class OutcomeParser {
               + " per batch");
     }
     return new Parsed(batch.index, batch.outcomes, batch.rejections, batch.pools.size());
+  }
+
+  /** Reads a JSON array of items: nothing may follow it. */
+  private static void readArray(JsonParser p, Batch batch) throws IOException, BadBatch {
+    JsonToken t = p.nextToken();
+    if (t != JsonToken.START_ARRAY) {
+      throw new BadBatch(
+          400,
+          "not_an_array",
+          "expected a JSON array of outcomes (or Content-Type: application/x-ndjson), got "
+              + describe(t));
+    }
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (t == null) {
+        throw new BadBatch(400, "malformed_json", "malformed JSON: the array is not closed");
+      }
+      batch.item(p, t);
+    }
+    if (p.nextToken() != null) {
+      throw new BadBatch(400, "malformed_json", "malformed JSON: content after the array");
+    }
   }
 
   private static String describe(JsonToken t) {
