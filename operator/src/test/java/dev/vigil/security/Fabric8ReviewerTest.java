@@ -2,11 +2,12 @@ package dev.vigil.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.authentication.TokenReview;
+import dev.vigil.testing.ReviewStubs;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewSpec;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ class Fabric8ReviewerTest {
           "silent", List.of());
 
   private final List<List<String>> asked = new CopyOnWriteArrayList<>();
+  private final List<SubjectAccessReviewSpec> access = new CopyOnWriteArrayList<>();
   private KubernetesMockServer server;
   private KubernetesClient client;
 
@@ -36,27 +38,26 @@ class Fabric8ReviewerTest {
   void setUp() {
     server = new KubernetesMockServer(false);
     server.init(InetAddress.getLoopbackAddress(), 0);
-    server
-        .expect()
-        .post()
-        .withPath("/apis/authentication.k8s.io/v1/tokenreviews")
-        .andReply(
-            201,
-            request -> {
-              TokenReview review =
-                  Serialization.unmarshal(request.getUtf8Body(), TokenReview.class);
-              asked.add(review.getSpec().getAudiences());
-              review.setStatus(
-                  new TokenReviewStatusBuilder()
-                      .withAuthenticated(true)
-                      .withAudiences(ANSWERS.get(review.getSpec().getToken()))
-                      .withNewUser()
-                      .withUsername("system:serviceaccount:shop:envoy")
-                      .endUser()
-                      .build());
-              return review;
-            })
-        .always();
+    ReviewStubs.tokenReviews(
+        server,
+        review -> {
+          asked.add(review.getSpec().getAudiences());
+          return new TokenReviewStatusBuilder()
+              .withAuthenticated(true)
+              .withAudiences(ANSWERS.get(review.getSpec().getToken()))
+              .withNewUser()
+              .withUsername("system:serviceaccount:shop:envoy")
+              .endUser()
+              .build();
+        });
+    ReviewStubs.accessReviews(
+        server,
+        review -> {
+          access.add(review.getSpec());
+          return new SubjectAccessReviewStatusBuilder()
+              .withAllowed("system:serviceaccount:shop:envoy".equals(review.getSpec().getUser()))
+              .build();
+        });
     client = server.createClient();
   }
 
@@ -101,5 +102,46 @@ class Fabric8ReviewerTest {
             () -> Fabric8Reviewer.forAudience(client, " "))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("audience");
+  }
+
+  @Test
+  void asksToReportOutcomesAsAResourceAndToReadMetricsAsAPath() {
+    Fabric8Reviewer reviewer =
+        Fabric8Reviewer.forAudience(client, Fabric8Reviewer.DEFAULT_AUDIENCE);
+    Identity envoy =
+        new Identity(
+            "system:serviceaccount:shop:envoy",
+            "uid-1",
+            List.of("system:serviceaccounts"),
+            Map.of("scope", List.of("a")));
+
+    assertThat(reviewer.allows(envoy, Permission.reportOutcomes("shop", "web"))).isTrue();
+    assertThat(reviewer.allows(envoy, Permission.READ_METRICS)).isTrue();
+    assertThat(
+            reviewer.allows(new Identity("someone", "uid-2", null, null), Permission.READ_METRICS))
+        .isFalse();
+
+    assertThat(access).hasSize(3);
+    var outcomes = access.get(0);
+    assertThat(outcomes.getUser()).isEqualTo("system:serviceaccount:shop:envoy");
+    assertThat(outcomes.getUid()).isEqualTo("uid-1");
+    assertThat(outcomes.getGroups()).containsExactly("system:serviceaccounts");
+    assertThat(outcomes.getExtra()).containsEntry("scope", List.of("a"));
+    assertThat(outcomes.getNonResourceAttributes()).isNull();
+    var r = outcomes.getResourceAttributes();
+    assertThat(
+            List.of(
+                r.getVerb(),
+                r.getGroup(),
+                r.getResource(),
+                r.getSubresource(),
+                r.getNamespace(),
+                r.getName()))
+        .containsExactly("create", "vigil.dev", "backendpools", "outcomes", "shop", "web");
+
+    var metrics = access.get(1);
+    assertThat(metrics.getResourceAttributes()).isNull();
+    assertThat(metrics.getNonResourceAttributes().getVerb()).isEqualTo("get");
+    assertThat(metrics.getNonResourceAttributes().getPath()).isEqualTo("/metrics");
   }
 }
