@@ -1,5 +1,6 @@
 package dev.vigil;
 
+import dev.vigil.security.Fabric8Reviewer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -55,9 +56,6 @@ public record OperatorConfig(
     boolean metricsAuth,
     int healthPort) {
 
-  /** The audience reporters' tokens are reviewed for unless {@code --outcome-token-audience}. */
-  public static final String DEFAULT_AUDIENCE = "vigil.dev";
-
   /** Settings with the default audience and a throwaway certificate (tests, the demo). */
   public OperatorConfig(
       Set<String> namespaces,
@@ -81,7 +79,7 @@ public record OperatorConfig(
         statusIntervalMs,
         apiQps,
         apiBurst,
-        DEFAULT_AUDIENCE,
+        Fabric8Reviewer.DEFAULT_AUDIENCE,
         null,
         null,
         false,
@@ -349,7 +347,8 @@ public record OperatorConfig(
       throw new InvalidConfigException(
           "--health-port must differ from --metrics-port and --outcome-port, got " + healthPort);
     }
-    String audience = or(get.apply("outcome-token-audience"), DEFAULT_AUDIENCE).trim();
+    String audience =
+        or(get.apply("outcome-token-audience"), Fabric8Reviewer.DEFAULT_AUDIENCE).trim();
     String certFile = get.apply("tls-cert-file");
     String keyFile = get.apply("tls-key-file");
     boolean noCert = certFile == null || certFile.isBlank();

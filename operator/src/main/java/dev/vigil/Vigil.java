@@ -2,23 +2,18 @@ package dev.vigil;
 
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
-import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.ops.Heartbeat;
 import dev.vigil.ops.LeaderLease;
 import dev.vigil.ops.Leadership;
 import dev.vigil.ops.LogFormat;
 import dev.vigil.ops.MeteredProber;
 import dev.vigil.ops.MeteredWriteCounter;
-import dev.vigil.ops.MetricsAccess;
 import dev.vigil.ops.OpsServer;
 import dev.vigil.ops.PoolGauges;
 import dev.vigil.ops.Readiness;
-import dev.vigil.ops.ServingCertificate;
 import dev.vigil.ops.TlsWarmUp;
-import dev.vigil.passive.Fabric8Reviewer;
 import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
-import dev.vigil.passive.Reviewer;
 import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
@@ -44,6 +39,10 @@ import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.PoolView;
 import dev.vigil.runtime.ScheduledProbing;
 import dev.vigil.runtime.VertxProbeLanes;
+import dev.vigil.security.CertificateAuthority;
+import dev.vigil.security.Fabric8Reviewer;
+import dev.vigil.security.Reviewer;
+import dev.vigil.security.ServingCertificate;
 import dev.vigil.shard.PoolHandoff;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.shard.ShardOwner;
@@ -193,7 +192,7 @@ public final class Vigil {
               shards,
               floors,
               client,
-              new Fabric8Reviewer(client, config.outcomeTokenAudience()),
+              Fabric8Reviewer.forAudience(client, config.outcomeTokenAudience()),
               vertx,
               new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
               System::currentTimeMillis,
@@ -353,7 +352,7 @@ public final class Vigil {
     return start(
         config,
         client,
-        new Fabric8Reviewer(client, config.outcomeTokenAudience()),
+        Fabric8Reviewer.forAudience(client, config.outcomeTokenAudience()),
         vertx,
         meters,
         clock,
@@ -673,7 +672,7 @@ public final class Vigil {
             new Heartbeat(vertx, System::nanoTime, HEARTBEAT_STALE_MS).start(),
             readiness);
     if (config.metricsAuth()) {
-      ops.secure(certificate, MetricsAccess.of(client));
+      ops.secure(certificate, Fabric8Reviewer.forApiServer(client));
     }
     // What a failed start must release: nothing it opened outlives the exception.
     Runnable release =

@@ -1,7 +1,7 @@
 package dev.vigil.demo;
 
 import dev.vigil.runtime.BackendSnapshot;
-import dev.vigil.runtime.LastProbe;
+import dev.vigil.runtime.ProbeSummary;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Set;
@@ -29,7 +29,7 @@ final class HealthyTimeouts {
       return;
     }
     for (BackendSnapshot b : o.view().backends()) {
-      LastProbe p = b.lastProbe();
+      ProbeSummary p = b.lastProbe();
       if (p != null
           && !p.ok()
           && p.detail() != null

@@ -2,8 +2,8 @@ package dev.vigil.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.security.CertificateAuthority;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

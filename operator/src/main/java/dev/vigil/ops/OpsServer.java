@@ -1,5 +1,13 @@
 package dev.vigil.ops;
 
+import dev.vigil.security.ConnectionGate;
+import dev.vigil.security.Identity;
+import dev.vigil.security.Permission;
+import dev.vigil.security.ReviewCache;
+import dev.vigil.security.Reviewer;
+import dev.vigil.security.Reviews;
+import dev.vigil.security.ServingCertificate;
+import dev.vigil.security.TokenBuckets;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -14,11 +22,12 @@ import io.vertx.core.http.HttpServerRequest;
  * Readiness}). Served by a Vert.x HTTP server, no router needed for three paths.
  *
  * <p>Secured ({@link #secure}): the port serves TLS only, and {@code /metrics} answers only a
- * bearer token that {@link MetricsAccess} allows (401 without or with a bad token, 403 without the
- * permission; verdicts cached 30 s, denials 5 s, at most 1,000 tokens, one review in flight per
- * token and at most {@value #MAX_PENDING_REVIEWS} in all: {@link ReviewCache}). A token that is not
- * cached costs a TokenReview: each source address may cause {@code 1/s} of them (burst 10) for
- * tokens that turn out not to be valid, then gets 429 without a review.
+ * bearer token whose user the {@link Reviewer} allows {@code get} on {@code /metrics} (the API
+ * server's own audience; 401 without or with a bad token, 403 without the permission; answers
+ * cached 30 s, denials 5 s, at most 1,000 per cache, one review in flight per question and at most
+ * {@value #MAX_PENDING_REVIEWS} in all: {@link Reviews}, the same as the outcome intake's). A token
+ * that is not cached costs a TokenReview: each source address may cause {@code 1/s} of them (burst
+ * 10) for tokens that turn out not to be valid, then gets 429 without a review.
  *
  * <p>The metrics port has the intake's bounds ({@link ConnectionGate}, {@link #DEFAULT_LIMITS}):
  * connections in all and per address, a deadline on each request head and on each answer.
@@ -41,6 +50,10 @@ public final class OpsServer {
   /** Reviews of metrics tokens waiting or running at once; past it: 503 with Retry-After. */
   static final int MAX_PENDING_REVIEWS = 16;
 
+  /** How the metrics port's reviews are kept and bounded. */
+  static final Reviews.Policy REVIEW_POLICY =
+      new Reviews.Policy(1_000, MAX_PENDING_REVIEWS, 30_000, 5_000);
+
   private final Vertx vertx;
   private final PrometheusMeterRegistry registry;
   private final PoolGauges gauges;
@@ -48,11 +61,9 @@ public final class OpsServer {
   private final Readiness readiness;
   private HttpServer server;
   private HttpServer healthServer;
-  private MetricsAccess access;
-  private TokenBuckets failedAuthentications;
   private ServingCertificate certificate;
   private WorkerExecutor reviewers;
-  private ReviewCache<MetricsAccess.Verdict> verdicts;
+  private Reviews reviews;
   private final ConnectionGate gate;
 
   /** The scrape in flight: concurrent scrapes share it (single-flight, as reviews are). */
@@ -93,30 +104,22 @@ public final class OpsServer {
     this.readiness = readiness;
   }
 
-  /** Serves TLS with this certificate and lets only callers {@code access} allows read metrics. */
-  public OpsServer secure(ServingCertificate certificate, MetricsAccess access) {
-    return secure(certificate, access, new TokenBuckets(1, 10, 1_000, System::currentTimeMillis));
+  /** Serves TLS with this certificate and lets only callers the reviewer allows read metrics. */
+  public OpsServer secure(ServingCertificate certificate, Reviewer reviewer) {
+    return secure(certificate, reviewer, new TokenBuckets(1, 10, 1_000, System::currentTimeMillis));
   }
 
   /**
-   * As {@link #secure(ServingCertificate, MetricsAccess)}, with the bucket per source address that
+   * As {@link #secure(ServingCertificate, Reviewer)}, with the bucket per source address that
    * TokenReviews of tokens that are not accepted are paid from.
    */
   public OpsServer secure(
-      ServingCertificate certificate, MetricsAccess access, TokenBuckets failedAuthentications) {
+      ServingCertificate certificate, Reviewer reviewer, TokenBuckets failedAuthentications) {
     this.certificate = certificate;
-    this.access = access;
-    this.failedAuthentications = failedAuthentications;
     this.reviewers = vertx.createSharedWorkerExecutor("vigil-metrics-reviews", 2);
-    this.verdicts =
-        new ReviewCache<>(
-            reviewers,
-            new ReviewCache.Pending(MAX_PENDING_REVIEWS),
-            1_000,
-            30_000,
-            5_000,
-            v -> v == MetricsAccess.Verdict.ALLOWED,
-            System::currentTimeMillis);
+    this.reviews =
+        new Reviews(
+            reviewer, reviewers, REVIEW_POLICY, failedAuthentications, System::currentTimeMillis);
     return this;
   }
 
@@ -191,7 +194,7 @@ public final class OpsServer {
     }
     switch (request.path()) {
       case "/metrics" -> {
-        if (access == null) {
+        if (reviews == null) {
           metrics(request);
         } else {
           authorized(request);
@@ -211,66 +214,53 @@ public final class OpsServer {
       return;
     }
     String token = header.substring(7).trim();
-    // A token that is not cached costs a TokenReview: paid from the source's bucket, given back
-    // when the token is valid, so made-up tokens cost a bounded number of reviews.
     String source =
         request.remoteAddress() == null
             ? ""
             : String.valueOf(request.remoteAddress().hostAddress());
-    boolean[] charged = {false};
-    verdicts
-        .get(
-            digest(token),
-            () -> access.check(token),
-            () -> charged[0] = failedAuthentications.tryAcquire(source))
+    reviews
+        .authenticate(token, source)
         .onComplete(
             ar -> {
-              if (charged[0]
-                  && (ar.failed() || ar.result() != MetricsAccess.Verdict.UNAUTHENTICATED)) {
-                charged[0] = false;
-                failedAuthentications.refund(source);
-              }
-              if (ar.succeeded()) {
-                answer(request, ar.result());
-              } else if (ar.cause() instanceof ReviewCache.Throttled) {
-                request
-                    .response()
-                    .putHeader(
-                        "Retry-After",
-                        Long.toString(failedAuthentications.retryAfterSeconds(source)));
-                reply(request, 429, "too many tokens from this address were not accepted; retry\n");
-              } else if (ar.cause() instanceof ReviewCache.Saturated) {
-                request.response().putHeader("Retry-After", "1");
-                reply(request, 503, "too many reviews in flight; retry\n");
+              if (ar.failed()) {
+                reviewFailed(request, source, ar.cause());
+              } else if (ar.result().isEmpty()) {
+                request.response().putHeader("WWW-Authenticate", "Bearer");
+                reply(request, 401, "the token was not accepted\n");
               } else {
-                // The API server's message stays in the log: the caller may be anyone.
-                org.slf4j.LoggerFactory.getLogger(OpsServer.class)
-                    .warn("metrics: review failed: {}", ar.cause().toString());
-                request.response().putHeader("Retry-After", "1");
-                reply(request, 503, "could not review the caller; retry\n");
+                permitted(request, source, ar.result().get());
               }
             });
   }
 
-  private void answer(HttpServerRequest request, MetricsAccess.Verdict verdict) {
-    switch (verdict) {
-      case ALLOWED -> metrics(request);
-      case UNAUTHENTICATED -> {
-        request.response().putHeader("WWW-Authenticate", "Bearer");
-        reply(request, 401, "the token was not accepted\n");
-      }
-      case FORBIDDEN -> reply(request, 403, "get on /metrics is not allowed for this user\n");
-    }
+  private void permitted(HttpServerRequest request, String source, Identity who) {
+    reviews
+        .allows(who, Permission.READ_METRICS)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                reviewFailed(request, source, ar.cause());
+              } else if (ar.result()) {
+                metrics(request);
+              } else {
+                reply(request, 403, "get on /metrics is not allowed for this user\n");
+              }
+            });
   }
 
-  private static String digest(String token) {
-    try {
-      return java.util.HexFormat.of()
-          .formatHex(
-              java.security.MessageDigest.getInstance("SHA-256")
-                  .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
+  private void reviewFailed(HttpServerRequest request, String source, Throwable cause) {
+    if (cause instanceof ReviewCache.Throttled) {
+      request.response().putHeader("Retry-After", Long.toString(reviews.retryAfterSeconds(source)));
+      reply(request, 429, "too many tokens from this address were not accepted; retry\n");
+    } else if (cause instanceof ReviewCache.Saturated) {
+      request.response().putHeader("Retry-After", "1");
+      reply(request, 503, "too many reviews in flight; retry\n");
+    } else {
+      // The API server's message stays in the log: the caller may be anyone.
+      org.slf4j.LoggerFactory.getLogger(OpsServer.class)
+          .warn("metrics: review failed: {}", cause.toString());
+      request.response().putHeader("Retry-After", "1");
+      reply(request, 503, "could not review the caller; retry\n");
     }
   }
 

@@ -5,6 +5,7 @@ import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.Protocol;
+import dev.vigil.security.CertificateAuthority;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;

@@ -77,7 +77,7 @@ final class IntakeMetrics {
     meters.counter("vigil_outcome_requests_total", "code", Integer.toString(status)).increment();
   }
 
-  void connectionClosed(dev.vigil.ops.ConnectionGate.Refusal why) {
+  void connectionClosed(dev.vigil.security.ConnectionGate.CloseReason why) {
     switch (why) {
       case TOO_MANY_CONNECTIONS, TOO_MANY_FROM_SOURCE ->
           meters.counter("vigil_outcome_connections_refused_total").increment();

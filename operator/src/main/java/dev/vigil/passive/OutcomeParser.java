@@ -5,11 +5,8 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.vigil.health.Origin;
 import dev.vigil.runtime.PoolKey;
 import java.io.IOException;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,22 +32,12 @@ final class OutcomeParser {
   }
 
   /** The items of a batch: the valid ones and the rejected ones. */
-  record Parsed(int items, List<Outcome> outcomes, List<Rejection> rejections, int pools) {}
+  record Parsed(int items, List<ParsedOutcome> outcomes, List<Rejection> rejections, int pools) {}
 
   private static final JsonFactory JSON = JsonFactory.builder().build();
   private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  private static final long MAX_LATENCY_MS = 3_600_000;
-
-  private static final int NAMESPACE = 1;
-  private static final int POOL = 2;
-  private static final int BACKEND = 4;
-  private static final int OK = 8;
-  private static final int STATUS = 16;
-  private static final int ORIGIN = 32;
-  private static final int LATENCY = 64;
-  private static final int AT = 128;
 
   private final IntakeLimits limits;
   private final LongSupplier clock;
@@ -75,26 +62,10 @@ final class OutcomeParser {
     }
     Batch batch = new Batch(clock.getAsLong(), only);
     try (JsonParser p = JSON.createParser(body, 0, length)) {
-      JsonToken t = p.nextToken();
       if (format == Format.JSON_ARRAY) {
-        if (t != JsonToken.START_ARRAY) {
-          throw new BadBatch(
-              400,
-              "not_an_array",
-              "expected a JSON array of outcomes (or Content-Type: application/x-ndjson), got "
-                  + describe(t));
-        }
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-          if (t == null) {
-            throw new BadBatch(400, "malformed_json", "malformed JSON: the array is not closed");
-          }
-          batch.item(p, t);
-        }
-        if (p.nextToken() != null) {
-          throw new BadBatch(400, "malformed_json", "malformed JSON: content after the array");
-        }
+        readArray(p, batch);
       } else {
-        for (; t != null; t = p.nextToken()) {
+        for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
           batch.item(p, t);
         }
       }
@@ -123,6 +94,27 @@ final class OutcomeParser {
     return new Parsed(batch.index, batch.outcomes, batch.rejections, batch.pools.size());
   }
 
+  /** Reads a JSON array of items: nothing may follow it. */
+  private static void readArray(JsonParser p, Batch batch) throws IOException, BadBatch {
+    JsonToken t = p.nextToken();
+    if (t != JsonToken.START_ARRAY) {
+      throw new BadBatch(
+          400,
+          "not_an_array",
+          "expected a JSON array of outcomes (or Content-Type: application/x-ndjson), got "
+              + describe(t));
+    }
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (t == null) {
+        throw new BadBatch(400, "malformed_json", "malformed JSON: the array is not closed");
+      }
+      batch.item(p, t);
+    }
+    if (p.nextToken() != null) {
+      throw new BadBatch(400, "malformed_json", "malformed JSON: content after the array");
+    }
+  }
+
   private static String describe(JsonToken t) {
     if (t == null) {
       return "nothing";
@@ -141,7 +133,7 @@ final class OutcomeParser {
   /** The state of one parse: items so far, and the pool keys seen (each checked once). */
   private final class Batch {
     final long now;
-    final List<Outcome> outcomes = new ArrayList<>();
+    final List<ParsedOutcome> outcomes = new ArrayList<>();
     final List<Rejection> rejections = new ArrayList<>();
     final Map<String, Object> pools = new HashMap<>(); // "ns/pool" -> PoolKey or a problem
     int index;
@@ -168,147 +160,42 @@ final class OutcomeParser {
         reject(i, RejectReason.INVALID_ITEM, "item is " + describe(start) + ", not an object");
         return;
       }
-      String namespace = null;
-      String pool = null;
-      String backend = null;
-      boolean okSet = false;
-      boolean ok = false;
-      int status = -1;
-      Origin origin = null;
-      long latency = -1;
-      long at = Long.MIN_VALUE;
-      int seen = 0;
-      RejectReason reason = null;
-      String why = null;
-      JsonToken t;
-      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-        String name = p.currentName();
-        JsonToken v = p.nextToken();
-        if (reason != null) {
-          p.skipChildren();
-          continue;
-        }
-        int bit = bit(name);
-        if (bit == 0) {
-          p.skipChildren();
-          reason = RejectReason.UNKNOWN_FIELD;
-          why =
-              "unknown field \""
-                  + name
-                  + "\"; known: namespace, pool, backend, ok, status, origin, latencyMs, at";
-          continue;
-        }
-        if ((seen & bit) != 0) {
-          p.skipChildren();
-          reason = RejectReason.DUPLICATE_FIELD;
-          why = "field \"" + name + "\" appears twice";
-          continue;
-        }
-        seen |= bit;
-        if (v == JsonToken.VALUE_NULL) {
-          continue;
-        }
-        String bad = null;
-        switch (bit) {
-          case NAMESPACE -> {
-            if (v == JsonToken.VALUE_STRING) {
-              namespace = p.getText();
-            } else {
-              bad = "namespace must be a string";
-            }
-          }
-          case POOL -> {
-            if (v == JsonToken.VALUE_STRING) {
-              pool = p.getText();
-            } else {
-              bad = "pool must be a string";
-            }
-          }
-          case BACKEND -> {
-            if (v == JsonToken.VALUE_STRING) {
-              backend = p.getText();
-            } else {
-              bad = "backend must be a string \"ip:port\"";
-            }
-          }
-          case OK -> {
-            if (v == JsonToken.VALUE_TRUE || v == JsonToken.VALUE_FALSE) {
-              okSet = true;
-              ok = v == JsonToken.VALUE_TRUE;
-            } else {
-              bad = "ok must be true or false";
-            }
-          }
-          case STATUS -> {
-            if (v == JsonToken.VALUE_NUMBER_INT
-                && p.getNumberType() == JsonParser.NumberType.INT
-                && (p.getIntValue() == 0 || (p.getIntValue() >= 100 && p.getIntValue() <= 599))) {
-              status = p.getIntValue();
-            } else {
-              bad = "status must be an HTTP status 100..599, or 0 for no response";
-            }
-          }
-          case ORIGIN -> {
-            String o = v == JsonToken.VALUE_STRING ? p.getText() : null;
-            if ("upstream".equals(o)) {
-              origin = Origin.UPSTREAM;
-            } else if ("local".equals(o)) {
-              origin = Origin.LOCAL;
-            } else {
-              bad = "origin must be \"upstream\" or \"local\"";
-            }
-          }
-          case LATENCY -> {
-            double ms = v.isNumeric() ? p.getDoubleValue() : -1;
-            if (ms >= 0 && ms <= MAX_LATENCY_MS) {
-              latency = Math.round(ms);
-            } else {
-              bad = "latencyMs must be a number of milliseconds, 0.." + MAX_LATENCY_MS;
-            }
-          }
-          case AT -> {
-            at = at(p, v);
-            if (at == Long.MIN_VALUE) {
-              bad = "at must be epoch milliseconds or an RFC 3339 time";
-            }
-          }
-          default -> throw new IllegalStateException(name);
-        }
-        if (bad != null) {
-          p.skipChildren();
-          reason = RejectReason.INVALID_FIELD;
-          why = bad;
-        }
+      ItemFields f = ItemFields.read(p);
+      if (f.reason == null && only != null) {
+        f.namespace = f.namespace == null ? only.namespace() : f.namespace;
+        f.pool = f.pool == null ? only.name() : f.pool;
       }
-      if (t != JsonToken.END_OBJECT) {
-        throw new BadBatch(400, "malformed_json", "malformed JSON: an item is not closed");
+      check(f);
+      if (f.reason != null) {
+        reject(i, f.reason, f.why);
+      } else {
+        accept(i, f);
       }
-      if (reason == null && only != null) {
-        namespace = namespace == null ? only.namespace() : namespace;
-        pool = pool == null ? only.name() : pool;
+    }
+
+    /** Rejects an item whose fields are each valid but that lacks one, or is too old or new. */
+    private void check(ItemFields f) {
+      if (f.namespace == null || f.pool == null || f.backend == null) {
+        f.reject(
+            RejectReason.MISSING_FIELD,
+            (f.namespace == null ? "namespace" : f.pool == null ? "pool" : "backend")
+                + " is required");
+      } else if (!f.okSet && f.status < 0) {
+        f.reject(RejectReason.MISSING_FIELD, "ok or status is required");
+      } else if (f.at != ItemFields.NO_TIME && f.at < now - limits.maxAgeMs()) {
+        f.reject(
+            RejectReason.STALE,
+            "at is " + (now - f.at) + " ms ago; at most " + limits.maxAgeMs() + " ms");
+      } else if (f.at != ItemFields.NO_TIME && f.at > now + limits.maxSkewMs()) {
+        f.reject(
+            RejectReason.IN_FUTURE,
+            "at is " + (f.at - now) + " ms in the future; at most " + limits.maxSkewMs() + " ms");
       }
-      if (reason == null) {
-        if (namespace == null || pool == null || backend == null) {
-          reason = RejectReason.MISSING_FIELD;
-          why =
-              (namespace == null ? "namespace" : pool == null ? "pool" : "backend")
-                  + " is required";
-        } else if (!okSet && status < 0) {
-          reason = RejectReason.MISSING_FIELD;
-          why = "ok or status is required";
-        } else if (at != Long.MIN_VALUE && at < now - limits.maxAgeMs()) {
-          reason = RejectReason.STALE;
-          why = "at is " + (now - at) + " ms ago; at most " + limits.maxAgeMs() + " ms";
-        } else if (at != Long.MIN_VALUE && at > now + limits.maxSkewMs()) {
-          reason = RejectReason.IN_FUTURE;
-          why = "at is " + (at - now) + " ms in the future; at most " + limits.maxSkewMs() + " ms";
-        }
-      }
-      if (reason != null) {
-        reject(i, reason, why);
-        return;
-      }
-      Object key = key(namespace, pool);
+    }
+
+    /** Takes an item whose fields passed: its pool and backend address decide the rest. */
+    private void accept(int i, ItemFields f) {
+      Object key = key(f.namespace, f.pool);
       if (key instanceof String problem) {
         reject(i, RejectReason.INVALID_FIELD, problem);
         return;
@@ -320,25 +207,21 @@ final class OutcomeParser {
             "the item names pool " + key + " but was posted to pool " + only + "'s URL");
         return;
       }
-      int colon = backend.lastIndexOf(':');
-      int port = colon < 0 ? -1 : port(backend, colon + 1);
-      String ip = port < 0 ? null : ip(backend, colon);
+      int colon = f.backend.lastIndexOf(':');
+      int port = colon < 0 ? -1 : port(f.backend, colon + 1);
+      String ip = port < 0 ? null : ip(f.backend, colon);
       if (ip == null) {
         reject(
             i,
             RejectReason.INVALID_FIELD,
             "backend must be \"ip:port\" (IPv6 as \"[ip]:port\") with a port 1..65535, got \""
-                + shorten(backend)
+                + shorten(f.backend)
                 + "\"");
         return;
       }
-      if (!okSet) {
-        ok = status > 0 && status < 500;
-      }
-      if (origin == null) {
-        origin = status == 0 ? Origin.LOCAL : Origin.UPSTREAM;
-      }
-      outcomes.add(new Outcome(i, (PoolKey) key, ip, port, ok, origin, latency));
+      outcomes.add(
+          new ParsedOutcome(
+              i, (PoolKey) key, ip, port, f.verdict(), f.originOrDefault(), f.latency));
     }
 
     /** The pool's key, or a message when the names are not Kubernetes names. */
@@ -367,35 +250,6 @@ final class OutcomeParser {
     private void reject(int index, RejectReason reason, String message) {
       rejections.add(new Rejection(index, reason, message));
     }
-  }
-
-  private static int bit(String name) {
-    return switch (name) {
-      case "namespace" -> NAMESPACE;
-      case "pool" -> POOL;
-      case "backend" -> BACKEND;
-      case "ok" -> OK;
-      case "status" -> STATUS;
-      case "origin" -> ORIGIN;
-      case "latencyMs" -> LATENCY;
-      case "at" -> AT;
-      default -> 0;
-    };
-  }
-
-  private static long at(JsonParser p, JsonToken v) throws IOException {
-    if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
-      long ms = p.getLongValue();
-      return ms >= 0 ? ms : Long.MIN_VALUE;
-    }
-    if (v == JsonToken.VALUE_STRING) {
-      try {
-        return OffsetDateTime.parse(p.getText()).toInstant().toEpochMilli();
-      } catch (DateTimeParseException | ArithmeticException e) {
-        return Long.MIN_VALUE;
-      }
-    }
-    return Long.MIN_VALUE;
   }
 
   /** The port after the last colon: 1..65535, no sign, no leading zero; -1 otherwise. */

@@ -17,5 +17,5 @@ public record BackendSnapshot(
     boolean published,
     boolean healthy,
     long since,
-    LastProbe lastProbe,
+    ProbeSummary lastProbe,
     String wouldEject) {}

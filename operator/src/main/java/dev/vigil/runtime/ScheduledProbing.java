@@ -36,9 +36,9 @@ import java.util.random.RandomGenerator;
  */
 public final class ScheduledProbing implements Probing {
   /** Written on the pool's context, read by metrics from any thread (a lane is added rarely). */
-  private final List<Lane> lanes = new CopyOnWriteArrayList<>();
+  private final List<LoopScheduler> lanes = new CopyOnWriteArrayList<>();
 
-  private final Map<String, Lane> laneOf = new HashMap<>();
+  private final Map<String, LoopScheduler> laneOf = new HashMap<>();
   private final Prober prober;
   private final ProbeLanes laneSource;
   private final RandomGenerator random;
@@ -89,11 +89,11 @@ public final class ScheduledProbing implements Probing {
     this.watcher = watcher;
     this.timers = timers;
     this.callback = callback;
-    this.lanes.add(new Lane(timers, random, false));
+    this.lanes.add(new LoopScheduler(timers, random, false));
   }
 
   /** A scheduler on one event loop and the backends it probes. */
-  private final class Lane {
+  private final class LoopScheduler {
     final ProbeScheduler<String> scheduler;
 
     /** Results waiting for the pool's context; null on the pool's own lane. */
@@ -102,7 +102,7 @@ public final class ScheduledProbing implements Probing {
     final AtomicBoolean flushQueued = new AtomicBoolean();
     int backends;
 
-    Lane(Timers laneTimers, RandomGenerator laneRandom, boolean remote) {
+    LoopScheduler(Timers laneTimers, RandomGenerator laneRandom, boolean remote) {
       this.results = remote ? new ConcurrentLinkedQueue<>() : null;
       this.scheduler =
           new ProbeScheduler<>(
@@ -141,8 +141,8 @@ public final class ScheduledProbing implements Probing {
    * The lane for a new backend: the pool's own while it stays within the rate per lane, else the
    * least loaded lane, or a new one when every lane is at the rate and fewer than the maximum run.
    */
-  private Lane laneForNew() {
-    Lane least = lanes.get(0);
+  private LoopScheduler laneForNew() {
+    LoopScheduler least = lanes.get(0);
     if (schedule == null || laneSource.max() == 1) {
       return least;
     }
@@ -150,14 +150,15 @@ public final class ScheduledProbing implements Probing {
     if ((least.backends + 1) * rate <= laneSource.ratePerLane()) {
       return least;
     }
-    for (Lane l : lanes) {
+    for (LoopScheduler l : lanes) {
       if (l.backends < least.backends) {
         least = l;
       }
     }
     if ((least.backends + 1) * rate > laneSource.ratePerLane() && lanes.size() < laneSource.max()) {
       least =
-          new Lane(laneSource.lane(lanes.size()), new SplittableRandom(random.nextLong()), true);
+          new LoopScheduler(
+              laneSource.lane(lanes.size()), new SplittableRandom(random.nextLong()), true);
       lanes.add(least);
     }
     return least;
@@ -219,7 +220,7 @@ public final class ScheduledProbing implements Probing {
   @Override
   public void add(String id, ProbeTarget target) {
     targets.put(id, target);
-    Lane lane = laneOf.get(id);
+    LoopScheduler lane = laneOf.get(id);
     if (lane == null) {
       lane = laneForNew();
       lane.backends++;
@@ -232,7 +233,7 @@ public final class ScheduledProbing implements Probing {
   @Override
   public void remove(String id) {
     targets.remove(id);
-    Lane lane = laneOf.remove(id);
+    LoopScheduler lane = laneOf.remove(id);
     if (lane != null) {
       lane.backends--;
       lane.scheduler.remove(id);
@@ -245,7 +246,7 @@ public final class ScheduledProbing implements Probing {
 
   @Override
   public void phase(String id, ProbePhase phase) {
-    Lane lane = laneOf.get(id);
+    LoopScheduler lane = laneOf.get(id);
     if (lane != null) {
       lane.scheduler.phase(id, phase);
     }

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendView;
 import dev.vigil.runtime.BackendSnapshot;
-import dev.vigil.runtime.LastProbe;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;
+import dev.vigil.runtime.ProbeSummary;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** A failed demo run whose healthy backends timed out says to lower --speed; others do not. */
 class HealthyTimeoutsTest {
-  private static Observation probed(String pod, LastProbe probe) {
+  private static Observation probed(String pod, ProbeSummary probe) {
     BackendView up =
         new BackendView(
             pod, dev.vigil.health.BackendState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
@@ -43,10 +43,10 @@ class HealthyTimeoutsTest {
   @Test
   void timeoutsOfHealthyBackendsAreCountedOncePerProbeAndGiveAdvice() {
     HealthyTimeouts t = new HealthyTimeouts(pod -> pod.equals("web-0"));
-    LastProbe timedOut = new LastProbe(1_000, false, 150, "timeout");
+    ProbeSummary timedOut = new ProbeSummary(1_000, false, 150, "timeout");
     t.observe(probed("web-0", timedOut));
     t.observe(probed("web-0", timedOut));
-    t.observe(probed("web-0", new LastProbe(1_200, false, 150, "timeout")));
+    t.observe(probed("web-0", new ProbeSummary(1_200, false, 150, "timeout")));
     assertThat(t.count()).isEqualTo(2);
     assertThat(t.advice(10, 75))
         .startsWith("2 probes of backends that were healthy timed out (timeout 75ms at --speed 10)")
@@ -57,9 +57,9 @@ class HealthyTimeoutsTest {
   @Test
   void timeoutsOfBackendsMadeToHangAndOtherFailuresAreNotTheMachines() {
     HealthyTimeouts t = new HealthyTimeouts(pod -> pod.equals("web-0"));
-    t.observe(probed("web-1", new LastProbe(1_000, false, 150, "timeout")));
-    t.observe(probed("web-0", new LastProbe(1_000, false, 3, "connection refused")));
-    t.observe(probed("web-0", new LastProbe(1_100, true, 3, null)));
+    t.observe(probed("web-1", new ProbeSummary(1_000, false, 150, "timeout")));
+    t.observe(probed("web-0", new ProbeSummary(1_000, false, 3, "connection refused")));
+    t.observe(probed("web-0", new ProbeSummary(1_100, true, 3, null)));
     assertThat(t.count()).isZero();
     assertThat(t.advice(10, 75)).isNull();
   }

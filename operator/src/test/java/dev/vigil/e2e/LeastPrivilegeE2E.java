@@ -99,7 +99,9 @@ class LeastPrivilegeE2E {
                         "Authorization",
                         "Bearer "
                             + cluster.token(
-                                ns, "reporter", dev.vigil.passive.Fabric8Reviewer.DEFAULT_AUDIENCE))
+                                ns,
+                                "reporter",
+                                dev.vigil.security.Fabric8Reviewer.DEFAULT_AUDIENCE))
                     .header("Content-Type", "application/json")
                     .POST(
                         HttpRequest.BodyPublishers.ofString(

@@ -3,8 +3,8 @@ package dev.vigil.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.security.CertificateAuthority;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;

@@ -2,6 +2,7 @@ package dev.vigil.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.security.CertificateAuthority;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;

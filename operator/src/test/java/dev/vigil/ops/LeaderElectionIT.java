@@ -9,7 +9,7 @@ import dev.vigil.Vigil;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.passive.Fabric8Reviewer;
+import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
@@ -141,7 +141,7 @@ class LeaderElectionIT {
         Vigil.start(
             new OperatorConfig(Set.of(NS), 0, -1, true, LEASE, LEASE_NS, "text", 200),
             own,
-            new Fabric8Reviewer(own),
+            Fabric8Reviewer.forAudience(own, Fabric8Reviewer.DEFAULT_AUDIENCE),
             vertx,
             meters,
             System::currentTimeMillis,

@@ -2,14 +2,19 @@ package dev.vigil.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.security.ConnectionGate;
+import dev.vigil.security.Identity;
+import dev.vigil.security.Permission;
+import dev.vigil.security.Reviewer;
+import dev.vigil.security.ServingCertificate;
+import dev.vigil.security.TokenBuckets;
+import dev.vigil.testing.LoopbackSockets;
 import dev.vigil.testing.TestTls;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,6 +24,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +45,7 @@ class MetricsPortBoundsTest {
   private OpsServer server;
   private int port;
 
-  private void start(ConnectionGate.Limits limits, MetricsAccess access) throws Exception {
+  private void start(ConnectionGate.Limits limits, Reviewer access) throws Exception {
     server =
         new OpsServer(
             vertx,
@@ -78,7 +85,7 @@ class MetricsPortBoundsTest {
           out.write('a');
           out.flush();
           Thread.sleep(100);
-          closed = closedByPeer(s);
+          closed = LoopbackSockets.closedByPeer(s);
         } catch (IOException e) {
           closed = true;
         }
@@ -121,14 +128,22 @@ class MetricsPortBoundsTest {
     AtomicInteger reviews = new AtomicInteger();
     start(
         new ConnectionGate.Limits(64, 64, 5_000, 30_000), // the client opens one per request
-        token -> {
-          reviews.incrementAndGet();
-          try {
-            release.await(20, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        new Reviewer() {
+          @Override
+          public Optional<Identity> authenticate(String token) {
+            reviews.incrementAndGet();
+            try {
+              release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return Optional.of(new Identity("prometheus", "uid", List.of(), Map.of()));
           }
-          return MetricsAccess.Verdict.ALLOWED;
+
+          @Override
+          public boolean allows(Identity caller, Permission permission) {
+            return permission.equals(Permission.READ_METRICS);
+          }
         });
     HttpClient https = TestTls.client();
     List<CompletableFuture<HttpResponse<String>>> same = new ArrayList<>();
@@ -171,37 +186,11 @@ class MetricsPortBoundsTest {
   }
 
   private Socket socketFrom(String local) throws IOException {
-    return new Socket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(local), 0);
-  }
-
-  private static boolean closedByPeer(Socket s) throws IOException {
-    s.setSoTimeout(50);
-    try {
-      return s.getInputStream().read() < 0;
-    } catch (java.net.SocketTimeoutException e) {
-      return false;
-    }
+    return LoopbackSockets.from(local, port);
   }
 
   /** The reply's status line and headers, or "" when the connection closed without one. */
   private static String get(Socket s, String path) {
-    try {
-      s.setSoTimeout(5_000);
-      s.getOutputStream()
-          .write(
-              ("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-      StringBuilder b = new StringBuilder();
-      InputStream in = s.getInputStream();
-      int c;
-      while ((c = in.read()) >= 0) {
-        b.append((char) c);
-        if (b.length() >= 4 && b.substring(b.length() - 4).equals("\r\n\r\n")) {
-          break;
-        }
-      }
-      return b.toString();
-    } catch (IOException e) {
-      return "";
-    }
+    return LoopbackSockets.replyHead(s, "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
   }
 }

@@ -2,6 +2,11 @@ package dev.vigil.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.security.Identity;
+import dev.vigil.security.Permission;
+import dev.vigil.security.Reviewer;
+import dev.vigil.security.ServingCertificate;
+import dev.vigil.security.TokenBuckets;
 import dev.vigil.testing.TestTls;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -11,20 +16,27 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Secure metrics: TLS on the metrics port, /metrics only for a token {@link MetricsAccess} allows
- * (401 / 403 otherwise, answers cached), /healthz and /readyz without a token, and in plain HTTP on
- * the health port; made-up tokens cost a bounded number of reviews per source address.
+ * Secure metrics: TLS on the metrics port, /metrics only for a token whose user the {@link
+ * Reviewer} allows {@code get /metrics} (401 / 403 otherwise, answers cached), /healthz and /readyz
+ * without a token, and in plain HTTP on the health port; made-up tokens cost a bounded number of
+ * reviews per source address.
  */
 class SecureMetricsTest {
   private final Vertx vertx = Vertx.vertx();
   private final HttpClient https = TestTls.client();
+
+  /** TokenReviews asked. */
   private final AtomicInteger reviews = new AtomicInteger();
+
+  private final List<Permission> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final java.util.concurrent.atomic.AtomicLong clock =
       new java.util.concurrent.atomic.AtomicLong(1_000_000);
   private OpsServer server;
@@ -35,14 +47,21 @@ class SecureMetricsTest {
   void setUp() throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.counter("vigil_outcomes_received_total").increment();
-    MetricsAccess access =
-        token -> {
-          reviews.incrementAndGet();
-          return switch (token) {
-            case "prometheus" -> MetricsAccess.Verdict.ALLOWED;
-            case "some-pod" -> MetricsAccess.Verdict.FORBIDDEN;
-            default -> MetricsAccess.Verdict.UNAUTHENTICATED;
-          };
+    Reviewer access =
+        new Reviewer() {
+          @Override
+          public Optional<Identity> authenticate(String token) {
+            reviews.incrementAndGet();
+            return token.equals("prometheus") || token.equals("some-pod")
+                ? Optional.of(new Identity(token, "uid-" + token, List.of(), Map.of()))
+                : Optional.empty();
+          }
+
+          @Override
+          public boolean allows(Identity caller, Permission permission) {
+            asked.add(permission);
+            return caller.username().equals("prometheus");
+          }
         };
     server =
         new OpsServer(
@@ -85,7 +104,10 @@ class SecureMetricsTest {
     assertThat(allowed.statusCode()).isEqualTo(200);
     assertThat(allowed.body()).contains("vigil_outcomes_received_total");
     assertThat(get("/metrics", "prometheus").statusCode()).isEqualTo(200);
-    assertThat(reviews).as("the allowed token's verdict is cached").hasValue(3);
+    assertThat(reviews).as("the allowed token's review is cached").hasValue(3);
+    assertThat(asked)
+        .as("one access review per user, for get on /metrics")
+        .containsExactly(Permission.READ_METRICS, Permission.READ_METRICS);
 
     assertThat(get("/healthz", null).statusCode()).isEqualTo(200);
     assertThat(get("/readyz", null).statusCode()).isEqualTo(200);

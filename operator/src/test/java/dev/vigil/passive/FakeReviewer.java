@@ -1,6 +1,8 @@
 package dev.vigil.passive;
 
-import dev.vigil.runtime.PoolKey;
+import dev.vigil.security.Identity;
+import dev.vigil.security.Permission;
+import dev.vigil.security.Reviewer;
 import io.vertx.core.Context;
 import java.util.List;
 import java.util.Map;
@@ -45,11 +47,11 @@ final class FakeReviewer implements Reviewer {
   }
 
   @Override
-  public boolean mayReport(Identity caller, PoolKey pool) {
+  public boolean allows(Identity caller, Permission permission) {
     check();
     accessReviews.incrementAndGet();
-    return namespaces.getOrDefault(caller.username(), Set.of()).contains(pool.namespace())
-        && !pool.name().equals("secret");
+    return namespaces.getOrDefault(caller.username(), Set.of()).contains(permission.namespace())
+        && !"secret".equals(permission.name());
   }
 
   private void check() {

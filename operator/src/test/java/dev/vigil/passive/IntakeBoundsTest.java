@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.health.BackendView;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.ops.CertificateAuthority;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
+import dev.vigil.security.CertificateAuthority;
 import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;

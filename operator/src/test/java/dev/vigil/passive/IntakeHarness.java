@@ -2,7 +2,6 @@ package dev.vigil.passive;
 
 import dev.vigil.health.BackendView;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.ops.ServingCertificate;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.NoProbes;
@@ -11,6 +10,7 @@ import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.Probing;
 import dev.vigil.runtime.TransitionSink;
+import dev.vigil.security.ServingCertificate;
 import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.testing.LoopbackSockets;
 import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -79,7 +77,7 @@ class IntakeTenancyTest {
           closed = true;
         }
         if (!closed) {
-          closed = closedByPeer(s);
+          closed = LoopbackSockets.closedByPeer(s);
         }
       }
       assertThat(closed).as("closed within 8 s although a byte came every 100 ms").isTrue();
@@ -179,29 +177,7 @@ class IntakeTenancyTest {
   }
 
   private SSLSocket socketFrom(String local) throws IOException {
-    SSLSocket s =
-        (SSLSocket)
-            TestTls.trusting()
-                .getSocketFactory()
-                .createSocket(
-                    InetAddress.getByName("127.0.0.1"),
-                    harness.port,
-                    InetAddress.getByName(local),
-                    0);
-    s.startHandshake();
-    return s;
-  }
-
-  /** Whether the peer closed (a read returns end of stream or fails) within 50 ms. */
-  private static boolean closedByPeer(Socket s) throws IOException {
-    s.setSoTimeout(50);
-    try {
-      return s.getInputStream().read() < 0;
-    } catch (java.net.SocketTimeoutException e) {
-      return false;
-    } catch (IOException e) {
-      return true;
-    }
+    return LoopbackSockets.tlsFrom(local, harness.port);
   }
 
   /**
@@ -209,35 +185,15 @@ class IntakeTenancyTest {
    * and headers, or "" when the connection was closed without an answer.
    */
   private static String answerOrClose(SSLSocket s) {
-    try {
-      OutputStream out = s.getOutputStream();
-      out.write(
-          ("POST "
-                  + OutcomeIntake.path("shop", "web")
-                  + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
-                  + TOKEN
-                  + "\r\nContent-Type: application/json\r\nContent-Length: "
-                  + ONE.length()
-                  + "\r\n\r\n"
-                  + ONE)
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-    } catch (IOException e) {
-      // closed already: read what may have been answered before
-    }
-    StringBuilder b = new StringBuilder();
-    try {
-      InputStream in = s.getInputStream();
-      int c;
-      while ((c = in.read()) >= 0) {
-        b.append((char) c);
-        if (b.length() >= 4 && b.substring(b.length() - 4).equals("\r\n\r\n")) {
-          break;
-        }
-      }
-    } catch (IOException e) {
-      // reset: no answer
-    }
-    return b.toString();
+    return LoopbackSockets.replyHead(
+        s,
+        "POST "
+            + OutcomeIntake.path("shop", "web")
+            + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+            + TOKEN
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + ONE.length()
+            + "\r\n\r\n"
+            + ONE);
   }
 }

@@ -10,19 +10,18 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.ReviewStubs;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
-import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -96,67 +95,49 @@ class PassiveIT {
     }
     reviewServer = new KubernetesMockServer(false);
     reviewServer.init(InetAddress.getLoopbackAddress(), 0);
-    reviewServer
-        .expect()
-        .post()
-        .withPath("/apis/authentication.k8s.io/v1/tokenreviews")
-        .andReply(
-            201,
-            request -> {
-              tokenReviews.incrementAndGet();
-              TokenReview review =
-                  Serialization.unmarshal(request.getUtf8Body(), TokenReview.class);
-              String token = review.getSpec().getToken();
-              String user = TOKENS.get(token);
-              // As the API server does: the token's audiences that the review asked for; none
-              // in common, not authenticated.
-              List<String> audiences =
-                  API_AUDIENCE_ONLY.contains(token) ? List.of(API_AUDIENCE) : List.of("vigil.dev");
-              List<String> asked =
-                  review.getSpec().getAudiences() == null
-                          || review.getSpec().getAudiences().isEmpty()
-                      ? List.of(API_AUDIENCE)
-                      : review.getSpec().getAudiences();
-              List<String> common = audiences.stream().filter(asked::contains).toList();
-              audiencesAsked.add(asked);
-              review.setStatus(
-                  user == null || common.isEmpty()
-                      ? new TokenReviewStatusBuilder().withAuthenticated(false).build()
-                      : new TokenReviewStatusBuilder()
-                          .withAuthenticated(true)
-                          .withAudiences(common)
-                          .withNewUser()
-                          .withUsername(user)
-                          .withUid("uid-" + user)
-                          .withGroups("system:serviceaccounts")
-                          .endUser()
-                          .build());
-              return review;
-            })
-        .always();
-    reviewServer
-        .expect()
-        .post()
-        .withPath("/apis/authorization.k8s.io/v1/subjectaccessreviews")
-        .andReply(
-            201,
-            request -> {
-              accessReviews.incrementAndGet();
-              SubjectAccessReview review =
-                  Serialization.unmarshal(request.getUtf8Body(), SubjectAccessReview.class);
-              ResourceAttributes a = review.getSpec().getResourceAttributes();
-              boolean allowed =
-                  REPORTER.equals(review.getSpec().getUser())
-                      && "create".equals(a.getVerb())
-                      && "vigil.dev".equals(a.getGroup())
-                      && "backendpools".equals(a.getResource())
-                      && "outcomes".equals(a.getSubresource())
-                      && ns.equals(a.getNamespace())
-                      && "web".equals(a.getName());
-              review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(allowed).build());
-              return review;
-            })
-        .always();
+    ReviewStubs.tokenReviews(
+        reviewServer,
+        review -> {
+          tokenReviews.incrementAndGet();
+          String token = review.getSpec().getToken();
+          String user = TOKENS.get(token);
+          // As the API server does: the token's audiences that the review asked for; none
+          // in common, not authenticated.
+          List<String> audiences =
+              API_AUDIENCE_ONLY.contains(token) ? List.of(API_AUDIENCE) : List.of("vigil.dev");
+          List<String> asked =
+              review.getSpec().getAudiences() == null || review.getSpec().getAudiences().isEmpty()
+                  ? List.of(API_AUDIENCE)
+                  : review.getSpec().getAudiences();
+          List<String> common = audiences.stream().filter(asked::contains).toList();
+          audiencesAsked.add(asked);
+          return user == null || common.isEmpty()
+              ? new TokenReviewStatusBuilder().withAuthenticated(false).build()
+              : new TokenReviewStatusBuilder()
+                  .withAuthenticated(true)
+                  .withAudiences(common)
+                  .withNewUser()
+                  .withUsername(user)
+                  .withUid("uid-" + user)
+                  .withGroups("system:serviceaccounts")
+                  .endUser()
+                  .build();
+        });
+    ReviewStubs.accessReviews(
+        reviewServer,
+        review -> {
+          accessReviews.incrementAndGet();
+          ResourceAttributes a = review.getSpec().getResourceAttributes();
+          boolean allowed =
+              REPORTER.equals(review.getSpec().getUser())
+                  && "create".equals(a.getVerb())
+                  && "vigil.dev".equals(a.getGroup())
+                  && "backendpools".equals(a.getResource())
+                  && "outcomes".equals(a.getSubresource())
+                  && ns.equals(a.getNamespace())
+                  && "web".equals(a.getName());
+          return new SubjectAccessReviewStatusBuilder().withAllowed(allowed).build();
+        });
     reviewClient = reviewServer.createClient();
   }
 
@@ -193,7 +174,7 @@ class PassiveIT {
             new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", statusIntervalMs)
                 .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
             operatorClient,
-            new Fabric8Reviewer(reviewClient),
+            Fabric8Reviewer.forAudience(reviewClient, Fabric8Reviewer.DEFAULT_AUDIENCE),
             vertx,
             meters,
             System::currentTimeMillis,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.security.Fabric8Reviewer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;

@@ -9,9 +9,9 @@ import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendView;
 import dev.vigil.reconcile.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.BackendSnapshot;
-import dev.vigil.runtime.LastProbe;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;
+import dev.vigil.runtime.ProbeSummary;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +43,7 @@ class PoolStatusAggregatorTest {
         available,
         available,
         NOW - 5_000,
-        new LastProbe(NOW - 100, available, 3, available ? "ok" : "status 503"),
+        new ProbeSummary(NOW - 100, available, 3, available ? "ok" : "status 503"),
         null);
   }
 

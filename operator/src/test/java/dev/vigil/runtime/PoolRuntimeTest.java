@@ -138,7 +138,9 @@ class PoolRuntimeTest {
     PoolRuntime r = runtime(settings().enforce(false).build());
     fail(r, "10.0.0.1");
     assertThat(fail(r, "10.0.0.1").kind()).isEqualTo(EjectionDecision.Kind.WOULD_EJECT);
-    assertThat(backend(r, "a").wouldEject()).startsWith("2 consecutive errors");
+    assertThat(backend(r, "a").wouldEject())
+        .as("status shows the reason byte for byte")
+        .isEqualTo("2 consecutive errors (dry run: passive.enforce is false)");
 
     timers.advance(5_000); // the sweep after the would-be ejection (1 s) ended
     assertThat(backend(r, "a").wouldEject()).as("no longer true").isNull();

@@ -10,10 +10,11 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.passive.Identity;
 import dev.vigil.passive.OutcomeIntake;
-import dev.vigil.passive.Reviewer;
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.security.Identity;
+import dev.vigil.security.Permission;
+import dev.vigil.security.Reviewer;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
@@ -66,7 +67,7 @@ class ShardingIT {
         }
 
         @Override
-        public boolean mayReport(Identity caller, PoolKey pool) {
+        public boolean allows(Identity caller, Permission permission) {
           return true;
         }
       };

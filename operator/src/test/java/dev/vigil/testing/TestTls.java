@@ -1,6 +1,6 @@
 package dev.vigil.testing;
 
-import dev.vigil.ops.CertificateAuthority;
+import dev.vigil.security.CertificateAuthority;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;

@@ -1,4 +1,4 @@
-package dev.vigil.ops;
+package dev.vigil.security;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

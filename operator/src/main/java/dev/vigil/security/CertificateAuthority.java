@@ -1,4 +1,4 @@
-package dev.vigil.ops;
+package dev.vigil.security;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

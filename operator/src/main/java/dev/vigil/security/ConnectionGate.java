@@ -1,4 +1,4 @@
-package dev.vigil.ops;
+package dev.vigil.security;
 
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -39,7 +39,7 @@ public final class ConnectionGate {
   }
 
   /** Why a connection was closed by the gate (the metric's label). */
-  public enum Refusal {
+  public enum CloseReason {
     TOO_MANY_CONNECTIONS,
     TOO_MANY_FROM_SOURCE,
     HEADER_TIMEOUT,
@@ -48,17 +48,17 @@ public final class ConnectionGate {
 
   private final Vertx vertx;
   private final Limits limits;
-  private final Handler<Refusal> refused;
+  private final Handler<CloseReason> refused;
   private final AtomicInteger open = new AtomicInteger();
   private final Map<String, AtomicInteger> perSource = new ConcurrentHashMap<>();
-  private final Map<HttpConnection, Slot> slots = new ConcurrentHashMap<>();
+  private final Map<HttpConnection, HeldConnection> slots = new ConcurrentHashMap<>();
 
   /** One connection: its source and its running deadline. Touched on its event loop only. */
-  private static final class Slot {
+  private static final class HeldConnection {
     final String source;
     long timer = -1;
 
-    Slot(String source) {
+    HeldConnection(String source) {
       this.source = source;
     }
   }
@@ -66,7 +66,7 @@ public final class ConnectionGate {
   /**
    * @param refused told (on the connection's event loop) each time the gate closes a connection
    */
-  public ConnectionGate(Vertx vertx, Limits limits, Handler<Refusal> refused) {
+  public ConnectionGate(Vertx vertx, Limits limits, Handler<CloseReason> refused) {
     this.vertx = vertx;
     this.limits = limits;
     this.refused = refused;
@@ -102,43 +102,43 @@ public final class ConnectionGate {
     AtomicInteger fromSource = perSource.computeIfAbsent(source, s -> new AtomicInteger());
     int total = open.incrementAndGet();
     int mine = fromSource.incrementAndGet();
-    Slot slot = new Slot(source);
+    HeldConnection slot = new HeldConnection(source);
     slots.put(conn, slot);
     conn.closeHandler(v -> closed(conn, slot));
     if (total > limits.maxConnections()) {
-      refuse(conn, Refusal.TOO_MANY_CONNECTIONS);
+      refuse(conn, CloseReason.TOO_MANY_CONNECTIONS);
     } else if (mine > limits.maxPerSource()) {
-      refuse(conn, Refusal.TOO_MANY_FROM_SOURCE);
+      refuse(conn, CloseReason.TOO_MANY_FROM_SOURCE);
     } else {
-      arm(conn, slot, limits.headerTimeoutMs(), Refusal.HEADER_TIMEOUT);
+      arm(conn, slot, limits.headerTimeoutMs(), CloseReason.HEADER_TIMEOUT);
     }
   }
 
   private void headArrived(HttpServerRequest req) {
     HttpConnection conn = req.connection();
-    Slot slot = conn == null ? null : slots.get(conn);
+    HeldConnection slot = conn == null ? null : slots.get(conn);
     if (slot == null) {
       return;
     }
-    arm(conn, slot, limits.requestTimeoutMs(), Refusal.REQUEST_TIMEOUT);
+    arm(conn, slot, limits.requestTimeoutMs(), CloseReason.REQUEST_TIMEOUT);
     // The next request on a kept-alive connection has its own head deadline.
     req.response()
-        .bodyEndHandler(v -> arm(conn, slot, limits.headerTimeoutMs(), Refusal.HEADER_TIMEOUT));
+        .bodyEndHandler(v -> arm(conn, slot, limits.headerTimeoutMs(), CloseReason.HEADER_TIMEOUT));
   }
 
-  private void arm(HttpConnection conn, Slot slot, long ms, Refusal why) {
+  private void arm(HttpConnection conn, HeldConnection slot, long ms, CloseReason why) {
     if (slot.timer >= 0) {
       vertx.cancelTimer(slot.timer);
     }
     slot.timer = vertx.setTimer(ms, id -> refuse(conn, why));
   }
 
-  private void refuse(HttpConnection conn, Refusal why) {
+  private void refuse(HttpConnection conn, CloseReason why) {
     refused.handle(why);
     conn.close();
   }
 
-  private void closed(HttpConnection conn, Slot slot) {
+  private void closed(HttpConnection conn, HeldConnection slot) {
     if (slots.remove(conn) == null) {
       return;
     }

@@ -12,7 +12,7 @@ import dev.vigil.runtime.PoolKey;
  * @param port the port the request went to (1..65535)
  * @param latencyMs -1 when not reported
  */
-record Outcome(
+record ParsedOutcome(
     int index, PoolKey pool, String ip, int port, boolean ok, Origin origin, long latencyMs) {
 
   OutcomeReport report() {

@@ -1,4 +1,4 @@
-package dev.vigil.passive;
+package dev.vigil.security;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.vigil.ops;
+package dev.vigil.security;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,0 +1,376 @@
+package dev.vigil.passive;
+
+import dev.vigil.runtime.AppliedOutcomes;
+import dev.vigil.runtime.OutcomeReport;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntime;
+import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.security.Identity;
+import dev.vigil.security.Permission;
+import dev.vigil.security.Reviews;
+import dev.vigil.security.TokenBuckets;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request to the {@link OutcomeIntake}, from its headers to its reply: the token's review, the
+ * caller's rate, the permission on the pool, the pool's presence, a share of the bytes in flight,
+ * the body, the batch's parse and its hop to the pool's runtime. Runs on the intake's event loop;
+ * the reviews' answers come back to it ({@link #on}).
+ */
+final class IntakeExchange implements ByteShares.Holder {
+  private static final Logger LOG = LoggerFactory.getLogger(OutcomeIntake.class);
+
+  /** What every exchange of one intake shares. */
+  record Shared(
+      Vertx vertx,
+      PoolRuntimes runtimes,
+      IntakeLimits limits,
+      IntakeMetrics metrics,
+      OutcomeParser parser,
+      PoolQueues queues,
+      Reviews reviews,
+      TokenBuckets rates,
+      BooleanSupplier runsPools,
+      ByteShares bytesInFlight,
+      IntakeReplies replies) {}
+
+  private final Shared shared;
+  private final HttpServerRequest req;
+  private final PoolKey pool;
+  private final String token;
+  private final OutcomeParser.Format format;
+  private final long declared;
+  private final Context context;
+  private Buffer body;
+  private boolean bodyDone;
+  private long timer;
+
+  IntakeExchange(
+      Shared shared,
+      HttpServerRequest req,
+      PoolKey pool,
+      String token,
+      OutcomeParser.Format format,
+      long declared,
+      Context context) {
+    this.shared = shared;
+    this.req = req;
+    this.pool = pool;
+    this.token = token;
+    this.format = format;
+    this.declared = declared;
+    this.context = context;
+  }
+
+  void start() {
+    timer = shared.vertx().setTimer(shared.limits().requestTimeoutMs(), id -> timeUp());
+    req.response().endHandler(v -> finish());
+    req.response().closeHandler(v -> finish());
+    on(
+        shared.reviews().authenticate(token, OutcomeIntake.source(req)),
+        who -> {
+          if (who.isEmpty()) {
+            shared
+                .replies()
+                .refuse(
+                    req,
+                    401,
+                    "unauthenticated",
+                    "the token was not accepted: send a ServiceAccount token projected for Vigil's"
+                        + " audience");
+          } else {
+            admit(who.get());
+          }
+        });
+  }
+
+  /** An authenticated caller: rate, the permission, then the pool's runtime. */
+  void admit(Identity who) {
+    if (!shared.rates().tryAcquire(who.username())) {
+      req.response()
+          .putHeader(
+              HttpHeaders.RETRY_AFTER,
+              Long.toString(shared.rates().retryAfterSeconds(who.username())));
+      shared
+          .replies()
+          .refuse(
+              req,
+              429,
+              "rate_limited",
+              who.username()
+                  + " sends more than "
+                  + shared.limits().requestsPerSecond()
+                  + " requests/s; send fewer, larger batches");
+      return;
+    }
+    on(
+        shared.reviews().allows(who, Permission.reportOutcomes(pool.namespace(), pool.name())),
+        allowed -> {
+          if (!allowed) {
+            forbidden(who);
+          } else if (shared.runtimes().get(pool).isEmpty()) {
+            notHere(who);
+          } else {
+            read();
+          }
+        });
+  }
+
+  /**
+   * One answer for "not allowed" and "no such pool here" (issue 31, item 7 of the table): the same
+   * status and body, so a caller cannot tell which pools exist in namespaces it may not report for.
+   */
+  void forbidden(Identity who) {
+    shared
+        .replies()
+        .refuse(
+            req,
+            403,
+            "forbidden",
+            who.username()
+                + " may not create backendpools/outcomes for pool "
+                + pool
+                + ", or no such pool runs here");
+  }
+
+  /** Reserves the body's bytes, then reads it. */
+  void read() {
+    long want = declared >= 0 ? declared : shared.limits().maxBodyBytes();
+    if (!shared.bytesInFlight().reserve(this, OutcomeIntake.source(req), want)) {
+      busy("the intake holds its limit of request bytes");
+      return;
+    }
+    body = Buffer.buffer((int) Math.min(want, 64 * 1024));
+    req.handler(
+        chunk -> {
+          if (ended()) {
+            return;
+          }
+          if (body.length() + chunk.length() > shared.limits().maxBodyBytes()) {
+            shared.replies().refuse(req, 413, "body_too_large", shared.replies().tooLarge());
+            return;
+          }
+          body.appendBuffer(chunk);
+        });
+    req.exceptionHandler(e -> LOG.debug("outcome request failed: {}", e.getMessage()));
+    req.endHandler(
+        v -> {
+          bodyDone = true;
+          if (!ended()) {
+            apply();
+          }
+        });
+    req.resume();
+  }
+
+  /** Parses the body read, then queues the batch's outcomes for the pool's runtime. */
+  void apply() {
+    OutcomeParser.Parsed batch;
+    try {
+      byte[] bytes = body.getBytes();
+      body = null;
+      batch = shared.parser().parse(bytes, bytes.length, format, pool);
+    } catch (BadBatch e) {
+      shared.replies().refuse(req, e.status(), e.code(), e.getMessage());
+      return;
+    }
+    shared.metrics().received(batch.items());
+    List<Rejection> rejections = new ArrayList<>(batch.rejections());
+    List<ParsedOutcome> items = batch.outcomes();
+    Optional<PoolRuntime> runtime = shared.runtimes().get(pool);
+    if (runtime.isEmpty() && !items.isEmpty()) {
+      moving();
+      return;
+    }
+    int granted = reserve(items, rejections);
+    if (granted == 0) {
+      shared.replies().batch(req, batch.items(), 0, rejections);
+    } else {
+      hand(runtime.get(), batch.items(), items.subList(0, granted), rejections);
+    }
+  }
+
+  /**
+   * Reserves the pool's queue for as many of the items as it has room for; the rest are rejected
+   * ({@code queue_full}). Returns how many were granted, from the front.
+   */
+  private int reserve(List<ParsedOutcome> items, List<Rejection> rejections) {
+    int granted = items.isEmpty() ? 0 : shared.queues().reserve(pool, items.size());
+    if (granted < items.size()) {
+      shared.metrics().overflow(pool, items.size() - granted);
+      for (ParsedOutcome o : items.subList(granted, items.size())) {
+        rejections.add(
+            new Rejection(
+                o.index(),
+                RejectReason.QUEUE_FULL,
+                "pool "
+                    + pool
+                    + " has "
+                    + shared.limits().queuePerPool()
+                    + " outcomes queued; retry"));
+      }
+    }
+    return granted;
+  }
+
+  /**
+   * Hands the granted outcomes to the pool's runtime in one hop, and answers when it applied them.
+   */
+  private void hand(
+      PoolRuntime runtime, int items, List<ParsedOutcome> taken, List<Rejection> rejections) {
+    List<OutcomeReport> reports = new ArrayList<>(taken.size());
+    for (ParsedOutcome o : taken) {
+      reports.add(o.report());
+    }
+    Future<AppliedOutcomes> applied = runtime.onOutcomes(reports);
+    applied.onComplete(
+        r ->
+            context.runOnContext(
+                v -> {
+                  shared.queues().release(pool, taken.size());
+                  if (r.cause() instanceof PoolRuntime.Closed) {
+                    moving();
+                    return;
+                  }
+                  shared
+                      .replies()
+                      .batch(
+                          req,
+                          items,
+                          account(taken, r.result(), r.cause(), rejections),
+                          rejections);
+                }));
+  }
+
+  /** Counts the pool's share and notes its unknown backends; returns how many were taken. */
+  int account(
+      List<ParsedOutcome> taken,
+      AppliedOutcomes applied,
+      Throwable failed,
+      List<Rejection> rejections) {
+    if (failed != null) {
+      LOG.warn("outcomes for pool {} failed: {}", pool, failed.toString());
+      for (ParsedOutcome o : taken) {
+        rejections.add(
+            new Rejection(
+                o.index(),
+                RejectReason.UNKNOWN_POOL,
+                "pool " + pool + " closed or could not apply the batch; retry"));
+      }
+      return 0;
+    }
+    applied.unknown().stream()
+        .forEach(
+            i ->
+                rejections.add(
+                    new Rejection(
+                        taken.get(i).index(),
+                        RejectReason.UNKNOWN_BACKEND,
+                        "pool " + pool + " has no backend at " + taken.get(i).ip())));
+    for (AppliedOutcomes.Decided d : applied.decisions()) {
+      shared.metrics().decided(pool, d.decision().kind());
+    }
+    int accepted = taken.size() - applied.unknown().cardinality();
+    shared.metrics().accepted(pool, accepted);
+    return accepted;
+  }
+
+  /**
+   * An authorized caller's pool does not run here: a standby (or a shard that does not own it) says
+   * retry; the leader answers as for a caller that may not report ({@link #forbidden}).
+   */
+  void notHere(Identity who) {
+    if (!shared.runsPools().getAsBoolean()) {
+      elsewhere(
+          "this replica does not run BackendPool "
+              + pool
+              + " now (it stands by, or another replica owns the pool); retry");
+    } else {
+      forbidden(who);
+    }
+  }
+
+  /**
+   * The pool's runtime closed between the check and the batch (a handoff to another replica, or the
+   * pool's removal): nothing of the batch was applied, so the reporter sends it again.
+   */
+  void moving() {
+    elsewhere("BackendPool " + pool + " is moving to another replica; nothing was applied, retry");
+  }
+
+  /** 503 with Retry-After: the reporter's next try reaches another replica (or this one later). */
+  private void elsewhere(String message) {
+    req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
+    shared.replies().refuse(req, 503, "not_leader", message);
+  }
+
+  void timeUp() {
+    if (ended()) {
+      return;
+    }
+    if (body != null && !bodyDone) {
+      shared
+          .replies()
+          .refuse(
+              req,
+              408,
+              "request_timeout",
+              "the body did not arrive within " + shared.limits().requestTimeoutMs() + " ms");
+    } else {
+      busy("the request did not finish within " + shared.limits().requestTimeoutMs() + " ms");
+    }
+  }
+
+  void busy(String why) {
+    shared.replies().busy(req, why);
+  }
+
+  /** Runs the handler on the request's context once the review answered; failures answer 503. */
+  <T> void on(Future<T> review, Handler<T> then) {
+    review.onComplete(
+        r ->
+            context.runOnContext(
+                v -> {
+                  if (ended()) {
+                    return;
+                  }
+                  if (r.succeeded()) {
+                    then.handle(r.result());
+                  } else {
+                    shared.replies().reviewFailed(req, r.cause(), shared.reviews());
+                  }
+                }));
+  }
+
+  boolean ended() {
+    return req.response().ended() || req.response().closed();
+  }
+
+  void finish() {
+    shared.vertx().cancelTimer(timer);
+    shared.bytesInFlight().release(this);
+  }
+
+  /** Another source with fewer bytes needed this request's: it is answered 503, retry. */
+  @Override
+  public void yielded() {
+    context.runOnContext(
+        v -> {
+          if (!ended()) {
+            busy("the intake's request bytes went to a source holding fewer");
+          }
+        });
+  }
+}

@@ -1,0 +1,160 @@
+package dev.vigil.passive;
+
+import dev.vigil.security.ReviewCache;
+import dev.vigil.security.Reviews;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.Comparator;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The intake's answers: a JSON body with the status counted, and a connection whose body was not
+ * read drained before it closes.
+ */
+final class IntakeReplies {
+  private static final Logger LOG = LoggerFactory.getLogger(OutcomeIntake.class);
+
+  /** How long a connection answered before its body was read may drain before it is closed. */
+  private static final long DRAIN_MS = 1_000;
+
+  private final Vertx vertx;
+  private final IntakeLimits limits;
+  private final IntakeMetrics metrics;
+
+  IntakeReplies(Vertx vertx, IntakeLimits limits, IntakeMetrics metrics) {
+    this.vertx = vertx;
+    this.limits = limits;
+    this.metrics = metrics;
+  }
+
+  /**
+   * The answer to a batch that was read: 200 when any item was accepted (or there were none), else
+   * 429 when the pool's queue was full, else 422; each rejected item with its index and why.
+   */
+  void batch(HttpServerRequest req, int items, int accepted, List<Rejection> rejections) {
+    rejections.sort(Comparator.comparingInt(Rejection::index));
+    JsonArray errors = new JsonArray();
+    boolean full = false;
+    for (Rejection r : rejections) {
+      metrics.rejected(r.reason(), 1);
+      full |= r.reason() == RejectReason.QUEUE_FULL;
+      errors.add(
+          new JsonObject()
+              .put("index", r.index())
+              .put("reason", r.reason().wire())
+              .put("message", r.message()));
+    }
+    int status = accepted > 0 || items == 0 ? 200 : full ? 429 : 422;
+    if (status == 429) {
+      req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+    }
+    send(
+        req,
+        status,
+        new JsonObject()
+            .put("accepted", accepted)
+            .put("rejected", rejections.size())
+            .put("errors", errors));
+  }
+
+  /** 503 with Retry-After: the intake is short of something; {@code why} says what. */
+  void busy(HttpServerRequest req, String why) {
+    req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+    refuse(req, 503, "busy", why + "; retry");
+  }
+
+  /**
+   * A review did not answer: too many waiting (503), the source's failed authentications spent
+   * (429), or the API server failed (503; its message stays in the log: callers may not be
+   * authenticated).
+   */
+  void reviewFailed(HttpServerRequest req, Throwable cause, Reviews reviews) {
+    if (cause instanceof ReviewCache.Saturated) {
+      busy(req, "too many requests are waiting for a review");
+    } else if (cause instanceof ReviewCache.Throttled) {
+      String source = OutcomeIntake.source(req);
+      req.response()
+          .putHeader(HttpHeaders.RETRY_AFTER, Long.toString(reviews.retryAfterSeconds(source)));
+      refuse(
+          req,
+          429,
+          "too_many_failed_authentications",
+          "too many tokens from " + source + " were not accepted; retry later with a valid token");
+    } else {
+      LOG.warn("outcome intake: review failed: {}", cause.toString());
+      req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+      refuse(
+          req, 503, "review_unavailable", "could not review the caller with the API server; retry");
+    }
+  }
+
+  /** An error answer: {@code {"error": code, "message": message}}. */
+  void refuse(HttpServerRequest req, int status, String code, String message) {
+    if (status == 401) {
+      req.response().putHeader("WWW-Authenticate", "Bearer");
+    }
+    send(req, status, new JsonObject().put("error", code).put("message", message));
+  }
+
+  void send(HttpServerRequest req, int status, JsonObject body) {
+    var response = req.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    metrics.request(status);
+    boolean unread = !req.isEnded();
+    if (unread) {
+      // The rest of the body is not read: the connection cannot be reused.
+      response.putHeader(HttpHeaders.CONNECTION, "close");
+    }
+    response
+        .setStatusCode(status)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(body.toBuffer())
+        .onComplete(
+            v -> {
+              if (unread) {
+                drain(req);
+              }
+            });
+  }
+
+  /**
+   * Reads and drops what the client is still sending for a little while, then closes: closing with
+   * unread bytes makes the kernel send a reset that can destroy the reply before the client reads
+   * it (the client then sees no answer at all).
+   */
+  private void drain(HttpServerRequest req) {
+    long[] dropped = {0};
+    long closer = vertx.setTimer(DRAIN_MS, id -> req.connection().close());
+    req.handler(
+        chunk -> {
+          dropped[0] += chunk.length();
+          if (dropped[0] > limits.maxBodyBytes()) {
+            vertx.cancelTimer(closer);
+            req.connection().close();
+          }
+        });
+    req.endHandler(
+        v -> {
+          vertx.cancelTimer(closer);
+          req.connection().close();
+        });
+    req.exceptionHandler(e -> {});
+    if (req.isEnded()) {
+      vertx.cancelTimer(closer);
+      req.connection().close();
+    } else {
+      req.resume();
+    }
+  }
+
+  String tooLarge() {
+    return "the body is larger than " + limits.maxBodyBytes() + " bytes; send smaller batches";
+  }
+}

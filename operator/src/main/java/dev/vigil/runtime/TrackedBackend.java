@@ -1,0 +1,39 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.Backend;
+import dev.vigil.health.ProbePhase;
+
+/**
+ * One member of a pool as its runtime tracks it: the Pod, its backend in the decision core, and
+ * what status shows besides the decision. Touched only on the pool's context.
+ */
+final class TrackedBackend {
+  Member member;
+  Backend backend;
+  ProbeSummary lastProbe;
+
+  /** When the backend's shown state last changed (epoch ms). */
+  long since;
+
+  /** The dry-run reason status shows, or null. */
+  String wouldEject;
+
+  /** When the dry-run ejection behind {@link #wouldEject} would have ended (epoch ms). */
+  long wouldEjectUntil;
+
+  /** In a run of refusals by the cap: further refusals are counted, not reported again. */
+  boolean refused;
+
+  /** The probe phase the scheduler was last told. */
+  ProbePhase phase = ProbePhase.NORMAL;
+
+  TrackedBackend(Member member, Backend backend, long since) {
+    this.member = member;
+    this.backend = backend;
+    this.since = since;
+  }
+
+  String id() {
+    return member.id();
+  }
+}

@@ -1,0 +1,140 @@
+package dev.vigil.runtime;
+
+import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.BackendState;
+import dev.vigil.health.PoolHealth;
+import dev.vigil.health.ProbePhase;
+import dev.vigil.probe.ProbeTarget;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A pool's members as its runtime tracks them, by id and by address: keeps them in step with the
+ * Pods (new members join the core and the probes, gone or moved ones leave, draining follows the
+ * Pod), passes probe phases on to the scheduler, and lists them for the view. Runs on the pool's
+ * context.
+ */
+final class TrackedBackends {
+  private final PoolHealth health;
+  private final Probing probing;
+  private final EjectionBook ejections;
+  private final Map<String, TrackedBackend> byId = new TreeMap<>();
+  private final Map<String, TrackedBackend> byIp = new HashMap<>();
+
+  TrackedBackends(PoolHealth health, Probing probing, EjectionBook ejections) {
+    this.health = health;
+    this.probing = probing;
+    this.ejections = ejections;
+  }
+
+  TrackedBackend byId(String id) {
+    return byId.get(id);
+  }
+
+  TrackedBackend byIp(String ip) {
+    return byIp.get(ip);
+  }
+
+  /** Every member, by id. */
+  Collection<TrackedBackend> all() {
+    return byId.values();
+  }
+
+  /**
+   * Brings the members in step with {@code members}; true when any joined, left or changed.
+   *
+   * @param restored state a previous operator left, by member id; used only for new members
+   */
+  boolean update(List<Member> members, Map<String, RestoredBackend> restored, long now) {
+    boolean changed = false;
+    Map<String, Member> wanted = new HashMap<>();
+    for (Member m : members) {
+      wanted.put(m.id(), m);
+    }
+    for (TrackedBackend t : new ArrayList<>(byId.values())) {
+      Member m = wanted.get(t.id());
+      if (m == null || !m.ip().equals(t.member.ip()) || m.probePort() != t.member.probePort()) {
+        remove(t);
+        changed = true;
+      }
+    }
+    for (Member m : members) {
+      TrackedBackend t = byId.get(m.id());
+      if (t == null) {
+        add(m, restored.get(m.id()), now);
+        changed = true;
+      } else if (!m.equals(t.member)) {
+        if (m.draining() != t.member.draining()) {
+          health.setDraining(t.backend, m.draining());
+          t.since = now;
+        }
+        t.member = m;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  private void add(Member m, RestoredBackend restored, long now) {
+    TrackedBackend t = new TrackedBackend(m, health.add(m.id()), now);
+    if (restored != null && restored.state() != BackendState.UNKNOWN) {
+      health.restore(
+          t.backend,
+          restored.state(),
+          restored.ejections(),
+          restored.ejectedUntil(),
+          restored.damping(),
+          now);
+      if (restored.since() > 0 && restored.since() <= now) {
+        t.since = restored.since();
+      }
+    }
+    if (m.draining()) {
+      health.setDraining(t.backend, true);
+    }
+    byId.put(m.id(), t);
+    byIp.put(m.ip(), t);
+    probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()));
+    tellPhase(t);
+  }
+
+  private void remove(TrackedBackend t) {
+    ejections.forget(t);
+    probing.remove(t.id());
+    health.remove(t.backend);
+    byId.remove(t.id());
+    byIp.remove(t.member.ip(), t);
+  }
+
+  /** Passes a changed probe phase on to the scheduler. */
+  void tellPhase(TrackedBackend t) {
+    ProbePhase phase = t.backend.phase();
+    if (phase != t.phase) {
+      t.phase = phase;
+      probing.phase(t.id(), phase);
+    }
+  }
+
+  /** The members for a view of the core's {@code snap}, by id. */
+  List<BackendSnapshot> snapshots(AvailabilitySnapshot snap) {
+    List<BackendSnapshot> backends = new ArrayList<>(byId.size());
+    for (TrackedBackend t : byId.values()) {
+      boolean healthy =
+          t.backend.state() == BackendState.UP && !t.backend.ejected() && !t.backend.damped();
+      backends.add(
+          new BackendSnapshot(
+              t.member,
+              t.backend.view(),
+              snap.ready().contains(t.id()),
+              healthy,
+              t.since,
+              t.lastProbe,
+              t.wouldEject));
+    }
+    return List.copyOf(backends);
+  }
+}

@@ -1,0 +1,76 @@
+package dev.vigil.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * Raw loopback sockets for bounds tests: from a chosen source address on 127.0.0.0/8 (so one test
+ * plays several tenants), plain or TLS, with a request written by hand and its reply head read.
+ */
+public final class LoopbackSockets {
+  private LoopbackSockets() {}
+
+  /** A plain connection to 127.0.0.1:{@code port} from {@code local} (e.g. "127.0.0.2"). */
+  public static Socket from(String local, int port) throws IOException {
+    return new Socket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(local), 0);
+  }
+
+  /** A TLS connection (trusting the test CA) from {@code local}, after its handshake. */
+  public static SSLSocket tlsFrom(String local, int port) throws IOException {
+    SSLSocket s =
+        (SSLSocket)
+            TestTls.trusting()
+                .getSocketFactory()
+                .createSocket(
+                    InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(local), 0);
+    s.startHandshake();
+    return s;
+  }
+
+  /** Whether the peer closed (a read returns end of stream or fails) within 50 ms. */
+  public static boolean closedByPeer(Socket s) throws IOException {
+    s.setSoTimeout(50);
+    try {
+      return s.getInputStream().read() < 0;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  /**
+   * Writes {@code request} if the connection is still open and returns the reply's status line and
+   * headers (waiting up to 5 s), or "" when the connection was closed without an answer.
+   */
+  public static String replyHead(Socket s, String request) {
+    try {
+      s.setSoTimeout(5_000);
+      OutputStream out = s.getOutputStream();
+      out.write(request.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+    } catch (IOException e) {
+      // closed already: read what may have been answered before
+    }
+    StringBuilder b = new StringBuilder();
+    try {
+      InputStream in = s.getInputStream();
+      int c;
+      while ((c = in.read()) >= 0) {
+        b.append((char) c);
+        if (b.length() >= 4 && b.substring(b.length() - 4).equals("\r\n\r\n")) {
+          break;
+        }
+      }
+    } catch (IOException e) {
+      // reset: no answer
+    }
+    return b.toString();
+  }
+}
