@@ -2,6 +2,8 @@ package dev.vigil.probe;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.http.StatusLineClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;

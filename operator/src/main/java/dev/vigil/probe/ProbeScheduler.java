@@ -68,7 +68,7 @@ public final class ProbeScheduler<K> {
    * backends at 250 ms) sustained 18,000 probes/s with every backend UP at a limit of 200 (the
    * whole in-flight count then), and 14,900/s with 334 timeouts at 1,000.
    */
-  static final int MAX_BACKLOG = 256;
+  public static final int MAX_BACKLOG = 256;
 
   private final Prober prober;
   private final Timers timers;

@@ -1,5 +1,7 @@
 package dev.vigil.probe;
 
+import dev.vigil.probe.http.Http2Prober;
+import dev.vigil.probe.http.HttpProber;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.EnumMap;

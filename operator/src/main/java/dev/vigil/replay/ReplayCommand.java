@@ -2,8 +2,8 @@ package dev.vigil.replay;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.InvalidSettingsException;
-import dev.vigil.probe.ExpectedStatuses;
-import dev.vigil.probe.StatusLineClassifier;
+import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.http.StatusLineClassifier;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;

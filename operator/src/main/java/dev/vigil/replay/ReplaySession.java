@@ -7,7 +7,7 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.StatusLineClassifier;
+import dev.vigil.probe.http.StatusLineClassifier;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -2,6 +2,8 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.http.StatusLineClassifier;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;

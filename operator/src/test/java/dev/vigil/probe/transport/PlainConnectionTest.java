@@ -1,9 +1,17 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Protocol;
+import dev.vigil.probe.Reason;
+import dev.vigil.probe.TcpProber;
+import dev.vigil.probe.http.HttpProber;
 import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

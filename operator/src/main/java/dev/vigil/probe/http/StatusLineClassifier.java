@@ -1,4 +1,7 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
+
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.Reason;
 
 /**
  * Classifies a raw HTTP status line exactly as {@link HttpProber} does; pure, no I/O, so tools
@@ -91,7 +94,7 @@ public final class StatusLineClassifier {
   }
 
   /** At most 40 printable characters of the line, for the detail text. */
-  static String excerpt(CharSequence line) {
+  public static String excerpt(CharSequence line) {
     StringBuilder out = new StringBuilder(Math.min(line.length(), 43) + 2).append('"');
     for (int i = 0; i < line.length() && i < 40; i++) {
       char c = line.charAt(i);

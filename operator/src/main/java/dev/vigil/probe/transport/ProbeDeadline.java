@@ -1,4 +1,4 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
 import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.Vertx;
@@ -12,11 +12,11 @@ import java.util.concurrent.TimeUnit;
  * that every event loop shares (issue 15: {@code cancelTimer} alone was 1 % of the prober's CPU at
  * 5,000 backends).
  */
-final class ProbeDeadline {
+public final class ProbeDeadline {
   private ProbeDeadline() {}
 
   /** Runs {@code onDeadline} on the calling context after {@code delayMs}, unless cancelled. */
-  static ScheduledFuture<?> schedule(Vertx vertx, long delayMs, Runnable onDeadline) {
+  public static ScheduledFuture<?> schedule(Vertx vertx, long delayMs, Runnable onDeadline) {
     ContextInternal context = (ContextInternal) vertx.getOrCreateContext();
     return context
         .nettyEventLoop()

@@ -1,5 +1,6 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
 
+import dev.vigil.probe.CheckSpec;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

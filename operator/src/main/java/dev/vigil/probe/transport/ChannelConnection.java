@@ -1,5 +1,7 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,5 +1,14 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Prober;
+import dev.vigil.probe.Protocol;
+import dev.vigil.probe.Reason;
+import dev.vigil.probe.transport.ProbeConnection;
+import dev.vigil.probe.transport.ProbeDeadline;
+import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -30,17 +39,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * per backend is kept when the response was cleanly framed, as Envoy does; a reused connection that
  * turns out to be closed before any byte of a response is retried once on a fresh one.
  *
- * <p>Transports. The exchange above is one implementation over a {@link ProbeConnection}. A check
- * with TLS (HTTPS, wss) connects with Vert.x's {@code NetClient} ({@link NetSocketConnection}),
- * which owns the handshake, SNI and verification. A plain check opens a bare socket on the calling
- * context's own event loop ({@link ProbeConnection#plain}): registered directly with the epoll loop
- * ({@link EpollConnection}), or a Netty NIO channel when Vert.x runs on NIO ({@link
- * ChannelConnection}). Why: per probe Vert.x's {@code NetClient} applied every option of its {@code
- * NetClientOptions} to the socket, opened an IPv6 socket for an IPv4 target and allocated a
- * connection, options and futures, and Netty's epoll channel still made six {@code epoll_ctl} and
- * three address queries; issue 15 measured about 175 us of CPU per fresh-connection probe against
- * HAProxy's 90 us with the {@code NetClient}. Both run on Vert.x's own event loops with the
- * caller's context current in their callbacks, so scheduling, timers and results stay as they were.
+ * <p>The exchange above is one implementation over a {@link ProbeConnection}: TLS checks connect
+ * with Vert.x's {@code NetClient}, plain ones with a bare socket on the calling context's event
+ * loop ({@link ProbeConnection#plain}; the {@code dev.vigil.probe.transport} package says why).
  */
 public final class HttpProber implements Prober {
 
@@ -54,13 +55,13 @@ public final class HttpProber implements Prober {
   private static final byte[] CLOSE_FRAME = {(byte) 0x88, (byte) 0x80, 0, 0, 0, 0};
 
   private final Vertx vertx;
-  private final NetSocketConnection.Connector tlsConnector;
+  private final ProbeConnection.Connector tlsConnector;
   private final ProbeConnection.Connector plainConnector;
   private final Map<ProbeTarget, Idle> idle = new ConcurrentHashMap<>();
 
   public HttpProber(Vertx vertx) {
     this.vertx = vertx;
-    this.tlsConnector = new NetSocketConnection.Connector(vertx);
+    this.tlsConnector = ProbeConnection.tls(vertx);
     this.plainConnector = ProbeConnection.plain(vertx, tlsConnector);
   }
 
@@ -75,7 +76,7 @@ public final class HttpProber implements Prober {
       return exchange.promise.future();
     } catch (RuntimeException e) {
       return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, elapsedMs(start)));
+          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
     }
   }
 
@@ -102,10 +103,6 @@ public final class HttpProber implements Prober {
   /** The number of idle connections kept for reuse. */
   public int idleConnections() {
     return idle.size();
-  }
-
-  static long elapsedMs(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
   /** A fresh {@code Sec-WebSocket-Key}: 16 random bytes, base64. */
@@ -208,7 +205,7 @@ public final class HttpProber implements Prober {
 
     void connect() {
       reused = false;
-      long left = spec.timeout().toMillis() - elapsedMs(start);
+      long left = spec.timeout().toMillis() - ProbeResult.elapsedMs(start);
       ProbeConnection.Connector connector = spec.usesTls() ? tlsConnector : plainConnector;
       connector.connect(
           target,
@@ -220,7 +217,7 @@ public final class HttpProber implements Prober {
                 connection.close();
               }
             } else if (failure != null) {
-              verdict(TransportFailure.classify(failure, elapsedMs(start)));
+              verdict(TransportFailure.classify(failure, ProbeResult.elapsedMs(start)));
               release(false);
             } else {
               attach(connection);
@@ -310,7 +307,9 @@ public final class HttpProber implements Prober {
       boolean headBefore = parser.headComplete();
       parser.feed(bytes, offset, length);
       if (parser.isMalformed()) {
-        verdict(ProbeResult.fail(Reason.MALFORMED_RESPONSE, parser.problem(), elapsedMs(start)));
+        verdict(
+            ProbeResult.fail(
+                Reason.MALFORMED_RESPONSE, parser.problem(), ProbeResult.elapsedMs(start)));
         release(false);
         return;
       }
@@ -358,7 +357,7 @@ public final class HttpProber implements Prober {
     /** RFC 6455 section 4.1: 101, Upgrade: websocket, and the accept value of our key. */
     ProbeResult websocketVerdict() {
       int code = parser.statusCode();
-      long latency = elapsedMs(start);
+      long latency = ProbeResult.elapsedMs(start);
       if (code != 101) {
         return ProbeResult.fail(Reason.STATUS, "status " + code + ", not 101", latency)
             .withStatusCode(code);
@@ -388,7 +387,7 @@ public final class HttpProber implements Prober {
           CheckSpec.HeaderMatch.firstMismatch(spec.http().headerMatch(), parser::headerValues);
       return detail == null
           ? null
-          : ProbeResult.fail(Reason.HEADER_MISMATCH, detail, elapsedMs(start))
+          : ProbeResult.fail(Reason.HEADER_MISMATCH, detail, ProbeResult.elapsedMs(start))
               .withStatusCode(parser.statusCode());
     }
 
@@ -399,18 +398,21 @@ public final class HttpProber implements Prober {
     ProbeResult statusVerdict() {
       CheckSpec.Http http = spec.http();
       return StatusLineClassifier.verdict(
-          http.expectedStatuses(), http.failFastStatuses(), parser.statusCode(), elapsedMs(start));
+          http.expectedStatuses(),
+          http.failFastStatuses(),
+          parser.statusCode(),
+          ProbeResult.elapsedMs(start));
     }
 
     ProbeResult bodyVerdict() {
       int code = parser.statusCode();
       if (spec.http().bodyMatch().matcher(parser.bodyText()).find()) {
-        return ProbeResult.httpStatus(true, code, elapsedMs(start));
+        return ProbeResult.httpStatus(true, code, ProbeResult.elapsedMs(start));
       }
       return ProbeResult.fail(
               Reason.BODY_MISMATCH,
               "body does not match" + (parser.bodyTruncated() ? " (first 64 KiB)" : ""),
-              elapsedMs(start))
+              ProbeResult.elapsedMs(start))
           .withStatusCode(code);
     }
 
@@ -422,7 +424,7 @@ public final class HttpProber implements Prober {
       if (retryOnFresh()) {
         return;
       }
-      verdict(TransportFailure.classify(t, elapsedMs(start)));
+      verdict(TransportFailure.classify(t, ProbeResult.elapsedMs(start)));
       release(false);
     }
 
@@ -444,13 +446,15 @@ public final class HttpProber implements Prober {
               ProbeResult.fail(
                   Reason.MALFORMED_RESPONSE,
                   "malformed status line: " + StatusLineClassifier.excerpt(parser.partialLine()),
-                  elapsedMs(start)));
+                  ProbeResult.elapsedMs(start)));
         } else if (received == 0) {
-          verdict(TransportFailure.closed(elapsedMs(start)));
+          verdict(TransportFailure.closed(ProbeResult.elapsedMs(start)));
         } else {
           verdict(
               ProbeResult.fail(
-                  Reason.CONNECTION_CLOSED, "connection closed mid-response", elapsedMs(start)));
+                  Reason.CONNECTION_CLOSED,
+                  "connection closed mid-response",
+                  ProbeResult.elapsedMs(start)));
         }
       }
       connection = null;

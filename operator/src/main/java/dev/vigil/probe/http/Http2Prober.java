@@ -1,5 +1,12 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Prober;
+import dev.vigil.probe.Reason;
+import dev.vigil.probe.transport.ClientTls;
+import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -80,7 +87,7 @@ public final class Http2Prober implements Prober {
       return new Exchange(new ProbeTarget(target.ip(), spec.portFor(target)), spec, start).run();
     } catch (RuntimeException e) {
       return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, HttpProber.elapsedMs(start)));
+          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
     }
   }
 
@@ -118,7 +125,7 @@ public final class Http2Prober implements Prober {
       String sni = spec.usesTls() ? ClientTls.sniName(spec) : null;
       RequestOptions options =
           new RequestOptions()
-              .setServer(GrpcProber.address(target, sni))
+              .setServer(ClientTls.address(target, sni))
               .setMethod(HttpMethod.valueOf(http.method()))
               .setURI(http.path())
               .setConnectTimeout(timeout)
@@ -226,7 +233,7 @@ public final class Http2Prober implements Prober {
     }
 
     long elapsed() {
-      return HttpProber.elapsedMs(start);
+      return ProbeResult.elapsedMs(start);
     }
   }
 

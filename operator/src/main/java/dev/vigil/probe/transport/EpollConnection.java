@@ -1,5 +1,9 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeScheduler;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Protocol;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;

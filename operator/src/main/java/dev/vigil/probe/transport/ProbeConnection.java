@@ -1,5 +1,9 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.TcpProber;
+import dev.vigil.probe.http.HttpProber;
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -17,7 +21,7 @@ import io.vertx.core.internal.VertxInternal;
  * <p>Every callback of a {@link Receiver} runs on the Vert.x context that opened the connection,
  * with that context current ({@code Vertx.currentContext()}), as a {@code NetSocket} handler does.
  */
-interface ProbeConnection {
+public interface ProbeConnection {
 
   /** Where the bytes, errors and the end of a connection go. */
   interface Receiver {
@@ -57,6 +61,15 @@ interface ProbeConnection {
    * is epoll (the operator's default), Netty NIO channels when it is NIO (the fallback), else
    * {@code fallback} (io_uring, kqueue). Each also hands host names to {@code fallback}.
    */
+  /**
+   * The connector of TLS probes (and of plain ones no other transport can take): one shared Vert.x
+   * {@code NetClient}, which owns the handshake, SNI and verification ({@link
+   * NetSocketConnection}).
+   */
+  static Connector tls(Vertx vertx) {
+    return new NetSocketConnection.Connector(vertx);
+  }
+
   static Connector plain(Vertx vertx, Connector fallback) {
     Object transport = ((VertxInternal) vertx).transport();
     if (transport instanceof EpollTransport) {

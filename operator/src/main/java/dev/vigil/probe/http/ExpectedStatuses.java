@@ -1,4 +1,4 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
 
 import java.util.ArrayList;
 import java.util.List;

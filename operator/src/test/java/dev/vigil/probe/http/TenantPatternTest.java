@@ -1,8 +1,15 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Prober;
+import dev.vigil.probe.Protocol;
+import dev.vigil.probe.Reason;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

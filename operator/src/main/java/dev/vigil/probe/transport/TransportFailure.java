@@ -1,5 +1,7 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.Reason;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -8,11 +10,11 @@ import java.util.Locale;
 import javax.net.ssl.SSLException;
 
 /** Turns a transport exception into a failed {@link ProbeResult} with its own reason. */
-final class TransportFailure {
+public final class TransportFailure {
 
   private TransportFailure() {}
 
-  static ProbeResult classify(Throwable failure, long latencyMs) {
+  public static ProbeResult classify(Throwable failure, long latencyMs) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       String message = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
       if (t instanceof SSLException) {
@@ -38,7 +40,8 @@ final class TransportFailure {
     return ProbeResult.fail(Reason.CONNECTION_ERROR, shortMessage(failure), latencyMs);
   }
 
-  static ProbeResult closed(long latencyMs) {
+  /** A connection the peer closed before any response. */
+  public static ProbeResult closed(long latencyMs) {
     return ProbeResult.fail(
         Reason.CONNECTION_CLOSED, "connection closed before a response", latencyMs);
   }

@@ -1,4 +1,4 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

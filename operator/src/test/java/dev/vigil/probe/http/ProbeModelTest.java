@@ -1,8 +1,12 @@
-package dev.vigil.probe;
+package dev.vigil.probe.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Protocol;
+import dev.vigil.probe.Reason;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

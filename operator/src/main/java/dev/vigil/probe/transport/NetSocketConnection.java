@@ -1,5 +1,7 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeTarget;
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

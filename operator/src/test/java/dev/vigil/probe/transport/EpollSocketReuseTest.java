@@ -1,8 +1,14 @@
-package dev.vigil.probe;
+package dev.vigil.probe.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Protocol;
+import dev.vigil.probe.http.HttpProber;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollIoEvent;
 import io.netty.channel.epoll.EpollIoOps;
