@@ -3,7 +3,7 @@ package dev.vigil.demo;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.demo.Expectations.Unmet;
 import dev.vigil.demo.Timeline.Row;
-import dev.vigil.health.BackendState;
+import dev.vigil.health.ActiveState;
 import dev.vigil.runtime.BackendSnapshot;
 import java.util.ArrayList;
 import java.util.List;
@@ -227,7 +227,7 @@ final class Scenarios {
     while (!damped && flips < MAX_FLIPS) {
       boolean goDown = flips % 2 == 0;
       cluster.set(i, goDown ? Mode.REFUSE : Mode.HEALTHY);
-      BackendState want = goDown ? BackendState.DOWN : BackendState.UP;
+      ActiveState want = goDown ? ActiveState.DOWN : ActiveState.UP;
       expect.within(
           name(i) + " goes " + want,
           expect.now(),
@@ -264,7 +264,7 @@ final class Scenarios {
         upper(rise) + slack,
         o ->
             snapshot(o, i) != null
-                && snapshot(o, i).decision().state() == BackendState.UP
+                && snapshot(o, i).decision().state() == ActiveState.UP
                 && snapshot(o, i).decision().damped()
                 && !ready(o, ip)
                 && stateOf(o, i).equals("DAMPED"));
@@ -320,7 +320,7 @@ final class Scenarios {
         o ->
             snapshot(o, i) != null
                 && snapshot(o, i).decision().ejected()
-                && snapshot(o, i).decision().state() == dev.vigil.health.BackendState.UP
+                && snapshot(o, i).decision().state() == dev.vigil.health.ActiveState.UP
                 && stateOf(o, i).equals("EJECTED"));
     long ejectedAt = t0 + detect;
     timeline.log(

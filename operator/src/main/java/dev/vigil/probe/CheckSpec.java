@@ -34,7 +34,7 @@ import java.util.Objects;
  *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
  */
 public record CheckSpec(
-    Protocol protocol,
+    ProbeProtocol protocol,
     int port,
     Duration timeout,
     Http http,
@@ -90,8 +90,9 @@ public record CheckSpec(
 
   /** Whether this check runs over TLS. */
   public boolean usesTls() {
-    return protocol == Protocol.HTTPS
-        || ((protocol == Protocol.GRPC || protocol == Protocol.WEBSOCKET) && tls != Tls.NONE);
+    return protocol == ProbeProtocol.HTTPS
+        || ((protocol == ProbeProtocol.GRPC || protocol == ProbeProtocol.WEBSOCKET)
+            && tls != Tls.NONE);
   }
 
   /**
@@ -370,7 +371,7 @@ public record CheckSpec(
 
   /** Builds a {@link CheckSpec}; every setter is optional. */
   public static final class Builder {
-    private Protocol protocol = Protocol.HTTP;
+    private ProbeProtocol protocol = ProbeProtocol.HTTP;
     private int port;
     private Duration timeout = DEFAULT_TIMEOUT;
     private Http http = Http.DEFAULT;
@@ -394,7 +395,7 @@ public record CheckSpec(
       return this;
     }
 
-    public Builder protocol(Protocol protocol) {
+    public Builder protocol(ProbeProtocol protocol) {
       this.protocol = protocol;
       return this;
     }

@@ -1,9 +1,10 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.Backend;
-import dev.vigil.health.BackendState;
 import dev.vigil.health.DampingListener;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.Ejection;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
@@ -243,7 +244,7 @@ public final class PoolRuntime {
     t.member = m;
     t.backend = health.add(m.id());
     t.since = now;
-    if (restored != null && restored.state() != BackendState.UNKNOWN) {
+    if (restored != null && restored.state() != ActiveState.UNKNOWN) {
       health.restore(
           t.backend,
           restored.state(),
@@ -301,7 +302,7 @@ public final class PoolRuntime {
   }
 
   private String dampedWhy(Backend b) {
-    HealthSettings.Damping d = health.settings().damping();
+    DampingSettings d = health.settings().damping();
     return String.format(
         java.util.Locale.ROOT,
         "flapping: merit %.0f above damping.suppressThreshold %d",
@@ -324,7 +325,7 @@ public final class PoolRuntime {
     }
     long now = clock.getAsLong();
     t.lastProbe = new LastProbe(now, result.passed(), result.latencyMs(), result.detail());
-    BackendState before = t.backend.state();
+    ActiveState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
     Transition transition =
         health.onProbeResult(t.backend, result.passed(), result.failFast(), now);
@@ -335,16 +336,16 @@ public final class PoolRuntime {
     if (transition == Transition.CHANGED) {
       t.since = now;
       material = true;
-      BackendState after = t.backend.state();
+      ActiveState after = t.backend.state();
       sink.stateChanged(key, id, before.name(), after.name(), reasonFor(t, result, after));
     }
     tellPhase(t);
     afterEvent(material);
   }
 
-  private String reasonFor(Tracked t, ProbeResult result, BackendState after) {
+  private String reasonFor(Tracked t, ProbeResult result, ActiveState after) {
     HealthSettings s = health.settings();
-    if (after == BackendState.UP) {
+    if (after == ActiveState.UP) {
       return (t.backend.passRun() <= 1 ? "first probe passed" : s.rise() + " probes passed");
     }
     if (result.failFast() && t.backend.failRun() < s.fall()) {
@@ -647,7 +648,7 @@ public final class PoolRuntime {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
     for (Tracked t : byId.values()) {
       boolean healthy =
-          t.backend.state() == BackendState.UP && !t.backend.ejected() && !t.backend.damped();
+          t.backend.state() == ActiveState.UP && !t.backend.ejected() && !t.backend.damped();
       backends.add(
           new BackendSnapshot(
               t.member,

@@ -75,15 +75,15 @@ class ProberTableTest {
     int grpc = servers.grpcHealth(Map.of("", ServingStatus.SERVING));
     ProbeTarget local = new ProbeTarget("127.0.0.1", 1);
     CheckSpec.Builder spec = CheckSpec.builder().timeout(generous);
-    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(Protocol.HTTP).build());
-    probe(new ProbeTarget("127.0.0.1", tls), spec.protocol(Protocol.HTTPS).build());
+    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.HTTP).build());
+    probe(new ProbeTarget("127.0.0.1", tls), spec.protocol(ProbeProtocol.HTTPS).build());
     probe(
         new ProbeTarget("127.0.0.1", tls),
-        spec.protocol(Protocol.HTTPS).tls(new CheckSpec.Tls(true, null)).build());
+        spec.protocol(ProbeProtocol.HTTPS).tls(new CheckSpec.Tls(true, null)).build());
     probe(
         new ProbeTarget("127.0.0.1", grpc),
-        spec.protocol(Protocol.GRPC).tls(CheckSpec.Tls.NONE).build());
-    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(Protocol.TCP).build());
+        spec.protocol(ProbeProtocol.GRPC).tls(CheckSpec.Tls.NONE).build());
+    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.TCP).build());
     assertThat(local.port()).isEqualTo(1);
   }
 
@@ -112,7 +112,7 @@ class ProberTableTest {
   }
 
   static CheckSpec.Builder http() {
-    return CheckSpec.builder().protocol(Protocol.HTTP).timeout(SLOW_TIMEOUT);
+    return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(SLOW_TIMEOUT);
   }
 
   static Case status(String name, String line, boolean pass, Reason reason) {
@@ -132,11 +132,11 @@ class ProberTableTest {
   static Stream<Case> cases() {
     CheckSpec tcpPing =
         CheckSpec.builder()
-            .protocol(Protocol.TCP)
+            .protocol(ProbeProtocol.TCP)
             .timeout(SLOW_TIMEOUT)
             .tcp(new CheckSpec.Tcp("PING\r\n", "+PONG"))
             .build();
-    CheckSpec grpc = CheckSpec.builder().protocol(Protocol.GRPC).timeout(SLOW_TIMEOUT).build();
+    CheckSpec grpc = CheckSpec.builder().protocol(ProbeProtocol.GRPC).timeout(SLOW_TIMEOUT).build();
     Map<String, ServingStatus> health =
         Map.of("", ServingStatus.SERVING, "db", ServingStatus.NOT_SERVING);
     return Stream.of(
@@ -222,7 +222,7 @@ class ProberTableTest {
         new Case(
             "TLS self-signed fails without insecureSkipVerify",
             LoopbackServers::tlsSelfSigned,
-            http().protocol(Protocol.HTTPS).timeout(SLOW_TIMEOUT).build(),
+            http().protocol(ProbeProtocol.HTTPS).timeout(SLOW_TIMEOUT).build(),
             false,
             Reason.TLS,
             null),
@@ -230,7 +230,7 @@ class ProberTableTest {
             "TLS self-signed passes with insecureSkipVerify",
             LoopbackServers::tlsSelfSigned,
             http()
-                .protocol(Protocol.HTTPS)
+                .protocol(ProbeProtocol.HTTPS)
                 .tls(new CheckSpec.Tls(true, "localhost"))
                 .timeout(SLOW_TIMEOUT)
                 .build(),

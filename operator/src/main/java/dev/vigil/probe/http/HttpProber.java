@@ -1,10 +1,10 @@
 package dev.vigil.probe.http;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ProbeConnection;
 import dev.vigil.probe.transport.ProbeDeadline;
@@ -29,8 +29,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * over the first 64 KiB of the body. Headers are limited to 32 KiB, the body is never kept beyond
  * 64 KiB, and the whole probe (connect, TLS, request, response) has one deadline.
  *
- * <p>WebSocket checks ({@link Protocol#WEBSOCKET}) go the same way with an upgrade request (a fresh
- * random {@code Sec-WebSocket-Key} per probe): they pass on {@code 101} with {@code Upgrade:
+ * <p>WebSocket checks ({@link ProbeProtocol#WEBSOCKET}) go the same way with an upgrade request (a
+ * fresh random {@code Sec-WebSocket-Key} per probe): they pass on {@code 101} with {@code Upgrade:
  * websocket} and the {@code Sec-WebSocket-Accept} RFC 6455 derives from the key, then send a close
  * frame and close; the connection is never reused.
  *
@@ -184,7 +184,7 @@ public final class HttpProber implements Prober {
     Exchange(ProbeTarget target, CheckSpec spec) {
       this.target = target;
       this.spec = spec;
-      this.websocket = spec.protocol() == Protocol.WEBSOCKET;
+      this.websocket = spec.protocol() == ProbeProtocol.WEBSOCKET;
       this.collectBody = !websocket && spec.http().bodyMatch() != null;
       this.websocketKey = websocket ? newWebSocketKey() : null;
     }

@@ -1,9 +1,9 @@
 package dev.vigil.probe.transport;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeScheduler;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
@@ -530,7 +530,7 @@ final class EpollConnection implements ProbeConnection {
      * expect-only TCP check keeps the immediate ACK.
      */
     static boolean sendsFirst(CheckSpec spec) {
-      return spec.protocol() != Protocol.TCP || spec.tcp().send() != null;
+      return spec.protocol() != ProbeProtocol.TCP || spec.tcp().send() != null;
     }
 
     /**

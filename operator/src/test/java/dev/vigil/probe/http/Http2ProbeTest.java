@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import io.vertx.core.Context;
 import io.vertx.core.Handler;
@@ -78,12 +78,12 @@ class Http2ProbeTest {
   }
 
   static CheckSpec.Builder h2c() {
-    return CheckSpec.builder().protocol(Protocol.HTTP).timeout(Duration.ofSeconds(5));
+    return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(Duration.ofSeconds(5));
   }
 
   static CheckSpec.Builder h2() {
     return CheckSpec.builder()
-        .protocol(Protocol.HTTPS)
+        .protocol(ProbeProtocol.HTTPS)
         .timeout(Duration.ofSeconds(10))
         .tls(new CheckSpec.Tls(true, null));
   }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -51,7 +51,7 @@ class HttpCheckFeaturesTest {
 
   static ProbeResult probe(int port, CheckSpec.Http http) {
     CheckSpec spec =
-        CheckSpec.builder().protocol(Protocol.HTTP).timeout(DEADLINE).http(http).build();
+        CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(DEADLINE).http(http).build();
     Promise<ProbeResult> promise = Promise.promise();
     context.runOnContext(
         v -> prober.probe(new ProbeTarget("127.0.0.1", port), spec).onComplete(promise));
@@ -168,7 +168,7 @@ class HttpCheckFeaturesTest {
     int port = servers.raw(c -> c.handler(b -> c.write("HTTP/1.1 200 OK\r\nX-Ready: y")));
     CheckSpec spec =
         CheckSpec.builder()
-            .protocol(Protocol.HTTP)
+            .protocol(ProbeProtocol.HTTP)
             .timeout(Duration.ofMillis(300))
             .http(headers(CheckSpec.HeaderMatch.of(0, "X-Ready", null)))
             .build();
@@ -265,7 +265,7 @@ class HttpCheckFeaturesTest {
     int port = servers.raw(c -> {}); // accepts, reads nothing, answers nothing
     CheckSpec spec =
         CheckSpec.builder()
-            .protocol(Protocol.HTTP)
+            .protocol(ProbeProtocol.HTTP)
             .timeout(Duration.ofMillis(300))
             .http(post("x".repeat(4096), null))
             .build();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +17,7 @@ class ProbeModelTest {
   @Test
   void defaultsFollowTheDesign() {
     CheckSpec spec = CheckSpec.builder().build();
-    assertThat(spec.protocol()).isEqualTo(Protocol.HTTP);
+    assertThat(spec.protocol()).isEqualTo(ProbeProtocol.HTTP);
     assertThat(spec.timeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(spec.http().method()).isEqualTo("GET");
     assertThat(spec.http().path()).isEqualTo("/healthz");

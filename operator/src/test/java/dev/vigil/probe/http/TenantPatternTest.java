@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -113,7 +113,7 @@ class TenantPatternTest {
   }
 
   private static CheckSpec.Builder spec() {
-    return CheckSpec.builder().protocol(Protocol.HTTP).timeout(Duration.ofSeconds(5));
+    return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(Duration.ofSeconds(5));
   }
 
   private static Future<ProbeResult> probe(Prober prober, int port, CheckSpec.Builder spec) {

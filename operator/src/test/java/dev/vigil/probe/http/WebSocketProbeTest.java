@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -54,7 +54,7 @@ class WebSocketProbeTest {
   static ProbeResult probe(int port, CheckSpec.Tls tls, Duration timeout) {
     CheckSpec spec =
         CheckSpec.builder()
-            .protocol(Protocol.WEBSOCKET)
+            .protocol(ProbeProtocol.WEBSOCKET)
             .timeout(timeout)
             .tls(tls)
             .websocket(new CheckSpec.WebSocket("/ws?probe=1"))

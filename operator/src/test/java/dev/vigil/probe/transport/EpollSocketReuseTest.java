@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.http.HttpProber;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.epoll.EpollIoEvent;
@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Test;
 class EpollSocketReuseTest {
 
   static final CheckSpec SENDS =
-      CheckSpec.builder().protocol(Protocol.TCP).tcp(new CheckSpec.Tcp("PING", null)).build();
-  static final CheckSpec CONNECT_ONLY = CheckSpec.builder().protocol(Protocol.TCP).build();
+      CheckSpec.builder().protocol(ProbeProtocol.TCP).tcp(new CheckSpec.Tcp("PING", null)).build();
+  static final CheckSpec CONNECT_ONLY = CheckSpec.builder().protocol(ProbeProtocol.TCP).build();
 
   Vertx vertx;
   LoopbackServers servers;

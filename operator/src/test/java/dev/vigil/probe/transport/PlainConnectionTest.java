@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.TcpProber;
 import dev.vigil.probe.http.HttpProber;
@@ -187,7 +187,7 @@ class PlainConnectionTest {
     int port = serverPort[0];
     CheckSpec ping =
         CheckSpec.builder()
-            .protocol(Protocol.TCP)
+            .protocol(ProbeProtocol.TCP)
             .timeout(Duration.ofSeconds(3))
             .tcp(new CheckSpec.Tcp("PING\r\n", "+PONG"))
             .build();
@@ -223,8 +223,11 @@ class PlainConnectionTest {
     ProbeConnection.Connector connector = plain(vertx);
     CheckSpec http = CheckSpec.builder().build();
     CheckSpec tcpSend =
-        CheckSpec.builder().protocol(Protocol.TCP).tcp(new CheckSpec.Tcp("PING\r\n", null)).build();
-    CheckSpec tcpConnect = CheckSpec.builder().protocol(Protocol.TCP).build();
+        CheckSpec.builder()
+            .protocol(ProbeProtocol.TCP)
+            .tcp(new CheckSpec.Tcp("PING\r\n", null))
+            .build();
+    CheckSpec tcpConnect = CheckSpec.builder().protocol(ProbeProtocol.TCP).build();
     List<String> serverSide = new CopyOnWriteArrayList<>();
     for (CheckSpec spec : List.of(http, tcpSend, tcpConnect)) {
       CompletableFuture<Void> looked = new CompletableFuture<>();
@@ -258,7 +261,7 @@ class PlainConnectionTest {
     assertThat(EpollConnection.Connector.sendsFirst(http)).isTrue();
     assertThat(
             EpollConnection.Connector.sendsFirst(
-                CheckSpec.builder().protocol(Protocol.WEBSOCKET).build()))
+                CheckSpec.builder().protocol(ProbeProtocol.WEBSOCKET).build()))
         .isTrue();
     assertThat(EpollConnection.Connector.sendsFirst(tcpSend)).isTrue();
     assertThat(EpollConnection.Connector.sendsFirst(tcpConnect)).isFalse();

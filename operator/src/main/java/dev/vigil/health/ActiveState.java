@@ -1,7 +1,7 @@
 package dev.vigil.health;
 
 /** The active-check verdict of one backend. */
-public enum BackendState {
+public enum ActiveState {
   /** Not probed yet: neither available nor counted in the panic denominator. */
   UNKNOWN,
   UP,

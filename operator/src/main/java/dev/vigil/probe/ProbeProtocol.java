@@ -1,7 +1,7 @@
 package dev.vigil.probe;
 
 /** The protocol of an active check (docs/design.md §1 {@code active.protocol}). */
-public enum Protocol {
+public enum ProbeProtocol {
   HTTP,
   HTTPS,
   TCP,
