@@ -15,7 +15,6 @@ import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.NetUtil;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.FastThreadLocal;
 import io.vertx.core.Completable;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -40,15 +39,6 @@ import java.nio.channels.spi.SelectorProvider;
  * wants them, and always released.
  */
 final class ChannelConnection extends ChannelInboundHandlerAdapter implements ProbeConnection {
-
-  private static final int CHUNK = 8 * 1024;
-  private static final FastThreadLocal<byte[]> SCRATCH =
-      new FastThreadLocal<>() {
-        @Override
-        protected byte[] initialValue() {
-          return new byte[CHUNK];
-        }
-      };
 
   private final ContextInternal context;
   private final Handler<ByteBuf> onRead = this::read;
@@ -110,7 +100,7 @@ final class ChannelConnection extends ChannelInboundHandlerAdapter implements Pr
         r.onData(buf.array(), buf.arrayOffset() + buf.readerIndex(), buf.readableBytes());
         return;
       }
-      byte[] scratch = SCRATCH.get();
+      byte[] scratch = IoScratch.current().array;
       int index = buf.readerIndex();
       int end = buf.writerIndex();
       while (index < end && receiver == r) {

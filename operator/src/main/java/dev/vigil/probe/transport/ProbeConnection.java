@@ -73,7 +73,7 @@ public interface ProbeConnection {
   static Connector plain(Vertx vertx, Connector fallback) {
     Object transport = ((VertxInternal) vertx).transport();
     if (transport instanceof EpollTransport) {
-      return new EpollConnection.Connector(vertx, fallback);
+      return new EpollConnector(vertx, fallback);
     }
     if (transport instanceof NioTransport) {
       return new ChannelConnection.Connector(vertx, fallback);

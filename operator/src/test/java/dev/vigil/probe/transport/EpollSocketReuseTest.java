@@ -242,7 +242,7 @@ class EpollSocketReuseTest {
                       }
                     }));
         // the connect is under way (SYN sent, never answered): the reset's event arrives now
-        EpollConnection.Slot slot = pooled.connection().slot();
+        EpollSlot slot = pooled.connection().slot();
         CompletableFuture<Boolean> injected = new CompletableFuture<>();
         ctx.runOnContext(
             v -> {
@@ -362,7 +362,7 @@ class EpollSocketReuseTest {
       for (int i = 0; i < 100 && idle == 0; i++) {
         Thread.sleep(10);
         CompletableFuture<Integer> count = new CompletableFuture<>();
-        ctx.runOnContext(v -> count.complete(EpollConnection.Pool.idle()));
+        ctx.runOnContext(v -> count.complete(SocketPool.idle()));
         idle = count.get(5, TimeUnit.SECONDS);
       }
       assertThat(idle).as("idle sockets on the probe's loop").isEqualTo(1);

@@ -258,13 +258,13 @@ class PlainConnectionTest {
     assertThat(serverSide)
         .containsExactly(
             "HTTP " + (epoll ? "[03]" : "[01]"), "TCP " + (epoll ? "[03]" : "[01]"), "TCP [01]");
-    assertThat(EpollConnection.Connector.sendsFirst(http)).isTrue();
+    assertThat(EpollConnector.sendsFirst(http)).isTrue();
     assertThat(
-            EpollConnection.Connector.sendsFirst(
+            EpollConnector.sendsFirst(
                 CheckSpec.builder().protocol(ProbeProtocol.WEBSOCKET).build()))
         .isTrue();
-    assertThat(EpollConnection.Connector.sendsFirst(tcpSend)).isTrue();
-    assertThat(EpollConnection.Connector.sendsFirst(tcpConnect)).isFalse();
+    assertThat(EpollConnector.sendsFirst(tcpSend)).isTrue();
+    assertThat(EpollConnector.sendsFirst(tcpConnect)).isFalse();
   }
 
   /**
@@ -331,7 +331,7 @@ class PlainConnectionTest {
     int port = servers.replying(OK);
     ProbeConnection.Connector connector = plain(vertx);
     assertThat(connector)
-        .isInstanceOf(epoll ? EpollConnection.Connector.class : ChannelConnection.Connector.class);
+        .isInstanceOf(epoll ? EpollConnector.class : ChannelConnection.Connector.class);
     // two contexts, most likely on two loops: each connection lives on its caller's
     Context first = vertx.getOrCreateContext();
     Context second = vertx.getOrCreateContext();
