@@ -84,7 +84,8 @@ public final class Http2Prober implements Prober {
   public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
     long start = System.nanoTime();
     try {
-      return new Exchange(new ProbeTarget(target.ip(), spec.portFor(target)), spec, start).run();
+      return new Http2Exchange(new ProbeTarget(target.ip(), spec.portFor(target)), spec, start)
+          .run();
     } catch (RuntimeException e) {
       return Future.succeededFuture(
           ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
@@ -104,7 +105,7 @@ public final class Http2Prober implements Prober {
   }
 
   /** One probe: a stream on a pooled connection, the verdict, then the stream's end or reset. */
-  private final class Exchange {
+  private final class Http2Exchange {
     final ProbeTarget target;
     final CheckSpec spec;
     final long start;
@@ -112,7 +113,7 @@ public final class Http2Prober implements Prober {
     HttpClientRequest request;
     long timer;
 
-    Exchange(ProbeTarget target, CheckSpec spec, long start) {
+    Http2Exchange(ProbeTarget target, CheckSpec spec, long start) {
       this.target = target;
       this.spec = spec;
       this.start = start;

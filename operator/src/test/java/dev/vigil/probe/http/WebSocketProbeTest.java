@@ -130,7 +130,7 @@ class WebSocketProbeTest {
 
   @Test
   void aWrongAcceptValueFails() {
-    String wrong = HttpProber.expectedAccept("dGhlIHNhbXBsZSBub25jZQ==");
+    String wrong = WebSocketHandshake.expectedAccept("dGhlIHNhbXBsZSBub25jZQ==");
     ProbeResult r =
         probe(
             answering(
@@ -152,7 +152,7 @@ class WebSocketProbeTest {
                 key ->
                     "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n"
                         + "Sec-WebSocket-Accept: "
-                        + HttpProber.expectedAccept(key)
+                        + WebSocketHandshake.expectedAccept(key)
                         + "\r\n"));
     assertThat(r.reason()).isEqualTo(Reason.WEBSOCKET_HANDSHAKE);
     assertThat(r.detail()).isEqualTo("101 without Upgrade: websocket");
@@ -166,7 +166,7 @@ class WebSocketProbeTest {
                 key ->
                     "HTTP/1.1 101 Switching Protocols\r\nupgrade: WebSocket\r\nConnection: Upgrade\r\n"
                         + "sec-websocket-accept: "
-                        + HttpProber.expectedAccept(key)
+                        + WebSocketHandshake.expectedAccept(key)
                         + "\r\n"));
     assertThat(r.passed()).as(r.toString()).isTrue();
   }
@@ -188,7 +188,7 @@ class WebSocketProbeTest {
   @Test
   void theAcceptValueIsRfc6455s() {
     // RFC 6455 section 1.3's example
-    assertThat(HttpProber.expectedAccept("dGhlIHNhbXBsZSBub25jZQ=="))
+    assertThat(WebSocketHandshake.expectedAccept("dGhlIHNhbXBsZSBub25jZQ=="))
         .isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
   }
 }
