@@ -16,6 +16,7 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.CheckSpecBuilder;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.http.ExpectedStatuses;
 import java.time.Duration;
@@ -195,7 +196,7 @@ public final class PolicyResolver {
 
   private static CheckSpec check(ActiveCheck active, HealthSettings settings) {
     try {
-      CheckSpec.Builder b =
+      CheckSpecBuilder b =
           CheckSpec.builder()
               .protocol(ProbeProtocol.valueOf(active.getProtocol().name()))
               .timeout(Duration.ofMillis(settings.timeoutMs()))

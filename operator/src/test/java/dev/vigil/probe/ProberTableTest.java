@@ -74,7 +74,7 @@ class ProberTableTest {
     int tls = servers.tlsSelfSigned();
     int grpc = servers.grpcHealth(Map.of("", ServingStatus.SERVING));
     ProbeTarget local = new ProbeTarget("127.0.0.1", 1);
-    CheckSpec.Builder spec = CheckSpec.builder().timeout(generous);
+    CheckSpecBuilder spec = CheckSpec.builder().timeout(generous);
     probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.HTTP).build());
     probe(new ProbeTarget("127.0.0.1", tls), spec.protocol(ProbeProtocol.HTTPS).build());
     probe(
@@ -111,7 +111,7 @@ class ProberTableTest {
     }
   }
 
-  static CheckSpec.Builder http() {
+  static CheckSpecBuilder http() {
     return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(SLOW_TIMEOUT);
   }
 

@@ -3,6 +3,7 @@ package dev.vigil.probe.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.CheckSpecBuilder;
 import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
@@ -69,7 +70,7 @@ class Http2ProbeTest {
         .setKeyCertOptions(certificate.keyCertOptions());
   }
 
-  static ProbeResult probe(int port, CheckSpec.Builder spec) {
+  static ProbeResult probe(int port, CheckSpecBuilder spec) {
     Promise<ProbeResult> promise = Promise.promise();
     CheckSpec s = spec.http2(true).build();
     context.runOnContext(
@@ -77,11 +78,11 @@ class Http2ProbeTest {
     return LoopbackServers.await(promise.future());
   }
 
-  static CheckSpec.Builder h2c() {
+  static CheckSpecBuilder h2c() {
     return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(Duration.ofSeconds(5));
   }
 
-  static CheckSpec.Builder h2() {
+  static CheckSpecBuilder h2() {
     return CheckSpec.builder()
         .protocol(ProbeProtocol.HTTPS)
         .timeout(Duration.ofSeconds(10))

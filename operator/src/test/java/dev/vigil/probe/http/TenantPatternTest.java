@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.CheckSpecBuilder;
 import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
@@ -112,11 +113,11 @@ class TenantPatternTest {
         .hasMessageStartingWith("active.http.headerMatch[2].value: not a valid RE2 expression");
   }
 
-  private static CheckSpec.Builder spec() {
+  private static CheckSpecBuilder spec() {
     return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(Duration.ofSeconds(5));
   }
 
-  private static Future<ProbeResult> probe(Prober prober, int port, CheckSpec.Builder spec) {
+  private static Future<ProbeResult> probe(Prober prober, int port, CheckSpecBuilder spec) {
     CheckSpec s = spec.build();
     Promise<ProbeResult> promise = Promise.promise();
     context.runOnContext(
