@@ -106,31 +106,45 @@ final class EpollConnector implements ProbeConnection.Connector {
     context.emit(
         null,
         v -> {
-          LinuxSocket socket = on.socket;
           try {
-            if (fresh) {
-              socket.setTcpNoDelay(true);
-            }
-            if (quickAckOff) {
-              socket.setIntOpt(IPPROTO_TCP, TCP_QUICKACK, 0);
-            }
-            boolean connected = socket.connect(remote);
-            if (fresh) {
-              Future<IoRegistration> registered = loop.register(on);
-              if (!registered.isSuccess()) {
-                throw new IOException("epoll registration failed", registered.cause());
-              }
-              on.registration = registered.getNow();
-              on.registration.submit(INTEREST);
-            }
-            if (connected) {
+            if (connect(on, fresh, loop, remote, quickAckOff)) {
               done.succeed(connection);
-              return;
+            } else {
+              connection.awaitConnect(done, timeoutMs, remote);
             }
-            connection.awaitConnect(done, timeoutMs, remote);
           } catch (IOException | RuntimeException e) {
             connection.failConnect(done, e);
           }
         });
+  }
+
+  /**
+   * Sets the socket's options and starts its connect (registering a fresh socket with the loop, for
+   * every readiness event it will have); true when it connected at once.
+   */
+  private static boolean connect(
+      EpollSlot slot,
+      boolean fresh,
+      IoEventLoop loop,
+      InetSocketAddress remote,
+      boolean quickAckOff)
+      throws IOException {
+    LinuxSocket socket = slot.socket;
+    if (fresh) {
+      socket.setTcpNoDelay(true);
+    }
+    if (quickAckOff) {
+      socket.setIntOpt(IPPROTO_TCP, TCP_QUICKACK, 0);
+    }
+    boolean connected = socket.connect(remote);
+    if (fresh) {
+      Future<IoRegistration> registered = loop.register(slot);
+      if (!registered.isSuccess()) {
+        throw new IOException("epoll registration failed", registered.cause());
+      }
+      slot.registration = registered.getNow();
+      slot.registration.submit(INTEREST);
+    }
+    return connected;
   }
 }
