@@ -35,12 +35,7 @@ final class ActiveHysteresis {
     if (b.state == ActiveState.DOWN && b.passRun < settings.rise()) {
       return Transition.PENDING;
     }
-    boolean flap = b.state == ActiveState.DOWN;
-    setState(b, ActiveState.UP);
-    if (flap) {
-      damping.penalize(b, settings.damping(), now, ledger);
-    }
-    return Transition.CHANGED;
+    return flip(b, ActiveState.UP, now, settings);
   }
 
   Transition fail(Backend b, boolean failFast, long now, HealthSettings settings) {
@@ -54,17 +49,21 @@ final class ActiveHysteresis {
     if (b.state == ActiveState.UP && b.failRun < settings.fall() && !failFast) {
       return Transition.PENDING;
     }
-    boolean flap = b.state == ActiveState.UP;
-    setState(b, ActiveState.DOWN);
+    return flip(b, ActiveState.DOWN, now, settings);
+  }
+
+  /**
+   * Sets the new state; a flip between Up and Down (not the first result of an Unknown backend)
+   * penalizes the backend when damping is on.
+   */
+  private Transition flip(Backend b, ActiveState to, long now, HealthSettings settings) {
+    boolean flap = b.state != ActiveState.UNKNOWN;
+    ledger.change(b);
+    b.state = to;
+    ledger.tally(b, 1);
     if (flap) {
       damping.penalize(b, settings.damping(), now, ledger);
     }
     return Transition.CHANGED;
-  }
-
-  private void setState(Backend b, ActiveState state) {
-    ledger.change(b);
-    b.state = state;
-    ledger.tally(b, 1);
   }
 }
