@@ -98,8 +98,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
     try {
       return check(new ProbeTarget(target.ip(), spec.portFor(target)), spec, start);
     } catch (RuntimeException e) {
-      return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
+      return Future.succeededFuture(ProbeResult.proberError(e, start));
     }
   }
 
@@ -133,10 +132,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
             ar -> {
               vertx.cancelTimer(timer);
               promise.tryComplete(
-                  ar.succeeded()
-                      ? ar.result()
-                      : ProbeResult.fail(
-                          Reason.INTERNAL, "prober error: " + ar.cause(), elapsed(start)));
+                  ar.succeeded() ? ar.result() : ProbeResult.proberError(ar.cause(), start));
             });
     return promise.future();
   }

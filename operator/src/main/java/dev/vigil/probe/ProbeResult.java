@@ -56,6 +56,11 @@ public record ProbeResult(
     return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
+  /** A prober that threw instead of answering: a failure with {@link Reason#INTERNAL}. */
+  public static ProbeResult proberError(Throwable e, long startNanos) {
+    return fail(Reason.INTERNAL, "prober error: " + e, elapsedMs(startNanos));
+  }
+
   public static ProbeResult timeout(long latencyMs) {
     return fail(Reason.TIMEOUT, "timeout", latencyMs);
   }

@@ -37,8 +37,7 @@ public final class TcpProber implements Prober {
       new Attempt(spec, start, promise).start(new ProbeTarget(target.ip(), spec.portFor(target)));
       return promise.future();
     } catch (RuntimeException e) {
-      return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
+      return Future.succeededFuture(ProbeResult.proberError(e, start));
     }
   }
 

@@ -87,8 +87,7 @@ public final class Http2Prober implements Prober {
       return new Http2Exchange(new ProbeTarget(target.ip(), spec.portFor(target)), spec, start)
           .run();
     } catch (RuntimeException e) {
-      return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
+      return Future.succeededFuture(ProbeResult.proberError(e, start));
     }
   }
 

@@ -5,7 +5,6 @@ import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
-import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ProbeConnection;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -54,8 +53,7 @@ public final class HttpProber implements Prober {
       exchange.start();
       return exchange.promise.future();
     } catch (RuntimeException e) {
-      return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, ProbeResult.elapsedMs(start)));
+      return Future.succeededFuture(ProbeResult.proberError(e, start));
     }
   }
 
