@@ -5,6 +5,7 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.PassiveCheck;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.reconcile.Durations;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -151,7 +152,7 @@ public record DemoExamples(
       long maxSuppress =
           Durations.millis("damping.maxSuppressTime", or(damping.getMaxSuppressTime(), "300s"));
       long scaledHalfLife =
-          Math.max(HealthSettings.Damping.MIN_HALF_LIFE_MS, Math.round(halfLife * scale));
+          Math.max(DampingSettings.MIN_HALF_LIFE_MS, Math.round(halfLife * scale));
       damping.setHalfLife(scaledHalfLife + "ms");
       damping.setMaxSuppressTime(
           Math.max(1, Math.round((double) maxSuppress * scaledHalfLife / halfLife)) + "ms");

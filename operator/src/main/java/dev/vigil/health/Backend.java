@@ -28,7 +28,7 @@ public final class Backend {
   long intervalLatencySamples;
   long intervalLatencyMaxMs;
 
-  BackendState state = BackendState.UNKNOWN;
+  ActiveState state = ActiveState.UNKNOWN;
   int passRun;
   int failRun;
   int upstreamErrors;
@@ -63,7 +63,7 @@ public final class Backend {
     return pool != null;
   }
 
-  public BackendState state() {
+  public ActiveState state() {
     return state;
   }
 
@@ -137,7 +137,7 @@ public final class Backend {
 
   /** Up, not ejected, not damped and not draining (its own verdict, panic aside). */
   public boolean available() {
-    return state == BackendState.UP && !ejected && !damped && !draining;
+    return state == ActiveState.UP && !ejected && !damped && !draining;
   }
 
   /** Which interval the scheduler should use for this backend's next probe. */

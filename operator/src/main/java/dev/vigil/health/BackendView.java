@@ -9,7 +9,7 @@ package dev.vigil.health;
  */
 public record BackendView(
     String id,
-    BackendState state,
+    ActiveState state,
     int passRun,
     int failRun,
     int upstreamErrors,
@@ -27,7 +27,7 @@ public record BackendView(
   /** A backend that was never penalized by flap damping. */
   public BackendView(
       String id,
-      BackendState state,
+      ActiveState state,
       int passRun,
       int failRun,
       int upstreamErrors,

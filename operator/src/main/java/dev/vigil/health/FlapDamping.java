@@ -36,7 +36,7 @@ final class FlapDamping {
   }
 
   /** After an active transition Up to Down or Down to Up; nothing when damping is off. */
-  void penalize(Backend b, HealthSettings.Damping d, long now, PoolLedger ledger) {
+  void penalize(Backend b, DampingSettings d, long now, PoolLedger ledger) {
     if (d == null) {
       return;
     }
@@ -77,7 +77,7 @@ final class FlapDamping {
    * re-timed from its merit under the new half-life and reuse threshold (released at the next event
    * at or after that time). O(d log d).
    */
-  void apply(HealthSettings.Damping d, PoolLedger ledger) {
+  void apply(DampingSettings d, PoolLedger ledger) {
     for (Backend b : releases.members()) {
       if (d == null) {
         release(b, ledger);
@@ -92,7 +92,7 @@ final class FlapDamping {
    * decayed merit is still above the reuse threshold, so a restart never releases early and never
    * damps anew. The caller brackets it with the ledger's change/tally.
    */
-  void restore(Backend b, DampingState state, HealthSettings.Damping d, long now) {
+  void restore(Backend b, DampingState state, DampingSettings d, long now) {
     if (b.damped) {
       b.damped = false;
       forget(b);

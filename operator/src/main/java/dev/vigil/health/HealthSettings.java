@@ -67,7 +67,7 @@ public record HealthSettings(
     int panicExitPercent,
     long fastIntervalMs,
     long downIntervalMs,
-    Damping damping,
+    DampingSettings damping,
     int windowFailures,
     long failureWindowMs) {
 
@@ -76,19 +76,20 @@ public record HealthSettings(
 
   /** Checks every field; throws {@link InvalidSettingsException} naming the first bad one. */
   public HealthSettings {
-    atLeast("active.interval", intervalMs, MIN_INTERVAL_MS, "ms");
-    atLeast("active.timeout", timeoutMs, 1, "ms");
+    InvalidSettingsException.checkAtLeast("active.interval", intervalMs, MIN_INTERVAL_MS, "ms");
+    InvalidSettingsException.checkAtLeast("active.timeout", timeoutMs, 1, "ms");
     if (timeoutMs >= intervalMs) {
       throw new InvalidSettingsException(
           "active.timeout",
           "must be below active.interval (" + intervalMs + "ms), was " + timeoutMs + "ms");
     }
-    between("active.jitterPercent", jitterPercent, 0, 50);
-    between("active.rise", rise, 1, 100);
-    between("active.fall", fall, 1, 100);
-    between("passive.consecutiveErrors", consecutiveErrors, 0, 1000);
-    between("passive.consecutiveLocalOriginErrors", consecutiveLocalOriginErrors, 0, 1000);
-    atLeast("passive.baseEjectionTime", baseEjectionTimeMs, 1, "ms");
+    InvalidSettingsException.checkBetween("active.jitterPercent", jitterPercent, 0, 50);
+    InvalidSettingsException.checkBetween("active.rise", rise, 1, 100);
+    InvalidSettingsException.checkBetween("active.fall", fall, 1, 100);
+    InvalidSettingsException.checkBetween("passive.consecutiveErrors", consecutiveErrors, 0, 1000);
+    InvalidSettingsException.checkBetween(
+        "passive.consecutiveLocalOriginErrors", consecutiveLocalOriginErrors, 0, 1000);
+    InvalidSettingsException.checkAtLeast("passive.baseEjectionTime", baseEjectionTimeMs, 1, "ms");
     if (maxEjectionTimeMs < baseEjectionTimeMs) {
       throw new InvalidSettingsException(
           "passive.maxEjectionTime",
@@ -98,18 +99,19 @@ public record HealthSettings(
               + maxEjectionTimeMs
               + "ms");
     }
-    between("passive.maxEjectionPercent", maxEjectionPercent, 0, 100);
-    atLeast("passive.sweepInterval", sweepIntervalMs, 1, "ms");
-    between("panicThresholdPercent", panicThresholdPercent, 0, 100);
-    between("panicExitPercent", panicExitPercent, panicThresholdPercent, 100);
+    InvalidSettingsException.checkBetween("passive.maxEjectionPercent", maxEjectionPercent, 0, 100);
+    InvalidSettingsException.checkAtLeast("passive.sweepInterval", sweepIntervalMs, 1, "ms");
+    InvalidSettingsException.checkBetween("panicThresholdPercent", panicThresholdPercent, 0, 100);
+    InvalidSettingsException.checkBetween(
+        "panicExitPercent", panicExitPercent, panicThresholdPercent, 100);
     phaseInterval("active.fastInterval", fastIntervalMs, timeoutMs);
     phaseInterval("active.downInterval", downIntervalMs, timeoutMs);
-    between("passive.windowFailures", windowFailures, 0, 1000);
-    atLeast("passive.failureWindow", failureWindowMs, 1, "ms");
+    InvalidSettingsException.checkBetween("passive.windowFailures", windowFailures, 0, 1000);
+    InvalidSettingsException.checkAtLeast("passive.failureWindow", failureWindowMs, 1, "ms");
   }
 
   private static void phaseInterval(String field, long ms, long timeoutMs) {
-    atLeast(field, ms, MIN_INTERVAL_MS, "ms");
+    InvalidSettingsException.checkAtLeast(field, ms, MIN_INTERVAL_MS, "ms");
     if (ms <= timeoutMs) {
       throw new InvalidSettingsException(
           field, "must be above active.timeout (" + timeoutMs + "ms), was " + ms + "ms");
@@ -135,13 +137,13 @@ public record HealthSettings(
     return builder().build();
   }
 
-  public static Builder builder() {
-    return new Builder();
+  public static HealthSettingsBuilder builder() {
+    return new HealthSettingsBuilder();
   }
 
   /** A builder holding these values, to change a few. */
-  public Builder toBuilder() {
-    return new Builder()
+  public HealthSettingsBuilder toBuilder() {
+    return new HealthSettingsBuilder()
         .intervalMs(intervalMs)
         .timeoutMs(timeoutMs)
         .jitterPercent(jitterPercent)
@@ -193,8 +195,10 @@ public record HealthSettings(
   public record SuccessRate(
       int minimumHosts, int requestVolume, double stdevFactor, boolean enforce) {
     public SuccessRate {
-      between("passive.successRate.minimumHosts", minimumHosts, 1, 10_000);
-      between("passive.successRate.requestVolume", requestVolume, 1, 1_000_000);
+      InvalidSettingsException.checkBetween(
+          "passive.successRate.minimumHosts", minimumHosts, 1, 10_000);
+      InvalidSettingsException.checkBetween(
+          "passive.successRate.requestVolume", requestVolume, 1, 1_000_000);
       if (!(stdevFactor > 0 && stdevFactor <= 10)) {
         throw new InvalidSettingsException(
             "passive.successRate.stdevFactor",
@@ -217,9 +221,12 @@ public record HealthSettings(
   public record FailurePercentage(
       int threshold, int minimumHosts, int requestVolume, boolean enforce) {
     public FailurePercentage {
-      between("passive.failurePercentage.threshold", threshold, 0, 100);
-      between("passive.failurePercentage.minimumHosts", minimumHosts, 1, 10_000);
-      between("passive.failurePercentage.requestVolume", requestVolume, 1, 1_000_000);
+      InvalidSettingsException.checkBetween(
+          "passive.failurePercentage.threshold", threshold, 0, 100);
+      InvalidSettingsException.checkBetween(
+          "passive.failurePercentage.minimumHosts", minimumHosts, 1, 10_000);
+      InvalidSettingsException.checkBetween(
+          "passive.failurePercentage.requestVolume", requestVolume, 1, 1_000_000);
     }
 
     /** The CRD's defaults: 85 %, 5 hosts, 50 requests, enforced. */
@@ -246,9 +253,11 @@ public record HealthSettings(
         throw new InvalidSettingsException(
             "passive.latency.factor", "must be between 1 and 100, was " + factor);
       }
-      between("passive.latency.minimumHosts", minimumHosts, 1, 10_000);
-      between("passive.latency.minimumSamples", minimumSamples, 1, 1_000_000);
-      atLeast("passive.latency.floor", floorMs, 0, "ms");
+      InvalidSettingsException.checkBetween(
+          "passive.latency.minimumHosts", minimumHosts, 1, 10_000);
+      InvalidSettingsException.checkBetween(
+          "passive.latency.minimumSamples", minimumSamples, 1, 1_000_000);
+      InvalidSettingsException.checkAtLeast("passive.latency.floor", floorMs, 0, "ms");
     }
 
     /** With {@link #DEFAULT_MINIMUM_HOSTS}. */
@@ -259,297 +268,6 @@ public record HealthSettings(
     /** The CRD's defaults: factor 3, 5 hosts, 20 samples, floor 200 ms, enforced. */
     public static Latency defaults() {
       return new Latency(3.0, 20, 200, true);
-    }
-  }
-
-  /**
-   * {@code damping}: flap damping after BGP route-flap damping (RFC 2439), exactly as
-   * docs/design.md §2.1. Each active transition Up to Down or Down to Up adds {@code penalty} to
-   * the backend's merit, which halves every {@code halfLifeMs} and is capped at {@link #ceiling()};
-   * a merit above {@code suppressThreshold} right after a penalty damps the backend, which is
-   * released at the first millisecond its decayed merit is at or below {@code reuseThreshold}.
-   */
-  public record Damping(
-      int penalty,
-      int suppressThreshold,
-      int reuseThreshold,
-      long halfLifeMs,
-      long maxSuppressTimeMs) {
-    /** The smallest {@code damping.halfLife} accepted. */
-    public static final long MIN_HALF_LIFE_MS = 1_000;
-
-    public Damping {
-      between("damping.penalty", penalty, 1, 1_000_000);
-      between("damping.suppressThreshold", suppressThreshold, 1, 1_000_000);
-      between("damping.reuseThreshold", reuseThreshold, 1, 1_000_000);
-      if (reuseThreshold >= suppressThreshold) {
-        throw new InvalidSettingsException(
-            "damping.reuseThreshold",
-            "must be below damping.suppressThreshold ("
-                + suppressThreshold
-                + "), was "
-                + reuseThreshold);
-      }
-      atLeast("damping.halfLife", halfLifeMs, MIN_HALF_LIFE_MS, "ms");
-      atLeast("damping.maxSuppressTime", maxSuppressTimeMs, 1, "ms");
-      if (maxSuppressTimeMs > 1_000 * halfLifeMs) {
-        throw new InvalidSettingsException(
-            "damping.maxSuppressTime",
-            "must be at most 1000 x damping.halfLife ("
-                + halfLifeMs
-                + "ms), was "
-                + maxSuppressTimeMs
-                + "ms");
-      }
-    }
-
-    /**
-     * docs/design.md §1 defaults: penalty 1000, suppress 3000, reuse 750, half-life 60s, max 300s.
-     */
-    public static Damping defaults() {
-      return new Damping(1000, 3000, 750, 60_000, 300_000);
-    }
-
-    /**
-     * The cap on a merit: {@code reuseThreshold x 2^(maxSuppressTime / halfLife)}, so no
-     * suppression outlasts {@code maxSuppressTime} after the last flap.
-     */
-    public double ceiling() {
-      return reuseThreshold * Math.pow(2, (double) maxSuppressTimeMs / halfLifeMs);
-    }
-
-    /**
-     * A merit {@code m} set at {@code t0}, decayed to {@code t}: {@code m x 2^(-(t-t0)/halfLife)}.
-     */
-    public double decay(double m, long t0, long t) {
-      return m == 0 ? 0 : m * Math.pow(2, -(double) (t - t0) / halfLifeMs);
-    }
-
-    /**
-     * The first millisecond after {@code t0} at which merit {@code m} set at {@code t0} has decayed
-     * to {@code reuseThreshold} or below: the closed form rounded up, then corrected by the formula
-     * of {@link #decay} itself (semi-monotonic), so it is exact for that formula.
-     */
-    public long releaseAt(double m, long t0) {
-      if (m <= reuseThreshold) {
-        return t0;
-      }
-      long t = t0 + (long) Math.ceil(halfLifeMs * (Math.log(m / reuseThreshold) / Math.log(2)));
-      while (decay(m, t0, t) > reuseThreshold) {
-        t++;
-      }
-      while (t - 1 > t0 && decay(m, t0, t - 1) <= reuseThreshold) {
-        t--;
-      }
-      return t;
-    }
-  }
-
-  private static void between(String field, int value, int min, int max) {
-    if (value < min || value > max) {
-      throw new InvalidSettingsException(
-          field, "must be between " + min + " and " + max + ", was " + value);
-    }
-  }
-
-  private static void atLeast(String field, long value, long min, String unit) {
-    if (value < min) {
-      throw new InvalidSettingsException(
-          field, "must be at least " + min + unit + ", was " + value + unit);
-    }
-  }
-
-  /** Starts from docs/design.md §1 defaults; {@link #build()} validates. */
-  public static final class Builder {
-    private long intervalMs = 5_000;
-    private long timeoutMs = 2_000;
-    private int jitterPercent = 10;
-    private int rise = 2;
-    private int fall = 3;
-    private int consecutiveErrors = 5;
-    private int consecutiveLocalOriginErrors = 5;
-    private boolean splitLocalOrigin = true;
-    private long baseEjectionTimeMs = 30_000;
-    private long maxEjectionTimeMs = 300_000;
-    private int maxEjectionPercent = 10;
-    private boolean alwaysEjectOne = false;
-    private long sweepIntervalMs = 10_000;
-    private boolean unejectOnActivePass = false;
-    private boolean enforce = true;
-    private SuccessRate successRate;
-    private FailurePercentage failurePercentage;
-    private Latency latency;
-    private int panicThresholdPercent = 50;
-    private Integer panicExitPercent; // null: equal to the threshold
-    private Long fastIntervalMs; // null: equal to the interval
-    private Long downIntervalMs; // null: equal to the interval
-    private Damping damping;
-    private int windowFailures = 0;
-    private long failureWindowMs = 10_000;
-
-    private Builder() {}
-
-    /** {@code passive.windowFailures}; 0 (the default) turns the rule off. */
-    public Builder windowFailures(int v) {
-      windowFailures = v;
-      return this;
-    }
-
-    /** {@code passive.failureWindow} in ms (default 10 s). */
-    public Builder failureWindowMs(long v) {
-      failureWindowMs = v;
-      return this;
-    }
-
-    /** {@code active.fastInterval}; null (the default) means equal to the interval. */
-    public Builder fastIntervalMs(Long v) {
-      fastIntervalMs = v;
-      return this;
-    }
-
-    /** {@code active.downInterval}; null (the default) means equal to the interval. */
-    public Builder downIntervalMs(Long v) {
-      downIntervalMs = v;
-      return this;
-    }
-
-    /** {@code damping}; null (the default) turns flap damping off. */
-    public Builder damping(Damping v) {
-      damping = v;
-      return this;
-    }
-
-    public Builder intervalMs(long v) {
-      intervalMs = v;
-      return this;
-    }
-
-    public Builder timeoutMs(long v) {
-      timeoutMs = v;
-      return this;
-    }
-
-    public Builder jitterPercent(int v) {
-      jitterPercent = v;
-      return this;
-    }
-
-    public Builder rise(int v) {
-      rise = v;
-      return this;
-    }
-
-    public Builder fall(int v) {
-      fall = v;
-      return this;
-    }
-
-    public Builder consecutiveErrors(int v) {
-      consecutiveErrors = v;
-      return this;
-    }
-
-    public Builder consecutiveLocalOriginErrors(int v) {
-      consecutiveLocalOriginErrors = v;
-      return this;
-    }
-
-    public Builder splitLocalOrigin(boolean v) {
-      splitLocalOrigin = v;
-      return this;
-    }
-
-    public Builder baseEjectionTimeMs(long v) {
-      baseEjectionTimeMs = v;
-      return this;
-    }
-
-    public Builder maxEjectionTimeMs(long v) {
-      maxEjectionTimeMs = v;
-      return this;
-    }
-
-    public Builder maxEjectionPercent(int v) {
-      maxEjectionPercent = v;
-      return this;
-    }
-
-    public Builder alwaysEjectOne(boolean v) {
-      alwaysEjectOne = v;
-      return this;
-    }
-
-    public Builder sweepIntervalMs(long v) {
-      sweepIntervalMs = v;
-      return this;
-    }
-
-    public Builder unejectOnActivePass(boolean v) {
-      unejectOnActivePass = v;
-      return this;
-    }
-
-    public Builder enforce(boolean v) {
-      enforce = v;
-      return this;
-    }
-
-    /** {@code passive.successRate}; null (the default) turns the rule off. */
-    public Builder successRate(SuccessRate v) {
-      successRate = v;
-      return this;
-    }
-
-    /** {@code passive.failurePercentage}; null (the default) turns the rule off. */
-    public Builder failurePercentage(FailurePercentage v) {
-      failurePercentage = v;
-      return this;
-    }
-
-    /** {@code passive.latency}; null (the default) turns the rule off. */
-    public Builder latency(Latency v) {
-      latency = v;
-      return this;
-    }
-
-    public Builder panicThresholdPercent(int v) {
-      panicThresholdPercent = v;
-      return this;
-    }
-
-    /** Leave panic only at or above this share; null (the default) means equal to the threshold. */
-    public Builder panicExitPercent(Integer v) {
-      panicExitPercent = v;
-      return this;
-    }
-
-    public HealthSettings build() {
-      return new HealthSettings(
-          intervalMs,
-          timeoutMs,
-          jitterPercent,
-          rise,
-          fall,
-          consecutiveErrors,
-          consecutiveLocalOriginErrors,
-          splitLocalOrigin,
-          baseEjectionTimeMs,
-          maxEjectionTimeMs,
-          maxEjectionPercent,
-          alwaysEjectOne,
-          sweepIntervalMs,
-          unejectOnActivePass,
-          enforce,
-          successRate,
-          failurePercentage,
-          latency,
-          panicThresholdPercent,
-          panicExitPercent == null ? panicThresholdPercent : panicExitPercent,
-          fastIntervalMs == null ? intervalMs : fastIntervalMs,
-          downIntervalMs == null ? intervalMs : downIntervalMs,
-          damping,
-          windowFailures,
-          failureWindowMs);
     }
   }
 }

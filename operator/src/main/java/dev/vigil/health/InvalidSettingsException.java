@@ -19,4 +19,20 @@ public final class InvalidSettingsException extends IllegalArgumentException {
   public String field() {
     return field;
   }
+
+  /** Throws naming {@code field} unless {@code min <= value <= max}. */
+  static void checkBetween(String field, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new InvalidSettingsException(
+          field, "must be between " + min + " and " + max + ", was " + value);
+    }
+  }
+
+  /** Throws naming {@code field} unless {@code value >= min} (in {@code unit}). */
+  static void checkAtLeast(String field, long value, long min, String unit) {
+    if (value < min) {
+      throw new InvalidSettingsException(
+          field, "must be at least " + min + unit + ", was " + value + unit);
+    }
+  }
 }

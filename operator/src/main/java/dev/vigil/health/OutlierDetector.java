@@ -111,6 +111,56 @@ final class OutlierDetector {
    * that under the cap the worst offenders go first. Backends already ejected are left out.
    */
   List<Candidate> detect(HealthSettings s) {
+    Peers p = peers(s);
+    if (p == null) {
+      return List.of();
+    }
+    SuccessRate sr = s.successRate();
+    FailurePercentage fp = s.failurePercentage();
+    Latency lat = s.latency();
+    List<Candidate> out = new ArrayList<>();
+    for (int i = 0; i < trafficSize; i++) {
+      Backend b = traffic[i];
+      if (b.ejected) {
+        continue;
+      }
+      if (p.fpOn && b.intervalRequests >= fp.requestVolume()) {
+        long failures = b.intervalRequests - b.intervalSuccesses;
+        if (failures > 0 && failures * 100 >= (long) fp.threshold() * b.intervalRequests) {
+          out.add(failurePercentage(b, fp, s));
+        }
+      }
+      if (p.srOn && b.intervalRequests >= sr.requestVolume()) {
+        double rate = successPercent(b);
+        if (rate < p.srThreshold - EPSILON) {
+          out.add(successRate(b, sr, s, rate, p.srMean, p.srStdev, p.srThreshold, p.srHosts));
+        }
+      }
+      if (p.latOn && latencyJudged(b, lat)) {
+        double mean = meanLatency(b);
+        if (mean > lat.factor() * p.median && mean > lat.floorMs()) {
+          out.add(latency(b, lat, s, mean, p.median, p.latHosts));
+        }
+      }
+    }
+    out.sort(ORDER);
+    return out;
+  }
+
+  /** What the rules compare each backend with: which rules have enough hosts, and their peers. */
+  private record Peers(
+      boolean srOn,
+      boolean fpOn,
+      boolean latOn,
+      int srHosts,
+      double srMean,
+      double srStdev,
+      double srThreshold,
+      int latHosts,
+      double median) {}
+
+  /** The peers of this interval, or null when no rule has enough hosts. */
+  private Peers peers(HealthSettings s) {
     SuccessRate sr = s.successRate();
     FailurePercentage fp = s.failurePercentage();
     Latency lat = s.latency();
@@ -138,39 +188,13 @@ final class OutlierDetector {
     boolean fpOn = fp != null && fpHosts >= fp.minimumHosts();
     boolean latOn = lat != null && latHosts >= lat.minimumHosts();
     if (!srOn && !fpOn && !latOn) {
-      return List.of();
+      return null;
     }
     double srMean = srOn ? srSum / srHosts : 0;
     double srStdev = srOn ? stdev(sr, srMean, srHosts) : 0;
     double srThreshold = srMean - (srOn ? sr.stdevFactor() : 0) * srStdev;
     double median = latOn ? median(means, latHosts) : 0;
-    List<Candidate> out = new ArrayList<>();
-    for (int i = 0; i < trafficSize; i++) {
-      Backend b = traffic[i];
-      if (b.ejected) {
-        continue;
-      }
-      if (fpOn && b.intervalRequests >= fp.requestVolume()) {
-        long failures = b.intervalRequests - b.intervalSuccesses;
-        if (failures > 0 && failures * 100 >= (long) fp.threshold() * b.intervalRequests) {
-          out.add(failurePercentage(b, fp, s));
-        }
-      }
-      if (srOn && b.intervalRequests >= sr.requestVolume()) {
-        double rate = successPercent(b);
-        if (rate < srThreshold - EPSILON) {
-          out.add(successRate(b, sr, s, rate, srMean, srStdev, srThreshold, srHosts));
-        }
-      }
-      if (latOn && latencyJudged(b, lat)) {
-        double mean = meanLatency(b);
-        if (mean > lat.factor() * median && mean > lat.floorMs()) {
-          out.add(latency(b, lat, s, mean, median, latHosts));
-        }
-      }
-    }
-    out.sort(ORDER);
-    return out;
+    return new Peers(srOn, fpOn, latOn, srHosts, srMean, srStdev, srThreshold, latHosts, median);
   }
 
   private double stdev(SuccessRate sr, double mean, int hosts) {

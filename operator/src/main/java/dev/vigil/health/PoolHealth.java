@@ -1,10 +1,6 @@
 package dev.vigil.health;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,6 +13,10 @@ import java.util.Objects;
  *
  * <p>Every event is O(1) except where noted: counts, the ejection cap and the version are running
  * values, never scans. Ejection deadlines sit in a min-heap (O(log e) for e ejected backends).
+ *
+ * <p>The work is split by concern: {@link ActiveHysteresis} (probe results), {@link PassiveEjector}
+ * (outcomes, the cap, deadlines, decay, the statistical rules), {@link FlapDamping}, {@link
+ * PoolMembers} and {@link PoolLedger} (counts, panic, version); this class is their one entry.
  *
  * <p><b>How ejections end.</b> An ejection ends when {@code now >= ejectedUntil}, checked at the
  * start of every call that takes {@code now}: {@link #onProbeResult}, {@link #onRequestOutcome},
@@ -34,22 +34,11 @@ import java.util.Objects;
  */
 public final class PoolHealth {
   private HealthSettings settings;
-  private final Map<String, Backend> byId = new HashMap<>();
-  private Backend[] members = new Backend[16];
-  private int size;
-  private long nextSerial;
-  private final EjectionDeadlines deadlines = new EjectionDeadlines();
-  private long nextEnd = Long.MAX_VALUE; // deadlines.nextDeadline(), cached for the hot path
-  private Backend[] decaying = new Backend[16]; // backends with a multiplier above 0
-  private int decayingSize;
-
-  private long ejections;
-  private long refusedEjections;
-  private long wouldEjectCount;
+  private final PoolMembers members = new PoolMembers();
   private final PoolLedger ledger = new PoolLedger();
-  private final OutlierDetector outliers = new OutlierDetector();
+  private final PassiveEjector ejector = new PassiveEjector(ledger);
   private final FlapDamping damping = new FlapDamping();
-  private long sweeps;
+  private final ActiveHysteresis active = new ActiveHysteresis(ledger, ejector, damping);
 
   public PoolHealth(HealthSettings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -63,24 +52,18 @@ public final class PoolHealth {
 
   /** Adds a backend (state Unknown) and returns its handle; returns the existing one if present. */
   public Backend add(String id) {
-    Backend b = byId.get(Objects.requireNonNull(id, "id"));
+    Backend b = members.get(Objects.requireNonNull(id, "id"));
     if (b != null) {
       return b;
     }
-    b = new Backend(this, id, nextSerial++);
-    if (size == members.length) {
-      members = Arrays.copyOf(members, size * 2);
-    }
-    b.index = size;
-    members[size++] = b;
-    byId.put(id, b);
+    b = members.add(this, id);
     ledger.tally(b, 1); // Unknown, not draining: publishes nothing, so no version change
     return b;
   }
 
   /** The handle of a member, or null. */
   public Backend backend(String id) {
-    return byId.get(id);
+    return members.get(id);
   }
 
   /** Removes a backend; every running count and the cap forget it. False if it was no member. */
@@ -90,28 +73,15 @@ public final class PoolHealth {
     }
     ledger.begin();
     ledger.change(b);
-    if (b.heapIndex >= 0) {
-      deadlines.remove(b);
-      nextEnd = deadlines.nextDeadline();
-    }
-    if (b.decayIndex >= 0) {
-      stopDecay(b);
-    }
     damping.forget(b);
-    outliers.forget(b);
-    Backend last = members[--size];
-    members[b.index] = last;
-    last.index = b.index;
-    members[size] = null;
-    byId.remove(b.id);
-    b.pool = null;
-    b.index = -1;
+    ejector.forget(b);
+    members.remove(b);
     ledger.end(settings);
     return true;
   }
 
   public boolean remove(String id) {
-    return remove(byId.get(id));
+    return remove(members.get(id));
   }
 
   /**
@@ -131,7 +101,7 @@ public final class PoolHealth {
   }
 
   public void setDraining(String id, boolean value) {
-    setDraining(byId.get(id), value);
+    setDraining(members.get(id), value);
   }
 
   /**
@@ -143,9 +113,7 @@ public final class PoolHealth {
   public void apply(HealthSettings newSettings) {
     Objects.requireNonNull(newSettings, "settings");
     if (newSettings.windowFailures() != settings.windowFailures()) {
-      for (int i = 0; i < size; i++) {
-        members[i].window = null; // a window of another size starts empty (O(n), once per change)
-      }
+      members.dropWindows(); // O(n), once per change
     }
     settings = newSettings;
     ledger.begin();
@@ -180,7 +148,7 @@ public final class PoolHealth {
     }
     ledger.begin();
     expire(now);
-    Transition t = pass ? pass(b, now) : fail(b, failFast, now);
+    Transition t = pass ? active.pass(b, now, settings) : active.fail(b, failFast, now, settings);
     ledger.end(settings);
     return t;
   }
@@ -190,52 +158,8 @@ public final class PoolHealth {
   }
 
   public Transition onProbeResult(String id, boolean pass, boolean failFast, long now) {
-    Backend b = byId.get(id);
+    Backend b = members.get(id);
     return b == null ? Transition.UNCHANGED : onProbeResult(b, pass, failFast, now);
-  }
-
-  private Transition pass(Backend b, long now) {
-    b.failRun = 0;
-    if (b.passRun != Integer.MAX_VALUE) {
-      b.passRun++;
-    }
-    if (b.ejected && settings.unejectOnActivePass()) {
-      ledger.change(b);
-      endEjection(b);
-      b.ejectedUntil = now;
-      ledger.tally(b, 1);
-    }
-    if (b.state == BackendState.UP) {
-      return Transition.UNCHANGED;
-    }
-    if (b.state == BackendState.DOWN && b.passRun < settings.rise()) {
-      return Transition.PENDING;
-    }
-    boolean flap = b.state == BackendState.DOWN;
-    setState(b, BackendState.UP);
-    if (flap) {
-      damping.penalize(b, settings.damping(), now, ledger);
-    }
-    return Transition.CHANGED;
-  }
-
-  private Transition fail(Backend b, boolean failFast, long now) {
-    b.passRun = 0;
-    if (b.failRun != Integer.MAX_VALUE) {
-      b.failRun++;
-    }
-    if (b.state == BackendState.DOWN) {
-      return Transition.UNCHANGED;
-    }
-    if (b.state == BackendState.UP && b.failRun < settings.fall() && !failFast) {
-      return Transition.PENDING;
-    }
-    boolean flap = b.state == BackendState.UP;
-    setState(b, BackendState.DOWN);
-    if (flap) {
-      damping.penalize(b, settings.damping(), now, ledger);
-    }
-    return Transition.CHANGED;
   }
 
   /**
@@ -273,108 +197,17 @@ public final class PoolHealth {
     }
     ledger.begin();
     expire(now);
-    outliers.record(b, ok, origin, latencyMs, settings);
-    EjectionDecision d = ok ? success(b) : error(b, origin, now);
+    EjectionDecision d = ejector.onOutcome(b, ok, origin, latencyMs, now, settings);
     ledger.end(settings);
     return d;
   }
 
   public EjectionDecision onRequestOutcome(
       String id, boolean ok, Origin origin, long latencyMs, long now) {
-    Backend b = byId.get(id);
+    Backend b = members.get(id);
     return b == null
         ? EjectionDecision.NOT_NEEDED
         : onRequestOutcome(b, ok, origin, latencyMs, now);
-  }
-
-  private static EjectionDecision success(Backend b) {
-    b.upstreamErrors = 0;
-    b.localErrors = 0;
-    return EjectionDecision.NOT_NEEDED;
-  }
-
-  private EjectionDecision error(Backend b, Origin origin, long now) {
-    HealthSettings s = settings;
-    int run;
-    int threshold;
-    if (origin == Origin.LOCAL && s.splitLocalOrigin()) {
-      run = b.localErrors = saturatingIncrement(b.localErrors);
-      threshold = s.consecutiveLocalOriginErrors();
-    } else {
-      run = b.upstreamErrors = saturatingIncrement(b.upstreamErrors);
-      threshold = s.consecutiveErrors();
-      if (s.windowFailures() > 0 && windowTrips(b, now)) {
-        if (b.ejected) {
-          return EjectionDecision.NOT_NEEDED;
-        }
-        boolean consecutive = threshold != 0 && run >= threshold;
-        EjectionDecision d = afterEjection(b, eject(b, s.enforce(), now));
-        return consecutive ? d : d.byWindow();
-      }
-    }
-    if (threshold == 0 || run < threshold || b.ejected) {
-      return EjectionDecision.NOT_NEEDED;
-    }
-    return afterEjection(b, eject(b, s.enforce(), now));
-  }
-
-  /** A dry run's would-be ejection resets the runs and the window as an ejection does. */
-  private static EjectionDecision afterEjection(Backend b, EjectionDecision d) {
-    if (d.kind() == EjectionDecision.Kind.WOULD_EJECT) {
-      b.upstreamErrors = 0;
-      b.localErrors = 0;
-      clearWindow(b);
-    }
-    return d;
-  }
-
-  /**
-   * Records an error at {@code now} in b's window; true when the window is full (docs/design.md
-   * §2.2).
-   */
-  private boolean windowTrips(Backend b, long now) {
-    FailureWindow w = b.window;
-    if (w == null) {
-      w = b.window = new FailureWindow(settings.windowFailures());
-    }
-    return w.record(now, settings.failureWindowMs());
-  }
-
-  private static void clearWindow(Backend b) {
-    if (b.window != null) {
-      b.window.clear();
-    }
-  }
-
-  /**
-   * The one ejection path of every rule: for {@code base x multiplier} (capped), through the cap (a
-   * refusal is counted), or, when not enforced, a counted dry run that changes nothing. An ejection
-   * resets both error runs and the failure window. The caller checked that b is not ejected.
-   */
-  private EjectionDecision eject(Backend b, boolean enforce, long now) {
-    HealthSettings s = settings;
-    int multiplier = EjectionTime.nextMultiplier(b.multiplier, s);
-    long until = EjectionTime.until(now, multiplier, s);
-    if (!enforce) {
-      wouldEjectCount++;
-      return EjectionDecision.wouldEject(until);
-    }
-    if (!ledger.capAllows(b, s)) {
-      refusedEjections++;
-      return EjectionDecision.REFUSED_BY_CAP;
-    }
-    ledger.change(b);
-    b.ejected = true;
-    b.ejectedUntil = until;
-    b.upstreamErrors = 0;
-    b.localErrors = 0;
-    clearWindow(b);
-    setMultiplier(b, multiplier);
-    deadlines.add(b);
-    nextEnd = deadlines.nextDeadline();
-    ledger.tally(b, 1);
-    ejections++;
-    return EjectionDecision.ejected(until);
   }
 
   /**
@@ -400,39 +233,9 @@ public final class PoolHealth {
   public SweepReport sweepReport(long now) {
     ledger.begin();
     expire(now);
-    int decayed = 0;
-    for (int i = decayingSize - 1; i >= 0; i--) {
-      Backend b = decaying[i];
-      if (!b.ejected && b.upstreamErrors == 0 && b.localErrors == 0) {
-        setMultiplier(b, b.multiplier - 1);
-        decayed++;
-      }
-    }
-    List<Ejection> judged = outliers.hasTraffic() ? judge(now) : List.of();
-    outliers.reset();
+    SweepReport report = ejector.sweep(now, settings);
     ledger.end(settings);
-    return decayed == 0 && judged.isEmpty()
-        ? SweepReport.NOTHING
-        : new SweepReport(decayed, judged);
-  }
-
-  private List<Ejection> judge(long now) {
-    List<OutlierDetector.Candidate> flagged = outliers.detect(settings);
-    if (flagged.isEmpty()) {
-      return List.of();
-    }
-    long sweep = ++sweeps;
-    List<Ejection> out = new ArrayList<>();
-    for (OutlierDetector.Candidate c : flagged) {
-      Backend b = c.backend();
-      if (b.ejected || b.judgedInSweep == sweep) {
-        continue;
-      }
-      b.judgedInSweep = sweep;
-      EjectionDecision d = eject(b, c.enforce(), now);
-      out.add(new Ejection(b.id, c.rule(), d.kind(), d.ejectedUntil(), c.reason()));
-    }
-    return out;
+    return report;
   }
 
   /** Ends every ejection due at {@code now}; the runtime calls it at {@link #nextEjectionEnd()}. */
@@ -444,7 +247,7 @@ public final class PoolHealth {
 
   /** When the next ejection ends (epoch ms), or {@link Long#MAX_VALUE} when nobody is ejected. */
   public long nextEjectionEnd() {
-    return nextEnd;
+    return ejector.nextEnd();
   }
 
   /**
@@ -473,19 +276,19 @@ public final class PoolHealth {
    * go Down). An {@code ejectedUntil} after {@code now} restores a running ejection without
    * consulting the cap (it was accepted before the restart).
    */
-  public void restore(Backend b, BackendState state, int multiplier, long ejectedUntil, long now) {
+  public void restore(Backend b, ActiveState state, int multiplier, long ejectedUntil, long now) {
     restore(b, state, multiplier, ejectedUntil, DampingState.NONE, now);
   }
 
   /**
-   * As {@link #restore(Backend, BackendState, int, long, long)}, with the flap-damping merit and
+   * As {@link #restore(Backend, ActiveState, int, long, long)}, with the flap-damping merit and
    * damped flag published in status: a backend that was damped stays damped until the same release
    * time (unless damping is now off or its merit has decayed by now), so a restart never releases
    * it early.
    */
   public void restore(
       Backend b,
-      BackendState state,
+      ActiveState state,
       int multiplier,
       long ejectedUntil,
       DampingState dampingState,
@@ -502,21 +305,15 @@ public final class PoolHealth {
     expire(now);
     ledger.change(b);
     if (b.ejected) {
-      endEjection(b);
+      ejector.end(b);
     }
     b.state = state;
     b.passRun = 0;
     b.failRun = 0;
     b.upstreamErrors = 0;
     b.localErrors = 0;
-    clearWindow(b);
-    setMultiplier(b, multiplier);
-    b.ejectedUntil = ejectedUntil;
-    if (ejectedUntil > now) {
-      b.ejected = true;
-      deadlines.add(b);
-      nextEnd = deadlines.nextDeadline();
-    }
+    PassiveEjector.clearWindow(b);
+    ejector.restore(b, multiplier, ejectedUntil, now);
     damping.restore(b, dampingState, settings.damping(), now);
     ledger.tally(b, 1);
     ledger.end(settings);
@@ -542,7 +339,7 @@ public final class PoolHealth {
    * sets are rebuilt from the members). Runtimes take it when {@link #version()} moved.
    */
   public AvailabilitySnapshot snapshot() {
-    return ledger.snapshot(members, size);
+    return members.snapshot(ledger);
   }
 
   /** Changes exactly when the published sets or the panic flag change. */
@@ -555,7 +352,7 @@ public final class PoolHealth {
   }
 
   public int size() {
-    return size;
+    return members.size();
   }
 
   public AvailabilitySnapshot.Counts counts() {
@@ -564,21 +361,17 @@ public final class PoolHealth {
 
   /** Immutable views of every member, for status writers. O(n). */
   public List<BackendView> views() {
-    List<BackendView> out = new ArrayList<>(size);
-    for (int i = 0; i < size; i++) {
-      out.add(members[i].view());
-    }
-    return out;
+    return members.views();
   }
 
   /** Ejections started since this pool was created (a metric). */
   public long ejections() {
-    return ejections;
+    return ejector.ejections();
   }
 
   /** Ejections refused by the cap, each further error at the threshold counted again. */
   public long refusedEjections() {
-    return refusedEjections;
+    return ejector.refusedEjections();
   }
 
   /** Backends damped since this pool was created (a metric). */
@@ -593,56 +386,13 @@ public final class PoolHealth {
 
   /** Would-be ejections reported in dry run ({@code passive.enforce: false}). */
   public long wouldEjectCount() {
-    return wouldEjectCount;
+    return ejector.wouldEjectCount();
   }
 
   // ---- bookkeeping -----------------------------------------------------------------------------
 
   private void expire(long now) {
-    while (now >= nextEnd) {
-      Backend b = deadlines.peek();
-      ledger.change(b);
-      endEjection(b);
-      ledger.tally(b, 1);
-    }
+    ejector.expire(now);
     damping.expire(now, ledger);
-  }
-
-  /** Clears the ejected flag and its deadline; callers bracket it with change/tally. */
-  private void endEjection(Backend b) {
-    b.ejected = false;
-    deadlines.remove(b);
-    nextEnd = deadlines.nextDeadline();
-  }
-
-  private void setState(Backend b, BackendState state) {
-    ledger.change(b);
-    b.state = state;
-    ledger.tally(b, 1);
-  }
-
-  private void setMultiplier(Backend b, int multiplier) {
-    b.multiplier = multiplier;
-    if (multiplier > 0 && b.decayIndex < 0) {
-      if (decayingSize == decaying.length) {
-        decaying = Arrays.copyOf(decaying, decayingSize * 2);
-      }
-      b.decayIndex = decayingSize;
-      decaying[decayingSize++] = b;
-    } else if (multiplier == 0 && b.decayIndex >= 0) {
-      stopDecay(b);
-    }
-  }
-
-  private void stopDecay(Backend b) {
-    Backend last = decaying[--decayingSize];
-    decaying[b.decayIndex] = last;
-    last.decayIndex = b.decayIndex;
-    decaying[decayingSize] = null;
-    b.decayIndex = -1;
-  }
-
-  private static int saturatingIncrement(int run) {
-    return run == Integer.MAX_VALUE ? run : run + 1;
   }
 }

@@ -85,10 +85,10 @@ final class PoolLedger {
     }
     if (b.ejected) {
       ejectedNotDraining += d;
-    } else if (b.state == BackendState.UP && !b.damped) {
+    } else if (b.state == ActiveState.UP && !b.damped) {
       available += d;
     }
-    if (b.state != BackendState.UNKNOWN) {
+    if (b.state != ActiveState.UNKNOWN) {
       decided += d;
     }
   }
@@ -151,11 +151,11 @@ final class PoolLedger {
     if (b.pool == null) {
       return 0;
     }
-    boolean healthy = b.state == BackendState.UP && !b.ejected && !b.damped;
+    boolean healthy = b.state == ActiveState.UP && !b.ejected && !b.damped;
     if (b.draining) {
       return healthy ? DRAINING_SERVING : 0;
     }
-    return (healthy ? AVAILABLE : 0) | (b.state != BackendState.UNKNOWN ? DECIDED : 0);
+    return (healthy ? AVAILABLE : 0) | (b.state != ActiveState.UNKNOWN ? DECIDED : 0);
   }
 
   AvailabilitySnapshot.Counts counts() {

@@ -17,7 +17,7 @@ public enum ProbePhase {
   DOWN;
 
   /** The phase of a backend in {@code state} with these runs. */
-  public static ProbePhase of(BackendState state, int passRun, int failRun) {
+  public static ProbePhase of(ActiveState state, int passRun, int failRun) {
     return switch (state) {
       case UNKNOWN -> NORMAL;
       case UP -> failRun >= 1 ? FAST : NORMAL;

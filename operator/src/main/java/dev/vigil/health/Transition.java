@@ -1,7 +1,7 @@
 package dev.vigil.health;
 
 /**
- * What one active probe result did to a backend's {@link BackendState}, in the manner of Envoy's
+ * What one active probe result did to a backend's {@link ActiveState}, in the manner of Envoy's
  * {@code HealthTransition}.
  */
 public enum Transition {

@@ -1,10 +1,10 @@
 package dev.vigil.ops;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
-import dev.vigil.probe.Protocol;
 import dev.vigil.security.CertificateAuthority;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -101,10 +101,10 @@ public final class TlsWarmUp {
             s -> {
               ProbeTarget target = new ProbeTarget("127.0.0.1", s.actualPort());
               List<Future<ProbeResult>> probes = new ArrayList<>();
-              for (Protocol protocol : List.of(Protocol.HTTPS, Protocol.GRPC)) {
+              for (ProbeProtocol protocol : List.of(ProbeProtocol.HTTPS, ProbeProtocol.GRPC)) {
                 for (boolean trustAll : new boolean[] {true, false}) {
                   boolean[] http2s =
-                      protocol == Protocol.HTTPS
+                      protocol == ProbeProtocol.HTTPS
                           ? new boolean[] {false, true}
                           : new boolean[] {false};
                   for (boolean http2 : http2s) {

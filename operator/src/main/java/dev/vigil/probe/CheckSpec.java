@@ -2,6 +2,8 @@ package dev.vigil.probe;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.http.StatusLineClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -32,7 +34,7 @@ import java.util.Objects;
  *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
  */
 public record CheckSpec(
-    Protocol protocol,
+    ProbeProtocol protocol,
     int port,
     Duration timeout,
     Http http,
@@ -61,24 +63,23 @@ public record CheckSpec(
     }
   }
 
-  public static Builder builder() {
-    return new Builder();
+  public static CheckSpecBuilder builder() {
+    return new CheckSpecBuilder();
   }
 
   /** A builder holding this spec's values. */
-  public Builder toBuilder() {
-    Builder b = new Builder();
-    b.protocol = protocol;
-    b.port = port;
-    b.timeout = timeout;
-    b.http = http;
-    b.tcp = tcp;
-    b.grpc = grpc;
-    b.tls = tls;
-    b.reuseConnection = reuseConnection;
-    b.websocket = websocket;
-    b.http2 = http2;
-    return b;
+  public CheckSpecBuilder toBuilder() {
+    return new CheckSpecBuilder()
+        .protocol(protocol)
+        .port(port)
+        .timeout(timeout)
+        .http(http)
+        .tcp(tcp)
+        .grpc(grpc)
+        .tls(tls)
+        .reuseConnection(reuseConnection)
+        .websocket(websocket)
+        .http2(http2);
   }
 
   /** The port to connect to for {@code target}. */
@@ -88,8 +89,9 @@ public record CheckSpec(
 
   /** Whether this check runs over TLS. */
   public boolean usesTls() {
-    return protocol == Protocol.HTTPS
-        || ((protocol == Protocol.GRPC || protocol == Protocol.WEBSOCKET) && tls != Tls.NONE);
+    return protocol == ProbeProtocol.HTTPS
+        || ((protocol == ProbeProtocol.GRPC || protocol == ProbeProtocol.WEBSOCKET)
+            && tls != Tls.NONE);
   }
 
   /**
@@ -363,110 +365,6 @@ public record CheckSpec(
 
     public Tls {
       serverName = serverName == null || serverName.isEmpty() ? null : serverName;
-    }
-  }
-
-  /** Builds a {@link CheckSpec}; every setter is optional. */
-  public static final class Builder {
-    private Protocol protocol = Protocol.HTTP;
-    private int port;
-    private Duration timeout = DEFAULT_TIMEOUT;
-    private Http http = Http.DEFAULT;
-    private Tcp tcp = Tcp.DEFAULT;
-    private Grpc grpc = Grpc.DEFAULT;
-    private Tls tls = Tls.NONE;
-    private boolean reuseConnection;
-    private WebSocket websocket = WebSocket.DEFAULT;
-    private boolean http2;
-
-    private Builder() {}
-
-    /** {@code active.http.version: "2"}. */
-    public Builder http2(boolean http2) {
-      this.http2 = http2;
-      return this;
-    }
-
-    public Builder websocket(WebSocket websocket) {
-      this.websocket = websocket;
-      return this;
-    }
-
-    public Builder protocol(Protocol protocol) {
-      this.protocol = protocol;
-      return this;
-    }
-
-    public Builder port(int port) {
-      this.port = port;
-      return this;
-    }
-
-    public Builder timeout(Duration timeout) {
-      this.timeout = timeout;
-      return this;
-    }
-
-    public Builder http(Http http) {
-      this.http = http;
-      return this;
-    }
-
-    /** Shorthand: the default HTTP request with other expected statuses, e.g. {@code "200"}. */
-    public Builder expectedStatuses(String... values) {
-      this.http =
-          new Http(
-              http.method(),
-              http.path(),
-              http.host(),
-              http.headers(),
-              ExpectedStatuses.parse("active.http.expectedStatuses", java.util.List.of(values)),
-              http.bodyMatch(),
-              http.body(),
-              http.headerMatch(),
-              http.failFastStatuses());
-      return this;
-    }
-
-    /** Shorthand: {@code active.http.bodyMatch}. */
-    public Builder bodyMatch(String regex) {
-      this.http =
-          new Http(
-              http.method(),
-              http.path(),
-              http.host(),
-              http.headers(),
-              http.expectedStatuses(),
-              Http.compileBodyMatch(regex),
-              http.body(),
-              http.headerMatch(),
-              http.failFastStatuses());
-      return this;
-    }
-
-    public Builder tcp(Tcp tcp) {
-      this.tcp = tcp;
-      return this;
-    }
-
-    public Builder grpc(Grpc grpc) {
-      this.grpc = grpc;
-      return this;
-    }
-
-    public Builder tls(Tls tls) {
-      this.tls = tls;
-      return this;
-    }
-
-    public Builder reuseConnection(boolean reuseConnection) {
-      this.reuseConnection = reuseConnection;
-      return this;
-    }
-
-    public CheckSpec build() {
-      return new CheckSpec(
-          protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket, http2);
     }
   }
 }

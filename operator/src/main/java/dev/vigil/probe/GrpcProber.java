@@ -1,5 +1,7 @@
 package dev.vigil.probe;
 
+import dev.vigil.probe.transport.ClientTls;
+import dev.vigil.probe.transport.TransportFailure;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.vertx.core.Future;
@@ -96,8 +98,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
     try {
       return check(new ProbeTarget(target.ip(), spec.portFor(target)), spec, start);
     } catch (RuntimeException e) {
-      return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, HttpProber.elapsedMs(start)));
+      return Future.succeededFuture(ProbeResult.proberError(e, start));
     }
   }
 
@@ -131,10 +132,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
             ar -> {
               vertx.cancelTimer(timer);
               promise.tryComplete(
-                  ar.succeeded()
-                      ? ar.result()
-                      : ProbeResult.fail(
-                          Reason.INTERNAL, "prober error: " + ar.cause(), elapsed(start)));
+                  ar.succeeded() ? ar.result() : ProbeResult.proberError(ar.cause(), start));
             });
     return promise.future();
   }
@@ -155,22 +153,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
    * so the client sends it as SNI and {@code :authority} without resolving it.
    */
   static SocketAddress address(ProbeTarget target, CheckSpec spec) {
-    return address(target, spec.usesTls() ? spec.tls().serverName() : null);
-  }
-
-  /** The Pod's address, carrying {@code name} (null: none) for SNI and the authority. */
-  static SocketAddress address(ProbeTarget target, String name) {
-    if (name == null) {
-      return SocketAddress.inetSocketAddress(target.port(), target.ip());
-    }
-    try {
-      java.net.InetAddress ip = java.net.InetAddress.getByName(target.ip()); // a literal: no DNS
-      return SocketAddress.inetSocketAddress(
-          new java.net.InetSocketAddress(
-              java.net.InetAddress.getByAddress(name, ip.getAddress()), target.port()));
-    } catch (java.net.UnknownHostException e) {
-      throw new IllegalArgumentException("not an IP address: " + target.ip(), e);
-    }
+    return ClientTls.address(target, spec.usesTls() ? spec.tls().serverName() : null);
   }
 
   private ProbeResult verdict(
@@ -355,6 +338,6 @@ public final class GrpcProber implements Prober, HealthWatcher {
   }
 
   private static long elapsed(long start) {
-    return HttpProber.elapsedMs(start);
+    return ProbeResult.elapsedMs(start);
   }
 }

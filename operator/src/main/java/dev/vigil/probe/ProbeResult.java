@@ -51,12 +51,22 @@ public record ProbeResult(
     return reason == Reason.FAIL_FAST_STATUS;
   }
 
+  /** Milliseconds since {@code startNanos} (a {@link System#nanoTime()}): a probe's latency. */
+  public static long elapsedMs(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
+  }
+
+  /** A prober that threw instead of answering: a failure with {@link Reason#INTERNAL}. */
+  public static ProbeResult proberError(Throwable e, long startNanos) {
+    return fail(Reason.INTERNAL, "prober error: " + e, elapsedMs(startNanos));
+  }
+
   public static ProbeResult timeout(long latencyMs) {
     return fail(Reason.TIMEOUT, "timeout", latencyMs);
   }
 
   /** The same verdict with a status code attached (e.g. a body mismatch on a 200). */
-  ProbeResult withStatusCode(int code) {
+  public ProbeResult withStatusCode(int code) {
     return new ProbeResult(passed, reason, code, detail, latencyMs);
   }
 }

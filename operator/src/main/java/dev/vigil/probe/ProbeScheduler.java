@@ -20,10 +20,11 @@ import java.util.random.RandomGenerator;
  *   <li>The cadence is kept on planned start times: a late timer does not push later probes back; a
  *       backend more than one interval behind restarts its cadence from now.
  *   <li>Starts due within a few milliseconds share one wake-up: when the timer fires, every start
- *       due within {@link Backend#early()} (a quarter of the jitter, at most {@value #MAX_EARLY_MS}
- *       ms, none without jitter) is taken at once; planned waits are drawn from the jitter band
- *       narrowed by as much, so gaps between actual starts stay within interval +/- jitter (issue
- *       15: at 1,000 probes/s the event loop slept and woke 1.4 times per probe, HAProxy 0.66).
+ *       due within {@link ProbeSchedule#early} (a quarter of the jitter, at most {@value
+ *       ProbeSchedule#MAX_EARLY_MS} ms, none without jitter) is taken at once; planned waits are
+ *       drawn from the jitter band narrowed by as much, so gaps between actual starts stay within
+ *       interval +/- jitter (issue 15: at 1,000 probes/s the event loop slept and woke 1.4 times
+ *       per probe, HAProxy 0.66).
  *   <li>Never two probes of one backend at once: if the previous probe is still in flight when the
  *       next is due (only possible when jitter makes a wait shorter than the timeout, or with
  *       timeout = interval as HAProxy-style settings have it), the start is deferred to the moment
@@ -56,9 +57,6 @@ import java.util.random.RandomGenerator;
  */
 public final class ProbeScheduler<K> {
 
-  /** The most a start is taken early to share a wake-up with another ({@link Backend#early}). */
-  static final long MAX_EARLY_MS = 25;
-
   /** How long a started probe counts towards the backlog ({@link Backlog}). */
   static final long BACKLOG_WINDOW_MS = 100;
 
@@ -68,7 +66,7 @@ public final class ProbeScheduler<K> {
    * backends at 250 ms) sustained 18,000 probes/s with every backend UP at a limit of 200 (the
    * whole in-flight count then), and 14,900/s with 334 timeouts at 1,000.
    */
-  static final int MAX_BACKLOG = 256;
+  public static final int MAX_BACKLOG = 256;
 
   private final Prober prober;
   private final Timers timers;
@@ -106,7 +104,7 @@ public final class ProbeScheduler<K> {
 
   /** Starts probing a backend; an existing backend with this key is updated instead. */
   public void add(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
-    validate(spec, schedule);
+    schedule.checkTimeout(spec.timeout());
     timers.execute(() -> upsert(key, target, spec, schedule));
   }
 
@@ -135,7 +133,7 @@ public final class ProbeScheduler<K> {
             return;
           }
           long now = timers.nowMillis();
-          b.plannedStart = b.lastStart + gap(b);
+          b.plannedStart = b.lastStart + b.schedule.gap(b.phase, random);
           b.rearm(Math.max(0, b.plannedStart - now));
         });
   }
@@ -180,17 +178,6 @@ public final class ProbeScheduler<K> {
     return heldStarts;
   }
 
-  private static void validate(CheckSpec spec, ProbeSchedule schedule) {
-    if (spec.timeout().compareTo(schedule.shortest()) > 0) {
-      throw new IllegalArgumentException(
-          "active.timeout: must not exceed active.interval, fastInterval or downInterval ("
-              + spec.timeout()
-              + " > "
-              + schedule.shortest()
-              + ")");
-    }
-  }
-
   private void upsert(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
     if (stopped) {
       return;
@@ -218,7 +205,7 @@ public final class ProbeScheduler<K> {
       b.plannedStart =
           b.lastStart == Long.MIN_VALUE
               ? now + random.nextLong(schedule.interval().toMillis())
-              : from + gap(b);
+              : from + b.schedule.gap(b.phase, random);
       b.rearm(Math.max(0, b.plannedStart - now));
     }
   }
@@ -274,7 +261,7 @@ public final class ProbeScheduler<K> {
       backlog.release(now);
       while (!starts.isEmpty()) {
         Backend next = (Backend) starts.peek();
-        if (next.due > now + next.early()) {
+        if (next.due > now + next.schedule.early(next.phase)) {
           break;
         }
         starts.poll();
@@ -284,17 +271,6 @@ public final class ProbeScheduler<K> {
       dispatching = false;
       armTimer();
     }
-  }
-
-  /**
-   * The wait before the next planned start: the phase's interval +/- jitter, drawn from the band
-   * narrowed by {@link Backend#early()} on each side, so that a start taken early (or the previous
-   * one taken early) still keeps every gap between actual starts within interval +/- jitter.
-   */
-  private long gap(Backend b) {
-    long interval = b.schedule.interval(b.phase).toMillis();
-    double spread = interval * b.schedule.jitterPercent() / 100.0 - b.early();
-    return spread <= 0 ? interval : Math.round(interval + random.nextDouble(-spread, spread));
   }
 
   private final class Backend extends StartQueue.Entry implements Backlog.Held {
@@ -332,17 +308,6 @@ public final class ProbeScheduler<K> {
       armTimer();
     }
 
-    /**
-     * How early this backend's start may be taken with one the timer fired for, so that probes due
-     * within a few milliseconds share one wake-up of the event loop (issue 15: each wake-up costs a
-     * context switch): a quarter of the jitter (interval x jitterPercent / 400), at most {@link
-     * #MAX_EARLY_MS}; none without jitter. The cadence stays on the planned times.
-     */
-    long early() {
-      return Math.min(
-          MAX_EARLY_MS, schedule.interval(phase).toMillis() * schedule.jitterPercent() / 400);
-    }
-
     void fire() {
       if (retired) {
         return;
@@ -352,7 +317,7 @@ public final class ProbeScheduler<K> {
       if (now - plannedStart > interval) {
         plannedStart = now; // far behind (overload, suspended VM): restart the cadence
       }
-      plannedStart += gap(this);
+      plannedStart += schedule.gap(phase, random);
       arm(Math.max(0, plannedStart - now));
       if (inFlight) {
         deferred++;

@@ -1,5 +1,7 @@
 package dev.vigil.probe;
 
+import dev.vigil.probe.http.Http2Prober;
+import dev.vigil.probe.http.HttpProber;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.EnumMap;
@@ -8,7 +10,7 @@ import java.util.Map;
 /** Picks the prober for a check's protocol: HTTP, HTTPS and WebSocket, TCP, GRPC. */
 public final class ProtocolProber implements Prober {
 
-  private final Map<Protocol, Prober> byProtocol;
+  private final Map<ProbeProtocol, Prober> byProtocol;
   private final Prober http2;
 
   public ProtocolProber(Prober http, Prober tcp, Prober grpc) {
@@ -20,12 +22,12 @@ public final class ProtocolProber implements Prober {
    */
   public ProtocolProber(Prober http, Prober tcp, Prober grpc, Prober http2) {
     this.http2 = http2;
-    byProtocol = new EnumMap<>(Protocol.class);
-    byProtocol.put(Protocol.HTTP, http);
-    byProtocol.put(Protocol.HTTPS, http);
-    byProtocol.put(Protocol.WEBSOCKET, http);
-    byProtocol.put(Protocol.TCP, tcp);
-    byProtocol.put(Protocol.GRPC, grpc);
+    byProtocol = new EnumMap<>(ProbeProtocol.class);
+    byProtocol.put(ProbeProtocol.HTTP, http);
+    byProtocol.put(ProbeProtocol.HTTPS, http);
+    byProtocol.put(ProbeProtocol.WEBSOCKET, http);
+    byProtocol.put(ProbeProtocol.TCP, tcp);
+    byProtocol.put(ProbeProtocol.GRPC, grpc);
   }
 
   /** The Vert.x probers for every protocol. */
@@ -36,12 +38,13 @@ public final class ProtocolProber implements Prober {
 
   /** The gRPC prober's Health/Watch streams ({@code active.grpc.watch}). */
   public HealthWatcher watcher() {
-    return byProtocol.get(Protocol.GRPC) instanceof HealthWatcher w ? w : HealthWatcher.NONE;
+    return byProtocol.get(ProbeProtocol.GRPC) instanceof HealthWatcher w ? w : HealthWatcher.NONE;
   }
 
   @Override
   public Future<ProbeResult> probe(ProbeTarget target, CheckSpec spec) {
-    if (spec.http2() && (spec.protocol() == Protocol.HTTP || spec.protocol() == Protocol.HTTPS)) {
+    if (spec.http2()
+        && (spec.protocol() == ProbeProtocol.HTTP || spec.protocol() == ProbeProtocol.HTTPS)) {
       return http2.probe(target, spec);
     }
     return byProtocol.get(spec.protocol()).probe(target, spec);

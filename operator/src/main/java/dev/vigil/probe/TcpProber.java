@@ -1,5 +1,9 @@
 package dev.vigil.probe;
 
+import dev.vigil.probe.http.HttpProber;
+import dev.vigil.probe.transport.ProbeConnection;
+import dev.vigil.probe.transport.ProbeDeadline;
+import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -16,12 +20,12 @@ import java.util.Arrays;
 public final class TcpProber implements Prober {
 
   private final Vertx vertx;
-  private final NetSocketConnection.Connector fallback;
+  private final ProbeConnection.Connector fallback;
   private final ProbeConnection.Connector connector;
 
   public TcpProber(Vertx vertx) {
     this.vertx = vertx;
-    this.fallback = new NetSocketConnection.Connector(vertx);
+    this.fallback = ProbeConnection.tls(vertx);
     this.connector = ProbeConnection.plain(vertx, fallback);
   }
 
@@ -33,8 +37,7 @@ public final class TcpProber implements Prober {
       new Attempt(spec, start, promise).start(new ProbeTarget(target.ip(), spec.portFor(target)));
       return promise.future();
     } catch (RuntimeException e) {
-      return Future.succeededFuture(
-          ProbeResult.fail(Reason.INTERNAL, "prober error: " + e, HttpProber.elapsedMs(start)));
+      return Future.succeededFuture(ProbeResult.proberError(e, start));
     }
   }
 
@@ -123,7 +126,7 @@ public final class TcpProber implements Prober {
     }
 
     long elapsed() {
-      return HttpProber.elapsedMs(start);
+      return ProbeResult.elapsedMs(start);
     }
 
     void finish(ProbeResult result) {

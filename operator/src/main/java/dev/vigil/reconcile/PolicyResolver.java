@@ -11,11 +11,14 @@ import dev.vigil.api.v1alpha1.HttpHeaderMatch;
 import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.api.v1alpha1.SuccessRateRule;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.ExpectedStatuses;
-import dev.vigil.probe.Protocol;
+import dev.vigil.probe.CheckSpecBuilder;
+import dev.vigil.probe.ProbeProtocol;
+import dev.vigil.probe.http.ExpectedStatuses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,7 +67,7 @@ public final class PolicyResolver {
 
   private static HealthSettings settings(
       HealthPolicySpec spec, ActiveCheck active, PassiveCheck passive, TenantFloors floors) {
-    HealthSettings.Builder b = HealthSettings.builder();
+    HealthSettingsBuilder b = HealthSettings.builder();
     b.intervalMs(
         floors.interval(Durations.millis("active.interval", or(active.getInterval(), "5s"))));
     b.timeoutMs(Durations.millis("active.timeout", or(active.getTimeout(), "2s")));
@@ -129,12 +132,12 @@ public final class PolicyResolver {
   }
 
   /** {@code damping}: absent is off; absent fields take the CRD's defaults. */
-  private static HealthSettings.Damping damping(Damping d) {
+  private static DampingSettings damping(Damping d) {
     if (d == null) {
       return null;
     }
-    HealthSettings.Damping def = HealthSettings.Damping.defaults();
-    return new HealthSettings.Damping(
+    DampingSettings def = DampingSettings.defaults();
+    return new DampingSettings(
         or(d.getPenalty(), def.penalty()),
         or(d.getSuppressThreshold(), def.suppressThreshold()),
         or(d.getReuseThreshold(), def.reuseThreshold()),
@@ -193,9 +196,9 @@ public final class PolicyResolver {
 
   private static CheckSpec check(ActiveCheck active, HealthSettings settings) {
     try {
-      CheckSpec.Builder b =
+      CheckSpecBuilder b =
           CheckSpec.builder()
-              .protocol(Protocol.valueOf(active.getProtocol().name()))
+              .protocol(ProbeProtocol.valueOf(active.getProtocol().name()))
               .timeout(Duration.ofMillis(settings.timeoutMs()))
               .reuseConnection(Boolean.TRUE.equals(active.getReuseConnection()));
       HttpCheck http = active.getHttp();

@@ -220,10 +220,10 @@ public final class PoolStatusAggregator {
     if (d.draining()) {
       return BackendState.DRAINING;
     }
-    if (d.ejected() && d.state() != dev.vigil.health.BackendState.DOWN) {
+    if (d.ejected() && d.state() != dev.vigil.health.ActiveState.DOWN) {
       return BackendState.EJECTED;
     }
-    if (d.damped() && d.state() == dev.vigil.health.BackendState.UP) {
+    if (d.damped() && d.state() == dev.vigil.health.ActiveState.UP) {
       return BackendState.DAMPED;
     }
     return switch (d.state()) {

@@ -2,7 +2,7 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendStatus;
-import dev.vigil.health.BackendState;
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.DampingState;
 import dev.vigil.runtime.RestoredBackend;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -42,7 +42,7 @@ public final class RestoreFromStatus {
                 : Boolean.TRUE.equals(e.getConditions().getReady());
         out.put(
             e.getTargetRef().getName(),
-            new RestoredBackend(healthy ? BackendState.UP : BackendState.DOWN, 0, 0));
+            new RestoredBackend(healthy ? ActiveState.UP : ActiveState.DOWN, 0, 0));
       }
     }
     if (status == null || status.getBackends() == null) {
@@ -56,15 +56,15 @@ public final class RestoreFromStatus {
       int ejections = b.getEjections() == null ? 0 : b.getEjections();
       long until =
           b.getEjectedUntil() == null ? 0 : Instant.parse(b.getEjectedUntil()).toEpochMilli();
-      BackendState state =
+      ActiveState state =
           switch (b.getState()) {
-            case UP -> BackendState.UP;
-            case DOWN -> BackendState.DOWN;
-            case UNKNOWN -> BackendState.UNKNOWN;
+            case UP -> ActiveState.UP;
+            case DOWN -> ActiveState.DOWN;
+            case UNKNOWN -> ActiveState.UNKNOWN;
             // Status shows Down before Ejected and Damped, so either was Up.
-            case EJECTED, DAMPED -> BackendState.UP;
+            case EJECTED, DAMPED -> ActiveState.UP;
             // A draining backend's health is the slice's serving condition.
-            case DRAINING -> fromSlice == null ? BackendState.UP : fromSlice.state();
+            case DRAINING -> fromSlice == null ? ActiveState.UP : fromSlice.state();
           };
       if (until <= nowMs) {
         until = 0;

@@ -1,5 +1,6 @@
 package dev.vigil.reconcile;
 
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import java.util.function.Function;
 
@@ -56,7 +57,7 @@ public record TenantFloors(long minIntervalMs, boolean defaultDamping) {
   }
 
   /** The damping of a policy whose own block resolved to {@code own} (null: none). */
-  HealthSettings.Damping damping(HealthSettings.Damping own) {
-    return own != null || !defaultDamping ? own : HealthSettings.Damping.defaults();
+  DampingSettings damping(DampingSettings own) {
+    return own != null || !defaultDamping ? own : DampingSettings.defaults();
   }
 }

@@ -1,9 +1,11 @@
 package dev.vigil.replay;
 
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.InvalidSettingsException;
-import dev.vigil.probe.ExpectedStatuses;
-import dev.vigil.probe.StatusLineClassifier;
+import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.http.StatusLineClassifier;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,7 +21,7 @@ import java.util.function.BiConsumer;
  */
 public final class ReplayCommand {
   /** One flag: how it changes the settings builder. */
-  private record Flag(String help, BiConsumer<HealthSettings.Builder, String> apply) {}
+  private record Flag(String help, BiConsumer<HealthSettingsBuilder, String> apply) {}
 
   private static final Map<String, Flag> FLAGS = flags();
 
@@ -48,7 +50,7 @@ public final class ReplayCommand {
 
   /** A session with the settings the flags give. */
   public static ReplaySession session(List<String> args) {
-    HealthSettings.Builder settings = HealthSettings.builder();
+    HealthSettingsBuilder settings = HealthSettings.builder();
     DampingFlags damping = new DampingFlags();
     ExpectedStatuses expected = ExpectedStatuses.DEFAULT;
     ExpectedStatuses failFast = ExpectedStatuses.NONE;
@@ -129,7 +131,7 @@ public final class ReplayCommand {
 
   /** The damping flags seen so far; defaults from docs/design.md §1. */
   private static final class DampingFlags {
-    private final HealthSettings.Damping defaults = HealthSettings.Damping.defaults();
+    private final DampingSettings defaults = DampingSettings.defaults();
     private int penalty = defaults.penalty();
     private int suppress = defaults.suppressThreshold();
     private int reuse = defaults.reuseThreshold();
@@ -150,10 +152,10 @@ public final class ReplayCommand {
       }
     }
 
-    HealthSettings.Damping build() {
+    DampingSettings build() {
       return halfLifeMs == null
           ? null
-          : new HealthSettings.Damping(penalty, suppress, reuse, halfLifeMs, maxSuppressMs);
+          : new DampingSettings(penalty, suppress, reuse, halfLifeMs, maxSuppressMs);
     }
   }
 

@@ -1,13 +1,13 @@
 package dev.vigil.replay;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.Backend;
-import dev.vigil.health.BackendState;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.StatusLineClassifier;
+import dev.vigil.probe.http.StatusLineClassifier;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -100,7 +100,7 @@ public final class ReplaySession {
       members.add(next.add(n));
     }
     for (Backend b : members) {
-      next.restore(b, BackendState.UP, 0, 0, now);
+      next.restore(b, ActiveState.UP, 0, 0, now);
     }
     next.restorePanic(false);
     pool = next;
@@ -129,13 +129,13 @@ public final class ReplaySession {
   private List<String> status() {
     List<String> out = new ArrayList<>(order.size());
     for (Backend b : order) {
-      out.add(b.id() + (b.state() == BackendState.UP ? " UP" : " DOWN"));
+      out.add(b.id() + (b.state() == ActiveState.UP ? " UP" : " DOWN"));
     }
     return out;
   }
 
   private String healthy() {
-    return join(b -> b.state() == BackendState.UP);
+    return join(b -> b.state() == ActiveState.UP);
   }
 
   private String at(String rest) {

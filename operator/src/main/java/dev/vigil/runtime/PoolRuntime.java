@@ -1,7 +1,7 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
-import dev.vigil.health.BackendState;
 import dev.vigil.health.Ejection;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
@@ -184,7 +184,7 @@ public final class PoolRuntime {
     }
     long now = now();
     t.lastProbe = new ProbeSummary(now, result.passed(), result.latencyMs(), result.detail());
-    BackendState before = t.backend.state();
+    ActiveState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
     Transition transition =
         health.onProbeResult(t.backend, result.passed(), result.failFast(), now);
@@ -195,7 +195,7 @@ public final class PoolRuntime {
     if (transition == Transition.CHANGED) {
       t.since = now;
       material = true;
-      BackendState after = t.backend.state();
+      ActiveState after = t.backend.state();
       String why = TransitionReasons.probe(t.backend, result, after, health.settings());
       sink.stateChanged(key, id, before.name(), after.name(), why);
     }

@@ -1,6 +1,6 @@
 package dev.vigil.runtime;
 
-import dev.vigil.health.BackendState;
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.DampingState;
 
 /**
@@ -9,16 +9,16 @@ import dev.vigil.health.DampingState;
  * early.
  */
 public record RestoredBackend(
-    BackendState state, int ejections, long ejectedUntil, DampingState damping, long since) {
+    ActiveState state, int ejections, long ejectedUntil, DampingState damping, long since) {
 
   /** Without the time of the last state change (shown as the restore's time). */
   public RestoredBackend(
-      BackendState state, int ejections, long ejectedUntil, DampingState damping) {
+      ActiveState state, int ejections, long ejectedUntil, DampingState damping) {
     this(state, ejections, ejectedUntil, damping, 0);
   }
 
   /** Without flap-damping state (from a slice, or a status without merit). */
-  public RestoredBackend(BackendState state, int ejections, long ejectedUntil) {
+  public RestoredBackend(ActiveState state, int ejections, long ejectedUntil) {
     this(state, ejections, ejectedUntil, DampingState.NONE);
   }
 }

@@ -4,12 +4,12 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeSchedule;
 import dev.vigil.probe.ProbeScheduler;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.Timers;
 import java.time.Duration;
 import java.util.HashMap;
@@ -196,7 +196,7 @@ public final class ScheduledProbing implements Probing {
 
   /** Opens the backend's Watch stream when the check asks for one; results go to the callback. */
   private void watch(String id, ProbeTarget target) {
-    if (check == null || check.protocol() != Protocol.GRPC || !check.grpc().watch()) {
+    if (check == null || check.protocol() != ProbeProtocol.GRPC || !check.grpc().watch()) {
       return;
     }
     HealthWatcher.Watch[] self = new HealthWatcher.Watch[1];

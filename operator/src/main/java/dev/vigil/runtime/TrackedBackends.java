@@ -1,7 +1,7 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
-import dev.vigil.health.BackendState;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.ProbeTarget;
@@ -81,7 +81,7 @@ final class TrackedBackends {
 
   private void add(Member m, RestoredBackend restored, long now) {
     TrackedBackend t = new TrackedBackend(m, health.add(m.id()), now);
-    if (restored != null && restored.state() != BackendState.UNKNOWN) {
+    if (restored != null && restored.state() != ActiveState.UNKNOWN) {
       health.restore(
           t.backend,
           restored.state(),
@@ -124,7 +124,7 @@ final class TrackedBackends {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
     for (TrackedBackend t : byId.values()) {
       boolean healthy =
-          t.backend.state() == BackendState.UP && !t.backend.ejected() && !t.backend.damped();
+          t.backend.state() == ActiveState.UP && !t.backend.ejected() && !t.backend.damped();
       backends.add(
           new BackendSnapshot(
               t.member,

@@ -1,7 +1,8 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.Backend;
-import dev.vigil.health.BackendState;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.ProbeResult;
 import java.util.Locale;
@@ -21,8 +22,8 @@ final class TransitionReasons {
   private TransitionReasons() {}
 
   /** Why a probe result changed the backend's state to {@code after}. */
-  static String probe(Backend b, ProbeResult result, BackendState after, HealthSettings s) {
-    if (after == BackendState.UP) {
+  static String probe(Backend b, ProbeResult result, ActiveState after, HealthSettings s) {
+    if (after == ActiveState.UP) {
       return (b.passRun() <= 1 ? "first probe passed" : s.rise() + " probes passed");
     }
     if (result.failFast() && b.failRun() < s.fall()) {
@@ -34,7 +35,7 @@ final class TransitionReasons {
 
   /** Why flap damping held the backend back. */
   static String damped(Backend b, HealthSettings s) {
-    HealthSettings.Damping d = s.damping();
+    DampingSettings d = s.damping();
     return String.format(
         Locale.ROOT,
         "flapping: merit %.0f above damping.suppressThreshold %d",

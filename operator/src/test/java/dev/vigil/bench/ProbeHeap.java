@@ -2,11 +2,11 @@ package dev.vigil.bench;
 
 import com.sun.management.ThreadMXBean;
 import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.HttpProber;
 import dev.vigil.probe.ProbeSchedule;
 import dev.vigil.probe.ProbeScheduler;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.VertxTimers;
+import dev.vigil.probe.http.HttpProber;
 import io.vertx.core.AbstractVerticle;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;

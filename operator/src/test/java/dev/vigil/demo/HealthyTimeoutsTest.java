@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
 class HealthyTimeoutsTest {
   private static Observation probed(String pod, ProbeSummary probe) {
     BackendView up =
-        new BackendView(
-            pod, dev.vigil.health.BackendState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
+        new BackendView(pod, dev.vigil.health.ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
     PoolView view =
         new PoolView(
             new AvailabilitySnapshot(

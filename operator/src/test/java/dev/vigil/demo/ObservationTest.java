@@ -27,7 +27,7 @@ class ObservationTest {
   private static PoolView upView() {
     BackendView up =
         new BackendView(
-            "web-0", dev.vigil.health.BackendState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
+            "web-0", dev.vigil.health.ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
     return new PoolView(
         new AvailabilitySnapshot(1, false, Set.of("web-0"), Set.of("web-0"), Set.of(), COUNTS),
         List.of(

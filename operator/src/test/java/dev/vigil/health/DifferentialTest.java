@@ -326,7 +326,7 @@ class DifferentialTest {
         return "apply " + settings;
       }
       if (roll < 990) {
-        BackendState state = BackendState.values()[r.nextInt(3)];
+        ActiveState state = ActiveState.values()[r.nextInt(3)];
         int multiplier = r.nextInt(4);
         long until = now + r.nextInt(60_000) - 20_000;
         DampingState ds =
@@ -547,9 +547,9 @@ class DifferentialTest {
           .build();
     }
 
-    private HealthSettings.Damping randomDamping() {
+    private DampingSettings randomDamping() {
       int suppress = 1_000 + r.nextInt(2_000);
-      return new HealthSettings.Damping(
+      return new DampingSettings(
           800 + r.nextInt(1_500),
           suppress,
           100 + r.nextInt(suppress - 100),

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** Flap damping, docs/design.md §2.1, rule by rule (defaults: 1000, 3000, 750, 60s, 300s). */
 class FlapDampingTest {
-  private static final HealthSettings.Damping D = HealthSettings.Damping.defaults();
+  private static final DampingSettings D = DampingSettings.defaults();
   private static final HealthSettings QUICK =
       HealthSettings.builder().rise(1).fall(1).panicThresholdPercent(0).damping(D).build();
 
@@ -47,7 +47,7 @@ class FlapDampingTest {
   void theFirstProbeOfAnUnknownBackendIsNoFlap() {
     Backend b = pool.add("a");
     pool.onProbeResult(b, false, 0);
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
     assertThat(b.merit()).isZero();
   }
 
@@ -67,7 +67,7 @@ class FlapDampingTest {
     assertThat(b.merit()).as("three flaps a second apart").isLessThan(3_000).isGreaterThan(2_900);
     assertThat(b.damped()).isFalse();
     pool.onProbeResult(b, true, 4_000);
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     assertThat(b.damped()).isTrue();
     assertThat(b.available()).isFalse();
     assertThat(pool.snapshot().available()).isEmpty();
@@ -144,10 +144,10 @@ class FlapDampingTest {
   @Test
   void aDampedBackendThatIsDownShowsDownAndStaysUnavailableUntilBothEnd() {
     Backend b = flapping("a", "FPFPF");
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
     assertThat(b.damped()).isTrue();
     pool.onProbeResult(b, true, 6_000);
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     assertThat(b.available()).as("still damped").isFalse();
   }
 
@@ -205,9 +205,7 @@ class FlapDampingTest {
     Backend b = flapping("a", "FPFP");
     long before = b.releaseAt();
     pool.apply(
-        QUICK.toBuilder()
-            .damping(new HealthSettings.Damping(1000, 3000, 300, 60_000, 300_000))
-            .build());
+        QUICK.toBuilder().damping(new DampingSettings(1000, 3000, 300, 60_000, 300_000)).build());
     assertThat(b.releaseAt()).isGreaterThan(before);
     assertThat(pool.nextRelease()).isEqualTo(b.releaseAt());
   }
@@ -220,20 +218,20 @@ class FlapDampingTest {
 
     PoolHealth restarted = new PoolHealth(QUICK);
     Backend r = restarted.add("a");
-    restarted.restore(r, BackendState.UP, 0, 0, published, 30_000);
+    restarted.restore(r, ActiveState.UP, 0, 0, published, 30_000);
     assertThat(r.damped()).isTrue();
     assertThat(r.releaseAt()).isEqualTo(release);
     assertThat(restarted.nextRelease()).isEqualTo(release);
     assertThat(restarted.snapshot().available()).isEmpty();
 
     Backend late = restarted.add("late");
-    restarted.restore(late, BackendState.UP, 0, 0, published, release);
+    restarted.restore(late, ActiveState.UP, 0, 0, published, release);
     assertThat(late.damped()).as("restored after its release time").isFalse();
     assertThat(late.merit()).isEqualTo(published.merit());
 
     Backend notDamped = restarted.add("n");
     restarted.restore(
-        notDamped, BackendState.UP, 0, 0, new DampingState(2_900, 30_000, false), 30_000);
+        notDamped, ActiveState.UP, 0, 0, new DampingState(2_900, 30_000, false), 30_000);
     assertThat(notDamped.damped()).as("a restore never damps anew").isFalse();
   }
 
@@ -262,9 +260,9 @@ class FlapDampingTest {
 
   @Test
   void settingsCheckTheDampingAndPhaseFields() {
-    assertThatThrownBy(() -> new HealthSettings.Damping(1000, 3000, 3000, 60_000, 300_000))
+    assertThatThrownBy(() -> new DampingSettings(1000, 3000, 3000, 60_000, 300_000))
         .hasMessageContaining("damping.reuseThreshold");
-    assertThatThrownBy(() -> new HealthSettings.Damping(1000, 3000, 750, 999, 300_000))
+    assertThatThrownBy(() -> new DampingSettings(1000, 3000, 750, 999, 300_000))
         .hasMessageContaining("damping.halfLife");
     assertThatThrownBy(() -> HealthSettings.builder().fastIntervalMs(2_000L).build())
         .hasMessageContaining("active.fastInterval")

@@ -143,14 +143,14 @@ class HealthSettingsTest {
         .hasMessage("passive.latency.floor: must be at least 0ms, was -5ms");
   }
 
-  private static Arguments bad(String field, UnaryOperator<HealthSettings.Builder> change) {
+  private static Arguments bad(String field, UnaryOperator<HealthSettingsBuilder> change) {
     return Arguments.of(field, change);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalid")
   void rejectsAnInvalidValueNamingTheField(
-      String field, UnaryOperator<HealthSettings.Builder> change) {
+      String field, UnaryOperator<HealthSettingsBuilder> change) {
     assertThatThrownBy(() -> change.apply(HealthSettings.builder()).build())
         .isInstanceOfSatisfying(
             InvalidSettingsException.class, e -> assertThat(e.field()).isEqualTo(field))

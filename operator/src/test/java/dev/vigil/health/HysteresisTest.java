@@ -17,14 +17,14 @@ class HysteresisTest {
   private Backend upBackend() {
     Backend b = pool.add("a");
     probe(b, "P");
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     return b;
   }
 
   private Backend downBackend() {
     Backend b = pool.add("a");
     probe(b, "F");
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
     return b;
   }
 
@@ -32,7 +32,7 @@ class HysteresisTest {
   void staysUpWhenFailuresAreNotConsecutive() {
     Backend b = upBackend();
     probe(b, "FFPFF");
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     assertThat(pool.snapshot().available()).containsExactly("a");
   }
 
@@ -40,9 +40,9 @@ class HysteresisTest {
   void goesDownAfterFallFailuresInARow() {
     Backend b = upBackend();
     probe(b, "FF");
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     probe(b, "F");
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
     assertThat(pool.snapshot().available()).isEmpty();
   }
 
@@ -50,14 +50,14 @@ class HysteresisTest {
   void staysDownWhenPassesAreNotConsecutive() {
     Backend b = downBackend();
     probe(b, "PFP");
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
   }
 
   @Test
   void comesUpAfterRisePassesInARow() {
     Backend b = downBackend();
     probe(b, "PP");
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     assertThat(pool.snapshot().available()).containsExactly("a");
   }
 
@@ -66,7 +66,7 @@ class HysteresisTest {
     Backend b = upBackend();
     for (int i = 0; i < 100; i++) {
       probe(b, i % 2 == 0 ? "F" : "P");
-      assertThat(b.state()).isEqualTo(BackendState.UP);
+      assertThat(b.state()).isEqualTo(ActiveState.UP);
     }
   }
 
@@ -75,14 +75,14 @@ class HysteresisTest {
     Backend b = downBackend();
     for (int i = 0; i < 100; i++) {
       probe(b, i % 2 == 0 ? "P" : "F");
-      assertThat(b.state()).isEqualTo(BackendState.DOWN);
+      assertThat(b.state()).isEqualTo(ActiveState.DOWN);
     }
   }
 
   @Test
   void newBackendIsUnknownAndNotAvailable() {
     Backend b = pool.add("a");
-    assertThat(b.state()).isEqualTo(BackendState.UNKNOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.UNKNOWN);
     assertThat(b.available()).isFalse();
     AvailabilitySnapshot s = pool.snapshot();
     assertThat(s.available()).isEmpty();
@@ -93,7 +93,7 @@ class HysteresisTest {
   void firstPassDecidesUp() {
     Backend b = pool.add("a");
     assertThat(pool.onProbeResult(b, true, now)).isEqualTo(Transition.CHANGED);
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     assertThat(pool.snapshot().available()).containsExactly("a");
   }
 
@@ -101,7 +101,7 @@ class HysteresisTest {
   void firstFailDecidesDown() {
     Backend b = pool.add("a");
     assertThat(pool.onProbeResult(b, false, now)).isEqualTo(Transition.CHANGED);
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
   }
 
   @Test
@@ -132,9 +132,9 @@ class HysteresisTest {
     Backend b = upBackend();
     probe(b, "F");
     pool.apply(HealthSettings.builder().fall(2).build());
-    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.state()).isEqualTo(ActiveState.UP);
     assertThat(b.failRun()).isEqualTo(1);
     probe(b, "F");
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
   }
 }

@@ -95,7 +95,7 @@ class MembershipTest {
     upPool(1);
     pool.remove("b0");
     Backend b = pool.add("b0");
-    assertThat(b.state()).isEqualTo(BackendState.UNKNOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.UNKNOWN);
     assertThat(pool.snapshot().available()).isEmpty();
   }
 
@@ -105,10 +105,10 @@ class MembershipTest {
     for (int i = 0; i < 4; i++) {
       restarted.add("b" + i);
     }
-    restarted.restore(restarted.backend("b0"), BackendState.UP, 0, 0, T0);
-    restarted.restore(restarted.backend("b1"), BackendState.UP, 2, T0 + 50_000, T0);
-    restarted.restore(restarted.backend("b2"), BackendState.DOWN, 0, 0, T0);
-    restarted.restore(restarted.backend("b3"), BackendState.UP, 1, T0 - 1, T0);
+    restarted.restore(restarted.backend("b0"), ActiveState.UP, 0, 0, T0);
+    restarted.restore(restarted.backend("b1"), ActiveState.UP, 2, T0 + 50_000, T0);
+    restarted.restore(restarted.backend("b2"), ActiveState.DOWN, 0, 0, T0);
+    restarted.restore(restarted.backend("b3"), ActiveState.UP, 1, T0 - 1, T0);
     AvailabilitySnapshot s = restarted.snapshot();
     assertThat(s.available()).containsExactlyInAnyOrder("b0", "b3");
     assertThat(s.panic()).isFalse();
@@ -118,7 +118,7 @@ class MembershipTest {
     assertThat(restarted.nextEjectionEnd()).isEqualTo(T0 + 50_000);
     // an Up backend restored with empty runs needs a full fall run to go Down
     restarted.onProbeResult("b0", false, T0);
-    assertThat(restarted.backend("b0").state()).isEqualTo(BackendState.UP);
+    assertThat(restarted.backend("b0").state()).isEqualTo(ActiveState.UP);
   }
 
   @Test
@@ -129,7 +129,7 @@ class MembershipTest {
     String[] states = {"U", "U", "U", "D", "D"}; // 60 %: inside the band
     for (int i = 0; i < states.length; i++) {
       Backend b = restarted.add("b" + i);
-      restarted.restore(b, states[i].equals("U") ? BackendState.UP : BackendState.DOWN, 0, 0, T0);
+      restarted.restore(b, states[i].equals("U") ? ActiveState.UP : ActiveState.DOWN, 0, 0, T0);
     }
     assertThat(restarted.panic()).isFalse();
     restarted.restorePanic(true);
@@ -140,7 +140,7 @@ class MembershipTest {
   @Test
   void restoredPanicFlagThatContradictsTheCountsIsCorrected() {
     PoolHealth restarted = new PoolHealth(HealthSettings.defaults());
-    restarted.restore(restarted.add("a"), BackendState.UP, 0, 0, T0);
+    restarted.restore(restarted.add("a"), ActiveState.UP, 0, 0, T0);
     restarted.restorePanic(true);
     assertThat(restarted.panic()).isFalse();
   }
@@ -151,7 +151,7 @@ class MembershipTest {
     errors("b1", 3);
     assertThat(pool.views())
         .containsExactly(
-            new BackendView("b0", BackendState.UP, 1, 0, 0, 0, 0, false, 0, false, true),
-            new BackendView("b1", BackendState.UP, 1, 0, 3, 0, 0, false, 0, false, true));
+            new BackendView("b0", ActiveState.UP, 1, 0, 0, 0, 0, false, 0, false, true),
+            new BackendView("b1", ActiveState.UP, 1, 0, 3, 0, 0, false, 0, false, true));
   }
 }

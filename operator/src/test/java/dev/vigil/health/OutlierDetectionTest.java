@@ -24,7 +24,7 @@ class OutlierDetectionTest {
   private final Random random = new Random(20261129);
   private PoolHealth pool;
 
-  private HealthSettings.Builder rules() {
+  private HealthSettingsBuilder rules() {
     return HealthSettings.builder().consecutiveErrors(0).consecutiveLocalOriginErrors(0);
   }
 

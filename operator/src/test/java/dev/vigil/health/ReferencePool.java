@@ -20,7 +20,7 @@ import java.util.Set;
 final class ReferencePool {
   static final class Member {
     final String id;
-    BackendState state = BackendState.UNKNOWN;
+    ActiveState state = ActiveState.UNKNOWN;
     int passRun;
     int failRun;
     int upstreamErrors;
@@ -48,21 +48,21 @@ final class ReferencePool {
     }
 
     boolean available() {
-      return state == BackendState.UP && !ejected && !damped && !draining;
+      return state == ActiveState.UP && !ejected && !damped && !draining;
     }
 
     ProbePhase phase() {
-      if (state == BackendState.UP && failRun > 0) {
+      if (state == ActiveState.UP && failRun > 0) {
         return ProbePhase.FAST;
       }
-      if (state == BackendState.DOWN) {
+      if (state == ActiveState.DOWN) {
         return passRun > 0 ? ProbePhase.FAST : ProbePhase.DOWN;
       }
       return ProbePhase.NORMAL;
     }
 
     boolean decided() {
-      return state != BackendState.UNKNOWN && !draining;
+      return state != ActiveState.UNKNOWN && !draining;
     }
 
     BackendView view() {
@@ -152,7 +152,7 @@ final class ReferencePool {
         m.ejected = false;
       }
     }
-    HealthSettings.Damping d = settings.damping();
+    DampingSettings d = settings.damping();
     for (Member m : members.values()) {
       if (m.damped && decay(d, m.merit, m.meritAt, now) <= d.reuseThreshold()) {
         release(m);
@@ -170,7 +170,7 @@ final class ReferencePool {
    * A transition Up to Down or Down to Up: decay, penalty, cap, maybe damp (docs/design.md §2.1).
    */
   private void flap(Member m, long now) {
-    HealthSettings.Damping d = settings.damping();
+    DampingSettings d = settings.damping();
     if (d == null) {
       return;
     }
@@ -186,22 +186,22 @@ final class ReferencePool {
 
   /**
    * A merit {@code m} set at {@code t0}, decayed to {@code t}: {@code m x 2^(-(t - t0) / halfLife)}
-   * (docs/design.md §2.1). Written out here, not taken from {@code HealthSettings.Damping}, so that
-   * a wrong decay in production disagrees with this reference.
+   * (docs/design.md §2.1). Written out here, not taken from {@code DampingSettings}, so that a
+   * wrong decay in production disagrees with this reference.
    */
-  static double decay(HealthSettings.Damping d, double m, long t0, long t) {
+  static double decay(DampingSettings d, double m, long t0, long t) {
     return m * Math.pow(2, -(double) (t - t0) / d.halfLifeMs());
   }
 
   /**
    * The merit's cap: {@code reuseThreshold x 2^(maxSuppressTime / halfLife)} (docs/design.md §2.1).
    */
-  static double ceiling(HealthSettings.Damping d) {
+  static double ceiling(DampingSettings d) {
     return d.reuseThreshold() * Math.pow(2, (double) d.maxSuppressTimeMs() / d.halfLifeMs());
   }
 
   /** The first ms at or after the merit's time at which it has decayed to reuse: binary search. */
-  static long releaseAt(Member m, HealthSettings.Damping d) {
+  static long releaseAt(Member m, DampingSettings d) {
     long lo = m.meritAt;
     long hi = m.meritAt + d.halfLifeMs() * 1_100;
     while (lo < hi) {
@@ -247,29 +247,29 @@ final class ReferencePool {
         m.ejected = false;
         m.ejectedUntil = now;
       }
-      if (m.state == BackendState.UP) {
+      if (m.state == ActiveState.UP) {
         t = Transition.UNCHANGED;
-      } else if (m.state == BackendState.DOWN && m.passRun < settings.rise()) {
+      } else if (m.state == ActiveState.DOWN && m.passRun < settings.rise()) {
         t = Transition.PENDING;
       } else {
-        if (m.state == BackendState.DOWN) {
+        if (m.state == ActiveState.DOWN) {
           flap(m, now);
         }
-        m.state = BackendState.UP;
+        m.state = ActiveState.UP;
         t = Transition.CHANGED;
       }
     } else {
       m.passRun = 0;
       m.failRun++;
-      if (m.state == BackendState.DOWN) {
+      if (m.state == ActiveState.DOWN) {
         t = Transition.UNCHANGED;
-      } else if (m.state == BackendState.UP && m.failRun < settings.fall() && !failFast) {
+      } else if (m.state == ActiveState.UP && m.failRun < settings.fall() && !failFast) {
         t = Transition.PENDING;
       } else {
-        if (m.state == BackendState.UP) {
+        if (m.state == ActiveState.UP) {
           flap(m, now);
         }
-        m.state = BackendState.DOWN;
+        m.state = ActiveState.DOWN;
         t = Transition.CHANGED;
       }
     }
@@ -558,7 +558,7 @@ final class ReferencePool {
   }
 
   void restore(
-      String id, BackendState state, int multiplier, long until, DampingState ds, long now) {
+      String id, ActiveState state, int multiplier, long until, DampingState ds, long now) {
     Member m = members.get(id);
     if (m == null) {
       return;
@@ -573,7 +573,7 @@ final class ReferencePool {
     m.multiplier = multiplier;
     m.ejectedUntil = until;
     m.ejected = until > now;
-    HealthSettings.Damping d = settings.damping();
+    DampingSettings d = settings.damping();
     m.merit = ds.merit();
     m.meritAt = ds.meritAt();
     m.damped =
@@ -615,7 +615,7 @@ final class ReferencePool {
       if (panic ? m.decided() : m.available()) {
         ready.add(m.id);
       }
-      if (m.draining && m.state == BackendState.UP && !m.ejected && !m.damped) {
+      if (m.draining && m.state == ActiveState.UP && !m.ejected && !m.damped) {
         drainingServing.add(m.id);
       }
     }
@@ -635,9 +635,9 @@ final class ReferencePool {
     for (Member m : members.values()) {
       damped += m.damped ? 1 : 0;
       available += m.available() ? 1 : 0;
-      up += m.state == BackendState.UP ? 1 : 0;
-      down += m.state == BackendState.DOWN ? 1 : 0;
-      unknown += m.state == BackendState.UNKNOWN ? 1 : 0;
+      up += m.state == ActiveState.UP ? 1 : 0;
+      down += m.state == ActiveState.DOWN ? 1 : 0;
+      unknown += m.state == ActiveState.UNKNOWN ? 1 : 0;
       ejected += m.ejected ? 1 : 0;
       draining += m.draining ? 1 : 0;
       decided += m.decided() ? 1 : 0;

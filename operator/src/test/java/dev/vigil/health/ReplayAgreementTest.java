@@ -65,7 +65,7 @@ class ReplayAgreementTest {
       List<String> ids = List.of("a", "b", "c", "d");
       long now = 0;
       ids.forEach(ref::add);
-      ids.forEach(id -> ref.restore(id, BackendState.UP, 0, 0, DampingState.NONE, 0));
+      ids.forEach(id -> ref.restore(id, ActiveState.UP, 0, 0, DampingState.NONE, 0));
       ref.restorePanic(false);
       replay.handle("POOL a b c d");
       List<String> log = new ArrayList<>();
@@ -77,9 +77,9 @@ class ReplayAgreementTest {
           String answer = ANSWERS[r.nextInt(ANSWERS.length)];
           boolean pass = answer.contains(" 200 ");
           boolean failFast = answer.contains(" 503 ") || answer.contains(" 429 ");
-          BackendState before = ref.members.get(id).state;
+          ActiveState before = ref.members.get(id).state;
           ref.probe(id, pass, failFast, now);
-          if (failFast && before == BackendState.UP && ref.members.get(id).state != before) {
+          if (failFast && before == ActiveState.UP && ref.members.get(id).state != before) {
             failFastDowns++;
           }
           line = "PROBE " + id + " " + answer;
@@ -109,7 +109,7 @@ class ReplayAgreementTest {
         replay.handle(line);
         List<String> status = new ArrayList<>();
         ids.forEach(
-            i -> status.add(i + (ref.members.get(i).state == BackendState.UP ? " UP" : " DOWN")));
+            i -> status.add(i + (ref.members.get(i).state == ActiveState.UP ? " UP" : " DOWN")));
         assertThat(replay.handle("STATUS")).as("seed %d after %s", seed, log).isEqualTo(status);
         ReferencePool.Published p = ref.published();
         String ready = String.join(",", ids.stream().filter(p.ready()::contains).toList());

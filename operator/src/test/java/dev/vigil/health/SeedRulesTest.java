@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class SeedRulesTest {
   private static final long T0 = 1_000_000;
 
-  private static PoolHealth pool(HealthSettings.Builder settings, int backends) {
+  private static PoolHealth pool(HealthSettingsBuilder settings, int backends) {
     PoolHealth pool = new PoolHealth(settings.build());
     for (int i = 0; i < backends; i++) {
       pool.onProbeResult(pool.add("b" + i), true, T0);
@@ -17,7 +17,7 @@ class SeedRulesTest {
     return pool;
   }
 
-  private static HealthSettings.Builder window(int failures, long windowMs) {
+  private static HealthSettingsBuilder window(int failures, long windowMs) {
     return HealthSettings.builder()
         .consecutiveErrors(0)
         .maxEjectionPercent(100)
@@ -36,7 +36,7 @@ class SeedRulesTest {
     assertThat(pool.onProbeResult(b, false, T0)).isEqualTo(Transition.PENDING);
     assertThat(pool.onProbeResult(b, true, T0)).isEqualTo(Transition.UNCHANGED);
     assertThat(pool.onProbeResult(b, false, true, T0)).isEqualTo(Transition.CHANGED);
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
     assertThat(b.passRun()).isZero();
     assertThat(b.failRun()).isEqualTo(1);
   }
@@ -57,7 +57,7 @@ class SeedRulesTest {
     PoolHealth pool = new PoolHealth(HealthSettings.defaults());
     Backend b = pool.add("b0");
     assertThat(pool.onProbeResult(b, false, true, T0)).isEqualTo(Transition.CHANGED);
-    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertThat(b.state()).isEqualTo(ActiveState.DOWN);
   }
 
   @Test

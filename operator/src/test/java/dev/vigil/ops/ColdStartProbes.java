@@ -1,9 +1,9 @@
 package dev.vigil.ops;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Protocol;
 import dev.vigil.probe.ProtocolProber;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -35,7 +35,7 @@ public final class ColdStartProbes {
     System.out.println("WARMUP " + (System.nanoTime() - start) / 1_000_000);
     CheckSpec spec =
         CheckSpec.builder()
-            .protocol(Protocol.HTTPS)
+            .protocol(ProbeProtocol.HTTPS)
             .timeout(timeout)
             .tls(new CheckSpec.Tls(true, null))
             .build();

@@ -24,7 +24,7 @@ class MeteredProberTest {
     Prober fake = (target, spec) -> Future.succeededFuture(results.poll());
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     MeteredProber prober = new MeteredProber(fake, registry);
-    CheckSpec spec = CheckSpec.builder().protocol(dev.vigil.probe.Protocol.TCP).build();
+    CheckSpec spec = CheckSpec.builder().protocol(dev.vigil.probe.ProbeProtocol.TCP).build();
     ProbeTarget target = new ProbeTarget("127.0.0.1", 1);
 
     for (int i = 0; i < 3; i++) {

@@ -37,7 +37,7 @@ class GrpcTlsTest {
   static ProbeResult probe(int port, CheckSpec.Tls tls) {
     CheckSpec spec =
         CheckSpec.builder()
-            .protocol(Protocol.GRPC)
+            .protocol(ProbeProtocol.GRPC)
             .timeout(Duration.ofSeconds(10))
             .tls(tls)
             .build();

@@ -67,7 +67,7 @@ class GrpcWatchTest {
   static HealthWatcher.Watch watch(int port, List<ProbeResult> results) {
     CheckSpec spec =
         CheckSpec.builder()
-            .protocol(Protocol.GRPC)
+            .protocol(ProbeProtocol.GRPC)
             .timeout(Duration.ofSeconds(2))
             .grpc(new CheckSpec.Grpc("", true))
             .build();

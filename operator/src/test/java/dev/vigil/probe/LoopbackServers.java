@@ -24,22 +24,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /** Real servers on 127.0.0.1 for prober tests; everything started here is closed by close(). */
-final class LoopbackServers implements AutoCloseable {
+public final class LoopbackServers implements AutoCloseable {
 
   private final Vertx vertx;
   private final List<Supplier<Future<?>>> closers = new ArrayList<>();
   private SelfSignedCertificate certificate;
 
-  LoopbackServers(Vertx vertx) {
+  public LoopbackServers(Vertx vertx) {
     this.vertx = vertx;
   }
 
   /** A TCP server that hands each accepted connection to {@code onConnect}; returns its port. */
-  int raw(Handler<NetSocket> onConnect) {
+  public int raw(Handler<NetSocket> onConnect) {
     return raw(new NetServerOptions(), onConnect);
   }
 
-  int raw(NetServerOptions options, Handler<NetSocket> onConnect) {
+  public int raw(NetServerOptions options, Handler<NetSocket> onConnect) {
     NetServer server = vertx.createNetServer(options.setHost("127.0.0.1").setPort(0));
     server.connectHandler(onConnect);
     await(server.listen());
@@ -48,7 +48,7 @@ final class LoopbackServers implements AutoCloseable {
   }
 
   /** A server that answers the first bytes of each request with {@code reply}, then closes. */
-  int replying(String reply) {
+  public int replying(String reply) {
     return raw(
         socket ->
             socket.handler(
@@ -59,7 +59,7 @@ final class LoopbackServers implements AutoCloseable {
   }
 
   /** A TLS server with a self-signed certificate for "localhost", answering 200. */
-  int tlsSelfSigned() {
+  public int tlsSelfSigned() {
     if (certificate == null) {
       certificate = SelfSignedCertificate.create("localhost");
     }
@@ -80,7 +80,7 @@ final class LoopbackServers implements AutoCloseable {
    * (as grpc-java's HealthStatusManager does). {@code statuses == null}: no health service at all
    * (UNIMPLEMENTED).
    */
-  int grpcHealth(Map<String, HealthCheckResponse.ServingStatus> statuses) {
+  public int grpcHealth(Map<String, HealthCheckResponse.ServingStatus> statuses) {
     GrpcServer grpc = GrpcServer.server(vertx);
     if (statuses != null) {
       grpc.callHandler(
@@ -111,7 +111,7 @@ final class LoopbackServers implements AutoCloseable {
    * service answers SERVING, and which hands the SNI name of each new connection (null when none
    * was sent) to {@code sni}.
    */
-  int grpcHealthTls(java.util.function.Consumer<String> sni) {
+  public int grpcHealthTls(java.util.function.Consumer<String> sni) {
     if (certificate == null) {
       certificate = SelfSignedCertificate.create("localhost");
     }
@@ -144,7 +144,7 @@ final class LoopbackServers implements AutoCloseable {
   }
 
   /** The server side of a {@code grpc.health.v1.Health} method ({@code Check}, {@code Watch}). */
-  static ServiceMethod<HealthCheckRequest, HealthCheckResponse> healthMethod(String name) {
+  public static ServiceMethod<HealthCheckRequest, HealthCheckResponse> healthMethod(String name) {
     return ServiceMethod.server(
         ServiceName.create("grpc.health.v1.Health"),
         name,
@@ -153,7 +153,7 @@ final class LoopbackServers implements AutoCloseable {
   }
 
   /** A port where nothing listens (bound, then released). */
-  int refusing() {
+  public int refusing() {
     // a plain socket: Vert.x shares listeners between its servers, closing one may keep the port
     try (java.net.ServerSocket socket =
         new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
@@ -163,7 +163,7 @@ final class LoopbackServers implements AutoCloseable {
     }
   }
 
-  static <T> T await(Future<T> future) {
+  public static <T> T await(Future<T> future) {
     try {
       return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     } catch (Exception e) {

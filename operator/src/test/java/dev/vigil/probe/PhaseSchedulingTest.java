@@ -2,8 +2,8 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.Backend;
-import dev.vigil.health.BackendState;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.health.ProbePhase;
@@ -55,10 +55,10 @@ class PhaseSchedulingTest {
               new SplittableRandom(seed),
               (key, target, result) -> {
                 Backend b = handles[key];
-                BackendState before = b.state();
+                ActiveState before = b.state();
                 Transition t = pool.onProbeResult(b, result.passed(), clock.nowMillis());
-                if (t == Transition.CHANGED && before != BackendState.UNKNOWN) {
-                  (b.state() == BackendState.DOWN ? wentDown : cameUp)
+                if (t == Transition.CHANGED && before != ActiveState.UNKNOWN) {
+                  (b.state() == ActiveState.DOWN ? wentDown : cameUp)
                       .putIfAbsent(key, clock.nowMillis());
                 }
                 scheduler().phase(key, b.phase());

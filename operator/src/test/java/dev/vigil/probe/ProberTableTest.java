@@ -2,6 +2,8 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.http.StatusLineClassifier;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -72,16 +74,16 @@ class ProberTableTest {
     int tls = servers.tlsSelfSigned();
     int grpc = servers.grpcHealth(Map.of("", ServingStatus.SERVING));
     ProbeTarget local = new ProbeTarget("127.0.0.1", 1);
-    CheckSpec.Builder spec = CheckSpec.builder().timeout(generous);
-    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(Protocol.HTTP).build());
-    probe(new ProbeTarget("127.0.0.1", tls), spec.protocol(Protocol.HTTPS).build());
+    CheckSpecBuilder spec = CheckSpec.builder().timeout(generous);
+    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.HTTP).build());
+    probe(new ProbeTarget("127.0.0.1", tls), spec.protocol(ProbeProtocol.HTTPS).build());
     probe(
         new ProbeTarget("127.0.0.1", tls),
-        spec.protocol(Protocol.HTTPS).tls(new CheckSpec.Tls(true, null)).build());
+        spec.protocol(ProbeProtocol.HTTPS).tls(new CheckSpec.Tls(true, null)).build());
     probe(
         new ProbeTarget("127.0.0.1", grpc),
-        spec.protocol(Protocol.GRPC).tls(CheckSpec.Tls.NONE).build());
-    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(Protocol.TCP).build());
+        spec.protocol(ProbeProtocol.GRPC).tls(CheckSpec.Tls.NONE).build());
+    probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.TCP).build());
     assertThat(local.port()).isEqualTo(1);
   }
 
@@ -109,8 +111,8 @@ class ProberTableTest {
     }
   }
 
-  static CheckSpec.Builder http() {
-    return CheckSpec.builder().protocol(Protocol.HTTP).timeout(SLOW_TIMEOUT);
+  static CheckSpecBuilder http() {
+    return CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(SLOW_TIMEOUT);
   }
 
   static Case status(String name, String line, boolean pass, Reason reason) {
@@ -130,11 +132,11 @@ class ProberTableTest {
   static Stream<Case> cases() {
     CheckSpec tcpPing =
         CheckSpec.builder()
-            .protocol(Protocol.TCP)
+            .protocol(ProbeProtocol.TCP)
             .timeout(SLOW_TIMEOUT)
             .tcp(new CheckSpec.Tcp("PING\r\n", "+PONG"))
             .build();
-    CheckSpec grpc = CheckSpec.builder().protocol(Protocol.GRPC).timeout(SLOW_TIMEOUT).build();
+    CheckSpec grpc = CheckSpec.builder().protocol(ProbeProtocol.GRPC).timeout(SLOW_TIMEOUT).build();
     Map<String, ServingStatus> health =
         Map.of("", ServingStatus.SERVING, "db", ServingStatus.NOT_SERVING);
     return Stream.of(
@@ -220,7 +222,7 @@ class ProberTableTest {
         new Case(
             "TLS self-signed fails without insecureSkipVerify",
             LoopbackServers::tlsSelfSigned,
-            http().protocol(Protocol.HTTPS).timeout(SLOW_TIMEOUT).build(),
+            http().protocol(ProbeProtocol.HTTPS).timeout(SLOW_TIMEOUT).build(),
             false,
             Reason.TLS,
             null),
@@ -228,7 +230,7 @@ class ProberTableTest {
             "TLS self-signed passes with insecureSkipVerify",
             LoopbackServers::tlsSelfSigned,
             http()
-                .protocol(Protocol.HTTPS)
+                .protocol(ProbeProtocol.HTTPS)
                 .tls(new CheckSpec.Tls(true, "localhost"))
                 .timeout(SLOW_TIMEOUT)
                 .build(),

@@ -8,6 +8,7 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.Backend;
 import dev.vigil.health.BackendView;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.runtime.BackendSnapshot;
@@ -30,7 +31,7 @@ class DampingStatusRoundTripTest {
           .rise(1)
           .fall(1)
           .panicThresholdPercent(0)
-          .damping(HealthSettings.Damping.defaults())
+          .damping(DampingSettings.defaults())
           .build();
 
   private final PoolHealth pool = new PoolHealth(SETTINGS);
@@ -98,7 +99,7 @@ class DampingStatusRoundTripTest {
     BackendView v =
         new BackendView(
             "a",
-            dev.vigil.health.BackendState.UP,
+            dev.vigil.health.ActiveState.UP,
             0,
             0,
             0,
@@ -125,7 +126,7 @@ class DampingStatusRoundTripTest {
 
     Map<String, RestoredBackend> restored = RestoreFromStatus.restore(s, List.of(), restartAt);
     assertThat(restored.get("up").damping().damped()).isTrue();
-    assertThat(restored.get("up").state()).isEqualTo(dev.vigil.health.BackendState.UP);
+    assertThat(restored.get("up").state()).isEqualTo(dev.vigil.health.ActiveState.UP);
 
     PoolHealth restarted = new PoolHealth(SETTINGS);
     for (String id : List.of("up", "down")) {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.LatencyRule;
-import dev.vigil.health.HealthSettings;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.testing.Fixtures;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ class PolicyResolverTest {
     assertThat(r.settings().intervalMs(dev.vigil.health.ProbePhase.FAST)).isEqualTo(1_000);
     assertThat(r.settings().intervalMs(dev.vigil.health.ProbePhase.DOWN)).isEqualTo(2_000);
     assertThat(r.settings().timeoutMs()).isEqualTo(250);
-    assertThat(r.settings().damping()).isEqualTo(HealthSettings.Damping.defaults());
+    assertThat(r.settings().damping()).isEqualTo(DampingSettings.defaults());
 
     HealthPolicy own = policy();
     Damping mild = new Damping();
@@ -165,7 +165,7 @@ class PolicyResolverTest {
     ws.setPath("/ws");
     p.getSpec().getActive().setWebsocket(ws);
     ResolvedPolicy r = PolicyResolver.resolve(p);
-    assertThat(r.check().protocol()).isEqualTo(dev.vigil.probe.Protocol.WEBSOCKET);
+    assertThat(r.check().protocol()).isEqualTo(dev.vigil.probe.ProbeProtocol.WEBSOCKET);
     assertThat(r.check().websocket().path()).isEqualTo("/ws");
     assertThat(r.check().usesTls()).isFalse();
     ws.setPath("ws");
@@ -236,7 +236,7 @@ class PolicyResolverTest {
     assertThat(q.settings().fastIntervalMs()).isEqualTo(260);
     assertThat(q.settings().downIntervalMs()).isEqualTo(60_000);
     assertThat(q.settings().damping())
-        .isEqualTo(new HealthSettings.Damping(1000, 3000, 750, 10_000, 300_000));
+        .isEqualTo(new DampingSettings(1000, 3000, 750, 10_000, 300_000));
   }
 
   @Test

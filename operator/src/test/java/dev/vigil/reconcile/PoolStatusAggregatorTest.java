@@ -23,8 +23,8 @@ class PoolStatusAggregatorTest {
   private static final long NOW = 1_700_000_000_000L;
 
   private static BackendSnapshot backend(
-      String id, dev.vigil.health.BackendState state, boolean ejected, boolean draining) {
-    boolean available = state == dev.vigil.health.BackendState.UP && !ejected && !draining;
+      String id, dev.vigil.health.ActiveState state, boolean ejected, boolean draining) {
+    boolean available = state == dev.vigil.health.ActiveState.UP && !ejected && !draining;
     return new BackendSnapshot(
         new Member(
             id, "uid-" + id, "10.0.0." + id.hashCode() % 200, 8080, "n1", null, draining, false),
@@ -56,7 +56,7 @@ class PoolStatusAggregatorTest {
     int down =
         (int)
             backends.stream()
-                .filter(b -> b.decision().state() == dev.vigil.health.BackendState.DOWN)
+                .filter(b -> b.decision().state() == dev.vigil.health.ActiveState.DOWN)
                 .count();
     int ejected = (int) backends.stream().filter(b -> b.decision().ejected()).count();
     int draining = (int) backends.stream().filter(b -> b.decision().draining()).count();
@@ -93,8 +93,8 @@ class PoolStatusAggregatorTest {
         view(
             false,
             List.of(
-                backend("a", dev.vigil.health.BackendState.UP, false, false),
-                backend("b", dev.vigil.health.BackendState.UP, false, false)));
+                backend("a", dev.vigil.health.ActiveState.UP, false, false),
+                backend("b", dev.vigil.health.ActiveState.UP, false, false)));
 
     BackendPoolStatus s = PoolStatusAggregator.build(3L, "fast", v, null, null, NOW);
 
@@ -115,10 +115,10 @@ class PoolStatusAggregatorTest {
         view(
             false,
             List.of(
-                backend("a", dev.vigil.health.BackendState.UP, false, false),
-                backend("b", dev.vigil.health.BackendState.DOWN, false, false),
-                backend("c", dev.vigil.health.BackendState.UP, true, false),
-                backend("d", dev.vigil.health.BackendState.UP, false, true)));
+                backend("a", dev.vigil.health.ActiveState.UP, false, false),
+                backend("b", dev.vigil.health.ActiveState.DOWN, false, false),
+                backend("c", dev.vigil.health.ActiveState.UP, true, false),
+                backend("d", dev.vigil.health.ActiveState.UP, false, true)));
 
     BackendPoolStatus s = PoolStatusAggregator.build(1L, "fast", v, null, null, NOW);
 
@@ -142,7 +142,7 @@ class PoolStatusAggregatorTest {
       many.add(
           backend(
               "p" + i,
-              i < 300 ? dev.vigil.health.BackendState.DOWN : dev.vigil.health.BackendState.UP,
+              i < 300 ? dev.vigil.health.ActiveState.DOWN : dev.vigil.health.ActiveState.UP,
               false,
               false));
     }
@@ -160,10 +160,10 @@ class PoolStatusAggregatorTest {
         view(
             true,
             List.of(
-                backend("a", dev.vigil.health.BackendState.UP, false, false),
-                backend("b", dev.vigil.health.BackendState.DOWN, false, false),
-                backend("c", dev.vigil.health.BackendState.DOWN, false, false),
-                backend("d", dev.vigil.health.BackendState.DOWN, false, false)));
+                backend("a", dev.vigil.health.ActiveState.UP, false, false),
+                backend("b", dev.vigil.health.ActiveState.DOWN, false, false),
+                backend("c", dev.vigil.health.ActiveState.DOWN, false, false),
+                backend("d", dev.vigil.health.ActiveState.DOWN, false, false)));
 
     BackendPoolStatus s = PoolStatusAggregator.build(1L, "fast", v, null, null, NOW);
 
@@ -175,7 +175,7 @@ class PoolStatusAggregatorTest {
 
   @Test
   void aProblemMakesReadyFalseAndKeepsTheLastKnownBackends() {
-    PoolView v = view(false, List.of(backend("a", dev.vigil.health.BackendState.UP, false, false)));
+    PoolView v = view(false, List.of(backend("a", dev.vigil.health.ActiveState.UP, false, false)));
     BackendPoolStatus before = PoolStatusAggregator.build(1L, "fast", v, null, null, NOW);
 
     BackendPoolStatus after =
@@ -195,7 +195,7 @@ class PoolStatusAggregatorTest {
 
   @Test
   void keepsTransitionTimesOfUnchangedConditionsSoAnUnchangedPoolWritesNothing() {
-    PoolView v = view(false, List.of(backend("a", dev.vigil.health.BackendState.UP, false, false)));
+    PoolView v = view(false, List.of(backend("a", dev.vigil.health.ActiveState.UP, false, false)));
     BackendPoolStatus first = PoolStatusAggregator.build(1L, "fast", v, null, null, NOW);
     BackendPoolStatus second = PoolStatusAggregator.build(1L, "fast", v, null, first, NOW + 60_000);
 
@@ -206,7 +206,7 @@ class PoolStatusAggregatorTest {
 
   @Test
   void probeTimesAloneAreNotAMaterialChange() {
-    PoolView v = view(false, List.of(backend("a", dev.vigil.health.BackendState.UP, false, false)));
+    PoolView v = view(false, List.of(backend("a", dev.vigil.health.ActiveState.UP, false, false)));
     BackendPoolStatus first = PoolStatusAggregator.build(1L, "fast", v, null, null, NOW);
     BackendPoolStatus second = PoolStatusAggregator.build(1L, "fast", v, null, first, NOW);
     second.getBackends().get(0).getLastProbe().setAt("2030-01-01T00:00:00Z");

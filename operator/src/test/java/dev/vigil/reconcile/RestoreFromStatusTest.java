@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendStatus;
-import dev.vigil.health.BackendState;
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.DampingState;
 import dev.vigil.runtime.RestoredBackend;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
@@ -60,9 +60,9 @@ class RestoreFromStatusTest {
                     new Object[] {3, "c", false, true, true})),
             NOW);
 
-    assertThat(r.get("a").state()).isEqualTo(BackendState.UP);
-    assertThat(r.get("b").state()).isEqualTo(BackendState.DOWN);
-    assertThat(r.get("c").state()).as("draining but healthy").isEqualTo(BackendState.UP);
+    assertThat(r.get("a").state()).isEqualTo(ActiveState.UP);
+    assertThat(r.get("b").state()).isEqualTo(ActiveState.DOWN);
+    assertThat(r.get("c").state()).as("draining but healthy").isEqualTo(ActiveState.UP);
   }
 
   @Test
@@ -87,11 +87,11 @@ class RestoreFromStatusTest {
     assertThat(r.get("a"))
         .isEqualTo(
             new RestoredBackend(
-                BackendState.UP, 2, Instant.parse("2026-01-01T00:00:30Z").toEpochMilli()));
+                ActiveState.UP, 2, Instant.parse("2026-01-01T00:00:30Z").toEpochMilli()));
     assertThat(r.get("b"))
         .as("an ejection that already ended")
-        .isEqualTo(new RestoredBackend(BackendState.UP, 1, 0));
-    assertThat(r.get("c").state()).as("draining: the slice's serving").isEqualTo(BackendState.DOWN);
+        .isEqualTo(new RestoredBackend(ActiveState.UP, 1, 0));
+    assertThat(r.get("c").state()).as("draining: the slice's serving").isEqualTo(ActiveState.DOWN);
     assertThat(r.get("d").damping())
         .isEqualTo(
             new DampingState(2500.0, Instant.parse("2025-12-31T23:59:59Z").toEpochMilli(), true));

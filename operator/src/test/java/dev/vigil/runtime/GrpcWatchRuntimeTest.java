@@ -6,7 +6,7 @@ import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.GrpcProber;
-import dev.vigil.probe.Protocol;
+import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.VertxTimers;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -130,7 +130,7 @@ class GrpcWatchRuntimeTest {
             .build();
     CheckSpec check =
         CheckSpec.builder()
-            .protocol(Protocol.GRPC)
+            .protocol(ProbeProtocol.GRPC)
             .timeout(Duration.ofSeconds(1))
             .grpc(new CheckSpec.Grpc("", true))
             .build();

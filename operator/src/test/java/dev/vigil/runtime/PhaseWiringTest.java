@@ -2,7 +2,7 @@ package dev.vigil.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vigil.health.BackendState;
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
@@ -119,7 +119,7 @@ class PhaseWiringTest {
     return "10.0.0." + (id.charAt(0) - 'a' + 1);
   }
 
-  private static BackendState state(PoolRuntime r, String id) {
+  private static ActiveState state(PoolRuntime r, String id) {
     return r.view().backends().stream()
         .filter(b -> b.member().id().equals(id))
         .findFirst()
@@ -129,7 +129,7 @@ class PhaseWiringTest {
   }
 
   /** Advances in 100 ms steps until every backend in {@code ids} is in {@code state}: the ms. */
-  private long until(PoolRuntime r, BackendState state, long limitMs, String... ids) {
+  private long until(PoolRuntime r, ActiveState state, long limitMs, String... ids) {
     long from = timers.nowMillis();
     while (timers.nowMillis() - from <= limitMs) {
       boolean all = true;
@@ -145,8 +145,8 @@ class PhaseWiringTest {
         List.of(ids) + " not " + state + " within " + limitMs + " ms: " + states(r));
   }
 
-  private Map<String, BackendState> states(PoolRuntime r) {
-    Map<String, BackendState> out = new HashMap<>();
+  private Map<String, ActiveState> states(PoolRuntime r) {
+    Map<String, ActiveState> out = new HashMap<>();
     for (String id : List.of("a", "b", "c", "d")) {
       out.put(id, state(r, id));
     }
@@ -168,7 +168,7 @@ class PhaseWiringTest {
   void eachBackendIsProbedAtItsPhasesIntervalOnEitherLane() {
     PoolRuntime r = start();
     assertThat(probing.lanes()).as("a and b on the pool's lane, c and d on lane 1").isEqualTo(2);
-    until(r, BackendState.UP, 3 * INTERVAL, "a", "b", "c", "d");
+    until(r, ActiveState.UP, 3 * INTERVAL, "a", "b", "c", "d");
     timers.advance(2 * INTERVAL);
 
     // Normal: one probe an interval. a (the pool's lane) and c (lane 1) start refusing.
@@ -176,7 +176,7 @@ class PhaseWiringTest {
     refusing.add(ip("c"));
     // the first failing probe within an interval, then fall-1 more at fastInterval; at the
     // normal interval alone it would take interval x fall (30 s)
-    long detected = until(r, BackendState.DOWN, INTERVAL * FALL, "a", "c");
+    long detected = until(r, ActiveState.DOWN, INTERVAL * FALL, "a", "c");
     assertThat(detected)
         .as("ms to Down: interval + (fall-1) x fastInterval at most")
         .isLessThanOrEqualTo(INTERVAL + (FALL - 1) * FAST);
@@ -190,7 +190,7 @@ class PhaseWiringTest {
 
     // Recovery: the first pass within a downInterval, then rise-1 more at fastInterval
     refusing.clear();
-    long recovered = until(r, BackendState.UP, 2 * DOWN, "a", "c");
+    long recovered = until(r, ActiveState.UP, 2 * DOWN, "a", "c");
     assertThat(recovered)
         .as("ms to Up: downInterval + (rise-1) x fastInterval at most")
         .isLessThanOrEqualTo(DOWN + (RISE - 1) * FAST);

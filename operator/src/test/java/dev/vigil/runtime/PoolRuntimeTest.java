@@ -2,10 +2,11 @@ package dev.vigil.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
-import dev.vigil.health.BackendState;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ManualTimers;
@@ -36,7 +37,7 @@ class PoolRuntimeTest {
     return T0 + timers.nowMillis();
   }
 
-  private static HealthSettings.Builder settings() {
+  private static HealthSettingsBuilder settings() {
     return HealthSettings.builder()
         .intervalMs(1_000)
         .timeoutMs(500)
@@ -232,7 +233,7 @@ class PoolRuntimeTest {
 
     done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c"), Map.of()));
     assertThat(r.view().backends()).extracting(b -> b.member().id()).containsExactly("a", "b", "c");
-    assertThat(backend(r, "a").decision().state()).isEqualTo(BackendState.UP);
+    assertThat(backend(r, "a").decision().state()).isEqualTo(ActiveState.UP);
   }
 
   /** Records what the runtime reports, as {@code <what> <backend> <why>}. */

@@ -1,8 +1,9 @@
 package dev.vigil.health.bench;
 
+import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.Backend;
-import dev.vigil.health.BackendState;
+import dev.vigil.health.DampingSettings;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
@@ -92,21 +93,19 @@ public class HealthCoreBenchmark {
     decayingPool = new PoolHealth(HealthSettings.defaults());
     for (int i = 0; i < backends; i++) {
       Backend b = decayingPool.add("b" + i);
-      decayingPool.restore(b, BackendState.UP, i % 10 == 0 ? Integer.MAX_VALUE / 2 : 0, 0, now);
+      decayingPool.restore(b, ActiveState.UP, i % 10 == 0 ? Integer.MAX_VALUE / 2 : 0, 0, now);
     }
     rulesPool = new PoolHealth(RULES);
     rulesHandles = upPool(rulesPool, backends, now);
     dampingPool =
-        new PoolHealth(HealthSettings.builder().damping(HealthSettings.Damping.defaults()).build());
+        new PoolHealth(HealthSettings.builder().damping(DampingSettings.defaults()).build());
     dampingHandles = upPool(dampingPool, backends, now);
     HealthSettings flap = HealthSettings.builder().rise(1).fall(1).build();
     flapPool = new PoolHealth(flap);
     flapHandles = upPool(flapPool, backends, now);
     flapDampingPool =
         new PoolHealth(
-            flap.toBuilder()
-                .damping(new HealthSettings.Damping(1000, 3000, 750, 1_000, 10_000))
-                .build());
+            flap.toBuilder().damping(new DampingSettings(1000, 3000, 750, 1_000, 10_000)).build());
     flapDampingHandles = upPool(flapDampingPool, backends, now);
   }
 

@@ -1,0 +1,258 @@
+package dev.vigil.demo;
+
+import dev.vigil.demo.DemoBackend.Mode;
+import dev.vigil.demo.Expectations.Unmet;
+import dev.vigil.runtime.BackendSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** The scenarios of real-request outcomes: passive ejection, panic, the ejection cap. */
+final class PassiveScenarios extends ScenarioStage {
+
+  PassiveScenarios(
+      DemoCluster cluster,
+      DemoTraffic traffic,
+      OutcomeReporter intruder,
+      Timeline timeline,
+      Expectations expect,
+      Progress progress) {
+    super(cluster, traffic, intruder, timeline, expect, progress);
+  }
+
+  void passive(int i) {
+    progress.step = "passive";
+    String ip = DemoCluster.address(i);
+    int errors = cluster.examples().consecutiveErrors();
+    forgedReportChangesNothing(i, errors);
+    traffic.on(true);
+    timeline.log("traffic on: a proxy sends real requests to the ready set and reports outcomes");
+    timeline.log(
+        name(i)
+            + " passes "
+            + cluster.examples().healthPath()
+            + " but answers 500 to real requests");
+    long t0 = expect.now();
+    cluster.set(i, Mode.TRAFFIC_FAILS);
+    long detect =
+        expect.within(
+            name(i) + " ejected by passive checks", t0, slack + 20L * interval, o -> !ready(o, ip));
+    expect.within(
+        name(i) + " ejected while its active checks pass (Up, shown Ejected in status)",
+        t0,
+        slack + 20L * interval,
+        o ->
+            snapshot(o, i) != null
+                && snapshot(o, i).decision().ejected()
+                && snapshot(o, i).decision().state() == dev.vigil.health.ActiveState.UP
+                && stateOf(o, i).equals("EJECTED"));
+    long ejectedAt = t0 + detect;
+    timeline.log(
+        name(i)
+            + " ejected after "
+            + Timeline.millis(detect)
+            + " ("
+            + errors
+            + " failed requests in a row)");
+    row(
+        "passive",
+        name(i) + " fails real traffic: ejected",
+        detect,
+        errors + " consecutive errors",
+        true);
+
+    cluster.set(i, Mode.HEALTHY);
+    timeline.log("the fix is rolled out to " + name(i) + "; it stays out until its ejection ends");
+    long back =
+        expect.within(
+            name(i) + " back after its ejection time",
+            ejectedAt,
+            ejection + slack,
+            o -> ready(o, ip));
+    Expectations.check(
+        back >= ejection * 8 / 10,
+        name(i)
+            + " came back after "
+            + Timeline.millis(back)
+            + ", before its ejection time "
+            + Timeline.millis(ejection));
+    traffic.on(false);
+    timeline.log(name(i) + " back after " + Timeline.millis(back) + "; traffic off");
+    row(
+        "passive",
+        name(i) + " back after its ejection",
+        back,
+        "baseEjectionTime " + Timeline.millis(ejection),
+        true);
+  }
+
+  /** More than the threshold fail: panic publishes every decided backend; healing ends it. */
+  void panic() {
+    progress.step = "panic";
+    int n = cluster.size();
+    int threshold = cluster.examples().panicThresholdPercent();
+    int failing = 1;
+    while ((long) (n - failing) * 100 >= (long) threshold * n) {
+      failing++;
+    }
+    Mode[] modes = {Mode.FAILING, Mode.REFUSE, Mode.HANG};
+    List<Integer> victims = new ArrayList<>();
+    for (int k = 0; k < failing; k++) {
+      victims.add(n - 1 - k);
+    }
+    timeline.log(
+        failing
+            + " of "
+            + n
+            + " backends fail (503, refused, hang): below the "
+            + threshold
+            + "% panic threshold");
+    long t0 = expect.now();
+    for (int k = 0; k < victims.size(); k++) {
+      cluster.set(victims.get(k), modes[k % modes.length]);
+    }
+    Set<String> all = allAddresses();
+    int available = n - failing;
+    long enter =
+        expect.within(
+            "panic entered with every backend published ready",
+            t0,
+            upper(fall) + slack,
+            o -> o.panic() && o.statusPanic() && o.ready().equals(all));
+    expect.within(
+        "status shows " + (n - failing) + " available in panic",
+        t0,
+        upper(fall) + 2 * slack,
+        o -> o.pool() != null && o.pool().getStatus().getAvailable() == available);
+    timeline.log(
+        "PANIC after "
+            + Timeline.millis(enter)
+            + ": all "
+            + n
+            + " published ready, status "
+            + (n - failing)
+            + "/"
+            + n
+            + " available");
+    row(
+        "panic",
+        (n - failing) + "/" + n + " available: panic, all published",
+        enter,
+        "< " + threshold + "% available, " + configured("fall", fall),
+        true);
+
+    timeline.log("the " + failing + " failing backends heal");
+    long t1 = expect.now();
+    for (int i : victims) {
+      cluster.set(i, Mode.HEALTHY);
+    }
+    long exit =
+        expect.within(
+            "panic ends with every backend available",
+            t1,
+            upper(rise) + timeout + slack,
+            o ->
+                !o.panic()
+                    && !o.statusPanic()
+                    && o.ready().equals(all)
+                    && o.pool().getStatus().getAvailable() == n);
+    timeline.log("panic over after " + Timeline.millis(exit));
+    row("panic", "healed: panic ends", exit, configured("rise", rise), true);
+  }
+
+  /** More backends misbehave than {@code maxEjectionPercent} allows out: the cap refuses. */
+  void cap() {
+    progress.step = "cap";
+    int n = cluster.size();
+    int percent = cluster.examples().maxEjectionPercent();
+    int allowed = Math.max(0, percent * n / 100);
+    List<Integer> bad = new ArrayList<>();
+    for (int k = 0; k <= allowed; k++) {
+      bad.add(n - 1 - k);
+    }
+    double refusedBefore = cluster.counter("vigil_ejections_refused_total");
+    traffic.on(true);
+    timeline.log(
+        bad.size()
+            + " backends fail real requests; maxEjectionPercent "
+            + percent
+            + "% lets "
+            + allowed
+            + " of "
+            + n
+            + " out");
+    long t0 = expect.now();
+    for (int i : bad) {
+      cluster.set(i, Mode.TRAFFIC_FAILS);
+    }
+    long refused =
+        expect.within(
+            allowed + " ejected and the next ejection refused by the cap",
+            t0,
+            slack + 20L * interval,
+            o ->
+                o.view() != null
+                    && o.view().snapshot().counts().ejected() == allowed
+                    && o.refusedEjections() > refusedBefore);
+    Set<String> stillIn = new TreeSet<>();
+    for (int i : bad) {
+      BackendSnapshot b = snapshot(expect.latest(), i);
+      if (b != null && !b.decision().ejected()) {
+        stillIn.add(name(i));
+      }
+    }
+    Expectations.check(
+        stillIn.size() == 1, "exactly one failing backend kept in by the cap, got " + stillIn);
+    timeline.log(
+        "cap: "
+            + allowed
+            + " ejected, ejection of "
+            + String.join("", stillIn)
+            + " REFUSED after "
+            + Timeline.millis(refused));
+    // Heal at once: with traffic on, an ejection that ends meets new failures and is followed by
+    // a longer one (base x times ejected), so time spent here would only lengthen the wait below.
+    stopTraffic();
+    for (int i : bad) {
+      cluster.set(i, Mode.HEALTHY);
+    }
+    long healedAt = expect.now();
+    long left = longestEjectionLeft(bad);
+    boolean event = false;
+    try {
+      expect.within(
+          "an EjectionRefused Event", t0, refused + slack, o -> o.hasEvent("EjectionRefused"));
+      event = true;
+      timeline.log("Event EjectionRefused written");
+    } catch (Unmet e) {
+      timeline.log(
+          "no EjectionRefused Event yet (Events are rate-limited per pool); the metric counted it");
+    }
+    row(
+        "cap",
+        allowed + " ejected, 1 refused" + (event ? " (Event EjectionRefused)" : ""),
+        refused,
+        "maxEjectionPercent " + percent + "%",
+        true);
+
+    Set<String> all = allAddresses();
+    timeline.log(
+        "healed, traffic off; the longest ejection has " + Timeline.millis(left) + " left");
+    long back =
+        expect.within(
+            "every backend back when the ejections end (the longest had "
+                + Timeline.millis(left)
+                + " left)",
+            healedAt,
+            left + slack,
+            o -> o.ready().equals(all));
+    timeline.log("all back after " + Timeline.millis(back));
+    row(
+        "cap",
+        "healed: all back",
+        back,
+        "ejection left " + Timeline.millis(left) + " (base " + Timeline.millis(ejection) + ")",
+        true);
+  }
+}

@@ -1,9 +1,0 @@
-package dev.vigil.health;
-
-/** The active-check verdict of one backend. */
-public enum BackendState {
-  /** Not probed yet: neither available nor counted in the panic denominator. */
-  UNKNOWN,
-  UP,
-  DOWN
-}

@@ -1,0 +1,198 @@
+package dev.vigil.health;
+
+/**
+ * Builds a {@link HealthSettings}: starts from docs/design.md §1 defaults; {@link #build()}
+ * validates.
+ */
+public final class HealthSettingsBuilder {
+  private long intervalMs = 5_000;
+  private long timeoutMs = 2_000;
+  private int jitterPercent = 10;
+  private int rise = 2;
+  private int fall = 3;
+  private int consecutiveErrors = 5;
+  private int consecutiveLocalOriginErrors = 5;
+  private boolean splitLocalOrigin = true;
+  private long baseEjectionTimeMs = 30_000;
+  private long maxEjectionTimeMs = 300_000;
+  private int maxEjectionPercent = 10;
+  private boolean alwaysEjectOne = false;
+  private long sweepIntervalMs = 10_000;
+  private boolean unejectOnActivePass = false;
+  private boolean enforce = true;
+  private HealthSettings.SuccessRate successRate;
+  private HealthSettings.FailurePercentage failurePercentage;
+  private HealthSettings.Latency latency;
+  private int panicThresholdPercent = 50;
+  private Integer panicExitPercent; // null: equal to the threshold
+  private Long fastIntervalMs; // null: equal to the interval
+  private Long downIntervalMs; // null: equal to the interval
+  private DampingSettings damping;
+  private int windowFailures = 0;
+  private long failureWindowMs = 10_000;
+
+  HealthSettingsBuilder() {}
+
+  /** {@code passive.windowFailures}; 0 (the default) turns the rule off. */
+  public HealthSettingsBuilder windowFailures(int v) {
+    windowFailures = v;
+    return this;
+  }
+
+  /** {@code passive.failureWindow} in ms (default 10 s). */
+  public HealthSettingsBuilder failureWindowMs(long v) {
+    failureWindowMs = v;
+    return this;
+  }
+
+  /** {@code active.fastInterval}; null (the default) means equal to the interval. */
+  public HealthSettingsBuilder fastIntervalMs(Long v) {
+    fastIntervalMs = v;
+    return this;
+  }
+
+  /** {@code active.downInterval}; null (the default) means equal to the interval. */
+  public HealthSettingsBuilder downIntervalMs(Long v) {
+    downIntervalMs = v;
+    return this;
+  }
+
+  /** {@code damping}; null (the default) turns flap damping off. */
+  public HealthSettingsBuilder damping(DampingSettings v) {
+    damping = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder intervalMs(long v) {
+    intervalMs = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder timeoutMs(long v) {
+    timeoutMs = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder jitterPercent(int v) {
+    jitterPercent = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder rise(int v) {
+    rise = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder fall(int v) {
+    fall = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder consecutiveErrors(int v) {
+    consecutiveErrors = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder consecutiveLocalOriginErrors(int v) {
+    consecutiveLocalOriginErrors = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder splitLocalOrigin(boolean v) {
+    splitLocalOrigin = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder baseEjectionTimeMs(long v) {
+    baseEjectionTimeMs = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder maxEjectionTimeMs(long v) {
+    maxEjectionTimeMs = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder maxEjectionPercent(int v) {
+    maxEjectionPercent = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder alwaysEjectOne(boolean v) {
+    alwaysEjectOne = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder sweepIntervalMs(long v) {
+    sweepIntervalMs = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder unejectOnActivePass(boolean v) {
+    unejectOnActivePass = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder enforce(boolean v) {
+    enforce = v;
+    return this;
+  }
+
+  /** {@code passive.successRate}; null (the default) turns the rule off. */
+  public HealthSettingsBuilder successRate(HealthSettings.SuccessRate v) {
+    successRate = v;
+    return this;
+  }
+
+  /** {@code passive.failurePercentage}; null (the default) turns the rule off. */
+  public HealthSettingsBuilder failurePercentage(HealthSettings.FailurePercentage v) {
+    failurePercentage = v;
+    return this;
+  }
+
+  /** {@code passive.latency}; null (the default) turns the rule off. */
+  public HealthSettingsBuilder latency(HealthSettings.Latency v) {
+    latency = v;
+    return this;
+  }
+
+  public HealthSettingsBuilder panicThresholdPercent(int v) {
+    panicThresholdPercent = v;
+    return this;
+  }
+
+  /** Leave panic only at or above this share; null (the default) means equal to the threshold. */
+  public HealthSettingsBuilder panicExitPercent(Integer v) {
+    panicExitPercent = v;
+    return this;
+  }
+
+  public HealthSettings build() {
+    return new HealthSettings(
+        intervalMs,
+        timeoutMs,
+        jitterPercent,
+        rise,
+        fall,
+        consecutiveErrors,
+        consecutiveLocalOriginErrors,
+        splitLocalOrigin,
+        baseEjectionTimeMs,
+        maxEjectionTimeMs,
+        maxEjectionPercent,
+        alwaysEjectOne,
+        sweepIntervalMs,
+        unejectOnActivePass,
+        enforce,
+        successRate,
+        failurePercentage,
+        latency,
+        panicThresholdPercent,
+        panicExitPercent == null ? panicThresholdPercent : panicExitPercent,
+        fastIntervalMs == null ? intervalMs : fastIntervalMs,
+        downIntervalMs == null ? intervalMs : downIntervalMs,
+        damping,
+        windowFailures,
+        failureWindowMs);
+  }
+}

@@ -1,0 +1,69 @@
+package dev.vigil.probe.transport;
+
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoEvent;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.LinuxSocket;
+import io.netty.channel.unix.FileDescriptor;
+import java.io.IOException;
+
+/**
+ * A socket with its epoll registration, kept across probes: the connection on it now, or none while
+ * it waits in its loop's pool.
+ */
+final class EpollSlot implements EpollIoHandle {
+  final LinuxSocket socket;
+  final IoEventLoop loop;
+  final boolean ipv6;
+  IoRegistration registration;
+  EpollConnection current;
+  boolean shut;
+
+  EpollSlot(LinuxSocket socket, IoEventLoop loop, boolean ipv6) {
+    this.socket = socket;
+    this.loop = loop;
+    this.ipv6 = ipv6;
+  }
+
+  @Override
+  public FileDescriptor fd() {
+    return socket;
+  }
+
+  @Override
+  public void handle(IoRegistration registration, IoEvent event) {
+    EpollConnection c = current;
+    if (c != null) {
+      // the event itself, not its flags: an int would be boxed for every readiness event
+      c.context.emit((EpollIoEvent) event, c.onEvent);
+    }
+  }
+
+  /**
+   * What Netty calls when the loop shuts down with the socket still registered: ends the connection
+   * on it, if any, and closes the socket either way (nothing goes back to the pool).
+   */
+  @Override
+  public void close() {
+    shut = true;
+    EpollConnection c = current;
+    if (c != null) {
+      c.close();
+    }
+    destroy();
+  }
+
+  void destroy() {
+    current = null;
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // nothing left to do with a socket that cannot be closed
+    }
+    if (registration != null) {
+      registration.cancel();
+    }
+  }
+}
