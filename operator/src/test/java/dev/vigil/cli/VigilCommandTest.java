@@ -1,4 +1,4 @@
-package dev.vigil;
+package dev.vigil.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,7 @@
-package dev.vigil;
+package dev.vigil.cli;
 
+import dev.vigil.OperatorCommand;
+import dev.vigil.OperatorConfig;
 import dev.vigil.demo.DemoOptions;
 import dev.vigil.inspect.InspectCommand;
 import dev.vigil.replay.ReplayCommand;
@@ -18,7 +20,7 @@ import java.util.Properties;
  */
 public final class VigilCommand {
   /** Exit code of a usage error (no subcommand, an unknown one, a bad flag). */
-  public static final int USAGE = 2;
+  public static final int USAGE = OperatorCommand.USAGE;
 
   /** The subcommands, each returning its exit code. */
   public interface Subcommands {
@@ -124,7 +126,7 @@ public final class VigilCommand {
 
   /** The version the build filled in (operator/pom.xml filters {@code version.properties}). */
   public static String version() {
-    try (InputStream in = VigilCommand.class.getResourceAsStream("version.properties")) {
+    try (InputStream in = VigilCommand.class.getResourceAsStream("/dev/vigil/version.properties")) {
       if (in == null) {
         return "unknown (no version.properties: not built by Maven)";
       }
