@@ -58,15 +58,10 @@ final class PublishingWiring {
   private final ScheduledExecutorService sliceWriters;
   private final ScheduledExecutorService statusWriters;
 
-  PublishingWiring(
-      OperatorConfig config,
-      KubernetesClient client,
-      LongSupplier clock,
-      MeterRegistry registry,
-      Lifecycle lifecycle) {
-    this.config = config;
-    this.client = client;
-    this.clock = clock;
+  PublishingWiring(StartOptions o, MeterRegistry registry, Lifecycle lifecycle) {
+    config = o.config;
+    client = o.client;
+    clock = o.clock;
     OperatorConfig.Publishing settings = config.publishing();
     budget = new WriteBudget(settings.apiQps(), settings.apiBurst(), System::nanoTime);
     writes = new MeteredWriteCounter(registry);

@@ -8,6 +8,7 @@ import dev.vigil.reconcile.HealthPolicyReconciler;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.shard.ShardOwner;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetricsV2;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Set;
@@ -53,27 +54,8 @@ final class ReconcileWiring {
     }
     HealthPolicyReconciler policies =
         new HealthPolicyReconciler(runtimes, publishing.policyStatus(), o.clock, sharded);
-    leaderLease = electsLeader(config, sharded) ? leaderLease(o, lifecycle) : null;
-    operator =
-        new Operator(
-            c -> {
-              c.withKubernetesClient(o.client)
-                  .withUseSSAToPatchPrimaryResource(false)
-                  .checkingCRDAndValidateLocalModel(false)
-                  .withCloseClientOnStop(false)
-                  .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
-              if (leaderLease != null) {
-                c.withLeaderElectionConfiguration(
-                    leaderLease.configuration(
-                        leadership,
-                        () -> LOG.info("leading: probing and publishing"),
-                        () -> {
-                          LOG.warn("lost the leader Lease: stopping probes");
-                          runtimes.closeAll();
-                          o.onFenced.run();
-                        }));
-              }
-            });
+    leaderLease = electsLeader(config) ? leaderLease(o, lifecycle) : null;
+    operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
     Set<String> namespaces = config.namespaces();
     operator.register(
         policies,
@@ -95,11 +77,40 @@ final class ReconcileWiring {
   }
 
   /**
+   * JOSDK's settings: no server-side apply for primaries (the mock server of the ITs has none), no
+   * CRD check (ClusterCheck did it), the client stays open, and the leader Lease when elected:
+   * lost, the probes stop and {@code onFenced} runs.
+   */
+  private void configure(
+      ConfigurationServiceOverrider c,
+      StartOptions o,
+      MeterRegistry registry,
+      Leadership leadership,
+      PoolRuntimes runtimes) {
+    c.withKubernetesClient(o.client)
+        .withUseSSAToPatchPrimaryResource(false)
+        .checkingCRDAndValidateLocalModel(false)
+        .withCloseClientOnStop(false)
+        .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
+    if (leaderLease != null) {
+      c.withLeaderElectionConfiguration(
+          leaderLease.configuration(
+              leadership,
+              () -> LOG.info("leading: probing and publishing"),
+              () -> {
+                LOG.warn("lost the leader Lease: stopping probes");
+                runtimes.closeAll();
+                o.onFenced.run();
+              }));
+    }
+  }
+
+  /**
    * With sharding, every replica reconciles (its own pools): JOSDK's election is off and the leader
    * Lease elects the sharder instead (ShardRing).
    */
-  static boolean electsLeader(OperatorConfig config, boolean sharded) {
-    return config.leader().election() && !sharded;
+  static boolean electsLeader(OperatorConfig config) {
+    return config.leader().election() && !config.shards().enabled();
   }
 
   /**

@@ -39,55 +39,22 @@ import java.util.SplittableRandom;
 public final class Vigil {
   private Vigil() {}
 
-  /** A started operator; {@link #stop()} ends intake, informers, writers, probes, then Leases. */
-  public static final class Running {
-    private final Operator operator;
-    private final PoolRuntimes runtimes;
-    private final OpsServer ops;
-    private final ShardRing ring;
-    private final int outcomePort;
-    private final Lifecycle lifecycle;
-
-    private Running(
-        Operator operator,
-        PoolRuntimes runtimes,
-        OpsServer ops,
-        ShardRing ring,
-        int outcomePort,
-        Lifecycle lifecycle) {
-      this.operator = operator;
-      this.runtimes = runtimes;
-      this.ops = ops;
-      this.ring = ring;
-      this.outcomePort = outcomePort;
-      this.lifecycle = lifecycle;
-    }
-
-    public Operator operator() {
-      return operator;
-    }
-
-    public PoolRuntimes runtimes() {
-      return runtimes;
-    }
-
-    public OpsServer ops() {
-      return ops;
-    }
-
-    /** This replica's shard ring; null unsharded. */
-    public ShardRing ring() {
-      return ring;
-    }
-
-    /** The outcome intake's port; -1 when off. */
-    public int outcomePort() {
-      return outcomePort;
-    }
-
-    /** Stops everything, in {@link Lifecycle}'s order: the Leases are released last. */
+  /**
+   * A started operator; {@link #stop()} ends intake, informers, writers, probes, then Leases.
+   *
+   * @param ring this replica's shard ring; null unsharded
+   * @param outcomePort the outcome intake's port; -1 when off
+   * @param stopping the {@link Lifecycle}'s stop
+   */
+  public record Running(
+      Operator operator,
+      PoolRuntimes runtimes,
+      OpsServer ops,
+      ShardRing ring,
+      int outcomePort,
+      Runnable stopping) {
     public void stop() {
-      lifecycle.stop();
+      stopping.run();
     }
   }
 
@@ -116,11 +83,8 @@ public final class Vigil {
             ? prometheus
             : new CompositeMeterRegistry(Clock.SYSTEM, List.of(prometheus, o.meters));
     Leadership leadership =
-        ReconcileWiring.electsLeader(config, config.shards().enabled())
-            ? Leadership.elected()
-            : Leadership.sole();
-    PublishingWiring publishing =
-        new PublishingWiring(config, o.client, o.clock, registry, lifecycle);
+        ReconcileWiring.electsLeader(config) ? Leadership.elected() : Leadership.sole();
+    PublishingWiring publishing = new PublishingWiring(o, registry, lifecycle);
     PoolRuntimes runtimes = runtimes(o, registry, publishing.transitions(registry), lifecycle);
     ShardingWiring sharding = new ShardingWiring(o, leadership, runtimes, registry, lifecycle);
     PublishingWiring.Publishers publishers =
@@ -143,7 +107,7 @@ public final class Vigil {
             ? -1
             : startIntake(o, registry, runtimes, sharding, leadership, ops.certificate, lifecycle);
     return new Running(
-        reconcile.operator, runtimes, ops.server, sharding.ring, outcomePort, lifecycle);
+        reconcile.operator, runtimes, ops.server, sharding.ring, outcomePort, lifecycle::stop);
   }
 
   /** The pools' runtimes and their probes; all network I/O on {@code vertx}. */

@@ -54,8 +54,8 @@ import org.junit.jupiter.api.Test;
  * </ul>
  *
  * <p>Not covered here: the Lease's real RBAC (the E2E tests run the chart's Role on a real API
- * server), exiting on a lost Lease ({@code exitOnStopLeading} is true only in {@code main}) and a
- * SIGTERM of a leading process ({@code LeaderStopE2E}).
+ * server), exiting on a lost Lease ({@code StartOptions.onFenced} exits only in {@code vigil
+ * operator}) and a SIGTERM of a leading process ({@code LeaderStopE2E}).
  */
 class LeaderElectionIT {
   private static final String NS = "shop";

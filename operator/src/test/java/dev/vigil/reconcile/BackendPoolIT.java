@@ -125,15 +125,7 @@ class BackendPoolIT {
   }
 
   private Set<String> readyIps() {
-    Set<String> ready = new TreeSet<>();
-    for (EndpointSlice s : slices()) {
-      for (Endpoint e : s.getEndpoints()) {
-        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
-          ready.add(e.getAddresses().get(0));
-        }
-      }
-    }
-    return ready;
+    return cluster.addresses(ns, "web", true);
   }
 
   private Set<String> ips(int... indexes) {
