@@ -207,10 +207,32 @@ class LeaderElectionIT {
         .until(() -> readyz(b).body().contains("standing by; leader is replica-a"));
     int transitions = lease().getSpec().getLeaseTransitions();
 
-    cluster.stop(a);
+    // what the stopping leader still ran when its Lease changed hands (a watch sees it at once)
+    List<Integer> poolsAtRelease = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (var watch =
+        client
+            .leases()
+            .inNamespace(LEASE_NS)
+            .withName(LEASE)
+            .watch(
+                new io.fabric8.kubernetes.client.Watcher<Lease>() {
+                  @Override
+                  public void eventReceived(Action action, Lease lease) {
+                    if (!"replica-a".equals(lease.getSpec().getHolderIdentity())) {
+                      poolsAtRelease.add(a.running().runtimes().all().size());
+                    }
+                  }
+
+                  @Override
+                  public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                })) {
+      cluster.stop(a);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !poolsAtRelease.isEmpty());
+    }
     // A graceful stop gives the Lease up (holder cleared) once the replica no longer probes or
     // writes: the standby takes it at its next try, not after the Lease duration.
     long released = System.nanoTime();
+    assertThat(poolsAtRelease.get(0)).as("pools the leader still ran as it released").isZero();
     assertThat(holder()).as("the Lease after the leader stopped").isIn("", "replica-b");
     await()
         .atMost(Duration.ofSeconds(15))
