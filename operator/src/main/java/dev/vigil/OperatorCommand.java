@@ -56,6 +56,24 @@ public final class OperatorCommand {
       client.close();
       return cannotStart(failure.get().message(), failure.get().cause(), debug);
     }
+    logSettings(client, config);
+    Vertx vertx = vertx(config.launch().nativeTransport());
+    Vigil.Running running;
+    try {
+      running =
+          Vigil.start(
+              StartOptions.of(config, client, vertx)
+                  .meters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                  .onFenced(OperatorCommand::exitToRestart));
+    } catch (RuntimeException e) {
+      return cannotStart("vigil: could not start: " + e.getMessage(), e, debug);
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(running::stop, "vigil-shutdown"));
+    Thread.currentThread().join();
+    return 0;
+  }
+
+  private static void logSettings(KubernetesClient client, OperatorConfig config) {
     OperatorConfig.Leader leader = config.leader();
     LOG.info(
         "API server {} answers and serves Vigil's CRDs; leader election {}",
@@ -72,20 +90,6 @@ public final class OperatorCommand {
           ShardLease.leaseName(shards.identity()),
           shards.ring());
     }
-    Vertx vertx = vertx(config.launch().nativeTransport());
-    Vigil.Running running;
-    try {
-      running =
-          Vigil.start(
-              StartOptions.of(config, client, vertx)
-                  .meters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-                  .onFenced(OperatorCommand::exitToRestart));
-    } catch (RuntimeException e) {
-      return cannotStart("vigil: could not start: " + e.getMessage(), e, debug);
-    }
-    Runtime.getRuntime().addShutdownHook(new Thread(running::stop, "vigil-shutdown"));
-    Thread.currentThread().join();
-    return 0;
   }
 
   private static Vertx vertx(boolean nativeTransport) {

@@ -21,7 +21,6 @@ import dev.vigil.testing.SliceFlaps;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.core.instrument.Counter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -81,10 +80,7 @@ class ShardingIT {
     }
 
     long probes() {
-      return Math.round(
-          replica.meters().find("vigil_probes").counters().stream()
-              .mapToDouble(Counter::count)
-              .sum());
+      return replica.probes();
     }
   }
 

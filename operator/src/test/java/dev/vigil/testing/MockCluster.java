@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -48,6 +49,12 @@ public final class MockCluster implements AutoCloseable {
     public void stop() {
       running.stop();
       client.close();
+    }
+
+    /** The active probes this replica made (vigil_probes, all results). */
+    public long probes() {
+      return Math.round(
+          meters.find("vigil_probes").counters().stream().mapToDouble(Counter::count).sum());
     }
   }
 
