@@ -120,6 +120,7 @@ public record OperatorConfig(
           "--metrics-port=0",
           "--outcome-port=0",
           "--health-port=-1",
+          "--metrics-auth=false",
           "--leader-election=false",
           "--lease-namespace=default");
 
@@ -136,9 +137,10 @@ public record OperatorConfig(
   }
 
   /**
-   * Settings for an operator embedded in a JVM (tests, the demo): all namespaces, free ports, no
-   * leader election, Leases in {@code default}, a throwaway certificate for the outcome port; then
-   * {@code flags} as on the command line (no variable is read).
+   * Settings for an operator embedded in a JVM (tests, the demo): all namespaces, free ports, plain
+   * metrics (even with certificate files), no leader election, Leases in {@code default}, a
+   * throwaway certificate for the outcome port unless files are given; then {@code flags} as on the
+   * command line (no variable is read).
    */
   public static OperatorConfig embedded(String... flags) {
     return parse(Stream.concat(EMBEDDED.stream(), Arrays.stream(flags)).toList(), Map.of(), false);

@@ -363,6 +363,10 @@ class OperatorConfigTest {
     assertThat(c.leader()).isEqualTo(new OperatorConfig.Leader(false, "vigil", "default"));
     assertThat(c.namespaces()).containsExactly("shop");
     assertThat(c.publishing().statusIntervalMs()).isEqualTo(200);
+    assertThat(OperatorConfig.embedded("--tls-cert-file=c", "--tls-key-file=k").metrics().auth())
+        .as("plain metrics unless asked, as the demo scrapes them")
+        .isFalse();
+    assertThat(OperatorConfig.embedded("--metrics-auth=true").metrics().auth()).isTrue();
     assertThatThrownBy(() -> OperatorConfig.embedded("--metrics-port=x"))
         .hasMessageContaining("--metrics-port must be a port");
   }
