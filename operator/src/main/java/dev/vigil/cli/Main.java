@@ -18,41 +18,24 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
-    int code =
-        VigilCommand.run(
-            List.of(args),
-            System.out,
-            System.err,
-            new VigilCommand.Subcommands() {
-              @Override
-              public int operator(List<String> rest) throws InterruptedException {
-                return OperatorCommand.run(rest, System.getenv());
-              }
-
-              @Override
-              public int demo(List<String> rest) {
-                return DemoCommand.run(rest, System.out, System.err);
-              }
-
-              @Override
-              public int replay(List<String> rest) throws java.io.IOException {
-                return ReplayCommand.run(
-                    rest,
-                    new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
-                    System.out,
-                    System.err);
-              }
-
-              @Override
-              public int why(List<String> rest) {
-                return InspectCommand.standard().why(rest);
-              }
-
-              @Override
-              public int top(List<String> rest) {
-                return InspectCommand.standard().top(rest);
-              }
-            });
+    int code = VigilCommand.run(List.of(args), System.out, System.err, Main::command);
     System.exit(code);
+  }
+
+  private static VigilCommand.Subcommand command(String name) {
+    return switch (name) {
+      case "operator" -> args -> OperatorCommand.run(args, System.getenv());
+      case "demo" -> args -> DemoCommand.run(args, System.out, System.err);
+      case "replay" ->
+          args ->
+              ReplayCommand.run(
+                  args,
+                  new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
+                  System.out,
+                  System.err);
+      case "why" -> args -> InspectCommand.standard().why(args);
+      case "top" -> args -> InspectCommand.standard().top(args);
+      default -> throw new IllegalArgumentException("no command " + name);
+    };
   }
 }
