@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The operator load run at several replicas (issue 16's benchmark) on the real control plane of
 # e2e/, set up as bench/operator-load-real.sh does (bench/real-control-plane.sh): the chart
-# installed for its ServiceAccount and RBAC, every replica a separate JVM (`dev.vigil.Vigil
+# installed for its ServiceAccount and RBAC, every replica a separate JVM (`dev.vigil.cli.Main
 # operator`, the chart's settings: leader Lease, sharding, shard Lease 15 s, move rate 10 %/min;
 # its own free ports; authenticated with the chart's ServiceAccount token), the backends served by
 # dev.vigil.bench.AddressFarm in test host vigil-h1, writes counted from the API server's audit log.

@@ -172,7 +172,7 @@ public final class ClusterCheck {
           return Optional.of(e.getCode() > 0 ? refused("list " + resource, e) : unreachable(e));
         }
       }
-      if (settings.leaderElection()) {
+      if (settings.leader().election()) {
         return leaseNamespace(client);
       }
       return Optional.empty();
@@ -181,7 +181,7 @@ public final class ClusterCheck {
 
   /** A missing namespace would leave the Lease uncreatable and the operator never leading. */
   private Optional<Failure> leaseNamespace(KubernetesClient client) {
-    String ns = settings.leaseNamespace();
+    String ns = settings.leader().leaseNamespace();
     try {
       if (client.namespaces().withName(ns).get() != null) {
         return Optional.empty();

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,7 +50,7 @@ class ClusterCheckTest {
     String url = "https://127.0.0.1:" + port;
     long start = System.nanoTime();
 
-    Optional<ClusterCheck.Failure> failure = check(at(url), OperatorConfig.forTests());
+    Optional<ClusterCheck.Failure> failure = check(at(url), OperatorConfig.embedded());
 
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
     assertThat(failure).isPresent();
@@ -70,7 +69,7 @@ class ClusterCheckTest {
       String url = "https://127.0.0.1:" + silent.getLocalPort();
       long start = System.nanoTime();
 
-      Optional<ClusterCheck.Failure> failure = check(at(url), OperatorConfig.forTests());
+      Optional<ClusterCheck.Failure> failure = check(at(url), OperatorConfig.embedded());
 
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
       assertThat(failure).isPresent();
@@ -92,7 +91,7 @@ class ClusterCheckTest {
         .always();
 
     Optional<ClusterCheck.Failure> failure =
-        check(server.createClient().getConfiguration(), OperatorConfig.forTests());
+        check(server.createClient().getConfiguration(), OperatorConfig.embedded());
 
     assertThat(failure).isPresent();
     assertThat(failure.get().message())
@@ -119,10 +118,13 @@ class ClusterCheckTest {
         .always();
     Config config = server.createClient().getConfiguration();
 
-    assertThat(check(config, OperatorConfig.forTests())).isEmpty();
+    assertThat(check(config, OperatorConfig.embedded())).isEmpty();
 
     OperatorConfig elected =
-        new OperatorConfig(Set.of(), 0, 0, true, "vigil-leader", "vigil-system", "text", 1000);
+        OperatorConfig.embedded(
+            "--leader-election=true",
+            "--lease-name=vigil-leader",
+            "--lease-namespace=vigil-system");
     Optional<ClusterCheck.Failure> failure = check(config, elected);
     assertThat(failure).isPresent();
     assertThat(failure.get().message())

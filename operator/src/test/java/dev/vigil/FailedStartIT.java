@@ -15,7 +15,6 @@ import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -61,12 +60,15 @@ class FailedStartIT {
       assertThatThrownBy(
               () ->
                   Vigil.start(
-                      new OperatorConfig(Set.of("shop"), port, -1, false, "l", "d", "text", 200),
-                      client,
-                      vertx,
-                      new SimpleMeterRegistry(),
-                      System::currentTimeMillis,
-                      false))
+                      StartOptions.of(
+                              OperatorConfig.embedded(
+                                  "--namespaces=shop",
+                                  "--metrics-port=" + port,
+                                  "--outcome-port=-1",
+                                  "--lease-namespace=d"),
+                              client,
+                              vertx)
+                          .meters(new SimpleMeterRegistry())))
           .isInstanceOf(RuntimeException.class);
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> free(port));
@@ -77,12 +79,12 @@ class FailedStartIT {
 
   @Test
   void aFailureWhileStoppingIsLogged() {
-    Logger logger = (Logger) LoggerFactory.getLogger(Vigil.class);
+    Logger logger = (Logger) LoggerFactory.getLogger(Lifecycle.class);
     ListAppender<ILoggingEvent> captured = new ListAppender<>();
     captured.start();
     logger.addAppender(captured);
     try {
-      Vigil.awaitStopped(
+      Lifecycle.awaitStopped(
           Future.failedFuture(new IllegalStateException("port stuck")), "the intake");
     } finally {
       logger.detachAppender(captured);

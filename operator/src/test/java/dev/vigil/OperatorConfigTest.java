@@ -3,6 +3,8 @@ package dev.vigil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.reconcile.TenantFloors;
+import dev.vigil.shard.ShardConfig;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,26 +21,33 @@ class OperatorConfigTest {
     assertThat(
             parse(List.of("--tls-cert-file=/tls/tls.crt", "--tls-key-file=/tls/tls.key"), Map.of()))
         .isEqualTo(
-            new OperatorConfig(Set.of(), 8080, 8443, true, "vigil", "vigil-system", "text", 1000)
-                .withTls("/tls/tls.crt", "/tls/tls.key")
-                .withMetricsAuth(true)
-                .withHealthPort(8081));
+            new OperatorConfig(
+                Set.of(),
+                new OperatorConfig.Leader(true, "vigil", "vigil-system"),
+                new OperatorConfig.Metrics(8080, 8081, true),
+                new OperatorConfig.Intake(8443, "vigil.dev"),
+                new OperatorConfig.Tls("/tls/tls.crt", "/tls/tls.key"),
+                new OperatorConfig.Publishing(1000, 200, 400),
+                new ShardConfig(false, null, "vigil", "vigil-system", 15, 0.1),
+                TenantFloors.NONE,
+                new OperatorConfig.Launch("text", false, true)));
   }
 
   @Test
   void metricsAreAuthenticatedByDefaultWhenACertificateIsGiven() {
     List<String> tls = List.of("--tls-cert-file=/tls/tls.crt", "--tls-key-file=/tls/tls.key");
-    assertThat(parse(tls, Map.of()).metricsAuth()).isTrue();
+    assertThat(parse(tls, Map.of()).metrics().auth()).isTrue();
     assertThat(
             parse(
                     java.util.stream.Stream.concat(
                             tls.stream(), java.util.stream.Stream.of("--metrics-auth=false"))
                         .toList(),
                     Map.of())
-                .metricsAuth())
+                .metrics()
+                .auth())
         .as("turned off explicitly")
         .isFalse();
-    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).metricsAuth())
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).metrics().auth())
         .as("no certificate: plain metrics")
         .isFalse();
   }
@@ -50,7 +59,7 @@ class OperatorConfigTest {
         Map.of(),
         "the outcome port serves TLS only: set --tls-cert-file and --tls-key-file");
     assertRefused(List.of("--tls-cert-file=/tls/tls.crt"), Map.of(), "--tls-key-file");
-    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).tlsCertFile()).isNull();
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).tls().certFile()).isNull();
     assertRefused(
         List.of("--outcome-port=-1", "--metrics-auth"),
         Map.of(),
@@ -59,11 +68,12 @@ class OperatorConfigTest {
 
   @Test
   void reviewsReportersTokensForVigilsAudienceUnlessToldOtherwise() {
-    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).outcomeTokenAudience())
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).intake().tokenAudience())
         .isEqualTo("vigil.dev");
     assertThat(
             parse(List.of("--outcome-port=-1", "--outcome-token-audience=intake.example"), Map.of())
-                .outcomeTokenAudience())
+                .intake()
+                .tokenAudience())
         .isEqualTo("intake.example");
   }
 
@@ -79,8 +89,7 @@ class OperatorConfigTest {
                 "vigil-system",
                 "VIGIL_OUTCOME_PORT",
                 "-1"));
-    assertThat(c.leaderElection()).isTrue();
-    assertThat(c.leaseNamespace()).isEqualTo("vigil-system");
+    assertThat(c.leader()).isEqualTo(new OperatorConfig.Leader(true, "vigil", "vigil-system"));
   }
 
   @Test
@@ -103,11 +112,12 @@ class OperatorConfigTest {
                 "--status-interval-ms",
                 "250"),
             Map.of());
-    assertThat(c)
-        .isEqualTo(
-            new OperatorConfig(
-                    Set.of("shop", "payments"), 9090, -1, true, "vigil.lease", "ops", "json", 250)
-                .withHealthPort(9091));
+    assertThat(c.namespaces()).isEqualTo(Set.of("shop", "payments"));
+    assertThat(c.metrics()).isEqualTo(new OperatorConfig.Metrics(9090, 9091, false));
+    assertThat(c.intake().port()).isEqualTo(-1);
+    assertThat(c.leader()).isEqualTo(new OperatorConfig.Leader(true, "vigil.lease", "ops"));
+    assertThat(c.launch().logFormat()).isEqualTo("json");
+    assertThat(c.publishing().statusIntervalMs()).isEqualTo(250);
   }
 
   @Test
@@ -135,11 +145,11 @@ class OperatorConfigTest {
     env.put("VIGIL_DEBUG", "false");
     env.put("VIGIL_MIN_INTERVAL", "1s");
     env.put("VIGIL_DEFAULT_DAMPING", "true");
-    assertThat(OperatorConfig.floors(List.of("--min-interval=3s"), env))
-        .isEqualTo(new dev.vigil.reconcile.TenantFloors(3_000, true));
+    assertThat(parse(List.of("--min-interval=3s"), env).floors())
+        .isEqualTo(new TenantFloors(3_000, true));
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
-    assertThat(OperatorConfig.nativeTransport(List.of(), env)).isFalse();
-    assertThat(OperatorConfig.nativeTransport(List.of("--native-transport=true"), env)).isTrue();
+    assertThat(parse(List.of(), env).launch().nativeTransport()).isFalse();
+    assertThat(parse(List.of("--native-transport=true"), env).launch().nativeTransport()).isTrue();
     env.putAll(
         Map.of(
             "VIGIL_SHARDING", "true",
@@ -147,31 +157,23 @@ class OperatorConfigTest {
             "VIGIL_SHARD_RING", "blue",
             "VIGIL_SHARD_LEASE_DURATION", "30",
             "VIGIL_SHARD_MOVE_RATE", "25"));
-    assertThat(OperatorConfig.sharding(List.of(), env, "env-ns"))
-        .isEqualTo(new dev.vigil.shard.ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25));
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
                 Set.of("a", "b"),
-                9000,
-                9001,
-                true,
-                "env-lease",
-                "env-ns",
-                "json",
-                500,
-                50.5,
-                70,
-                "intake",
-                "/c",
-                "/k",
-                true,
-                9002));
+                new OperatorConfig.Leader(true, "env-lease", "env-ns"),
+                new OperatorConfig.Metrics(9000, 9002, true),
+                new OperatorConfig.Intake(9001, "intake"),
+                new OperatorConfig.Tls("/c", "/k"),
+                new OperatorConfig.Publishing(500, 50.5, 70),
+                new ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25),
+                new TenantFloors(1_000, true),
+                new OperatorConfig.Launch("json", false, false)));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
-              assertThat(c.metricsPort()).isEqualTo(7000);
-              assertThat(c.logFormat()).isEqualTo("text");
+              assertThat(c.metrics().port()).isEqualTo(7000);
+              assertThat(c.launch().logFormat()).isEqualTo("text");
             });
     assertThat(OperatorConfig.flags())
         .allSatisfy(
@@ -193,8 +195,8 @@ class OperatorConfigTest {
                 "VIGIL_OUTCOME_PORT",
                 "-1"));
     assertThat(c.namespaces()).isEmpty();
-    assertThat(c.metricsPort()).isEqualTo(8080);
-    assertThat(c.leaseNamespace()).isEqualTo("vigil-system");
+    assertThat(c.metrics().port()).isEqualTo(8080);
+    assertThat(c.leader().leaseNamespace()).isEqualTo("vigil-system");
   }
 
   @Test
@@ -243,70 +245,55 @@ class OperatorConfigTest {
 
   @Test
   void debugIsOffUnlessAskedFor() {
-    assertThat(OperatorConfig.debug(List.of(), Map.of())).isFalse();
-    assertThat(OperatorConfig.debug(List.of("--debug"), Map.of())).isTrue();
-    assertThat(OperatorConfig.debug(List.of(), Map.of("VIGIL_DEBUG", "true"))).isTrue();
-    assertThat(OperatorConfig.debug(List.of("--debug=false"), Map.of("VIGIL_DEBUG", "true")))
-        .isFalse();
+    assertThat(launch(List.of(), Map.of()).debug()).isFalse();
+    assertThat(launch(List.of("--debug"), Map.of()).debug()).isTrue();
+    assertThat(launch(List.of(), Map.of("VIGIL_DEBUG", "true")).debug()).isTrue();
+    assertThat(launch(List.of("--debug=false"), Map.of("VIGIL_DEBUG", "true")).debug()).isFalse();
     assertRefused(List.of("--debug=maybe"), Map.of(), "--debug must be true or false");
   }
 
   @Test
   void nativeTransportIsOnUnlessTurnedOff() {
-    assertThat(OperatorConfig.nativeTransport(List.of(), Map.of())).isTrue();
-    assertThat(OperatorConfig.nativeTransport(List.of("--native-transport=false"), Map.of()))
+    assertThat(launch(List.of(), Map.of()).nativeTransport()).isTrue();
+    assertThat(launch(List.of("--native-transport=false"), Map.of()).nativeTransport()).isFalse();
+    assertThat(launch(List.of(), Map.of("VIGIL_NATIVE_TRANSPORT", "false")).nativeTransport())
         .isFalse();
-    assertThat(OperatorConfig.nativeTransport(List.of(), Map.of("VIGIL_NATIVE_TRANSPORT", "false")))
-        .isFalse();
-    assertThatThrownBy(
-            () -> OperatorConfig.nativeTransport(List.of("--native-transport=epoll"), Map.of()))
-        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
-        .hasMessageContaining("--native-transport must be true or false");
+    assertRefused(
+        List.of("--native-transport=epoll"), Map.of(), "--native-transport must be true or false");
   }
 
   @Test
   void tenantFloorFlagsAreCheckedAndNamed() {
-    assertThat(OperatorConfig.floors(List.of(), Map.of()))
-        .isEqualTo(dev.vigil.reconcile.TenantFloors.NONE);
-    assertThat(
-            OperatorConfig.floors(List.of("--min-interval=2s", "--default-damping=true"), Map.of()))
-        .isEqualTo(new dev.vigil.reconcile.TenantFloors(2_000, true));
-    assertThat(
-            OperatorConfig.floors(List.of(), Map.of("VIGIL_MIN_INTERVAL", "500ms")).minIntervalMs())
+    assertThat(floors(List.of(), Map.of())).isEqualTo(TenantFloors.NONE);
+    assertThat(floors(List.of("--min-interval=2s", "--default-damping=true"), Map.of()))
+        .isEqualTo(new TenantFloors(2_000, true));
+    assertThat(floors(List.of(), Map.of("VIGIL_MIN_INTERVAL", "500ms")).minIntervalMs())
         .isEqualTo(500);
-    assertThatThrownBy(() -> OperatorConfig.floors(List.of("--min-interval=50ms"), Map.of()))
+    assertThatThrownBy(() -> floors(List.of("--min-interval=50ms"), Map.of()))
         .isInstanceOf(OperatorConfig.InvalidConfigException.class)
         .hasMessageContaining("--min-interval must be at least 100ms");
-    assertThatThrownBy(() -> OperatorConfig.floors(List.of("--min-interval=soon"), Map.of()))
+    assertThatThrownBy(() -> floors(List.of("--min-interval=soon"), Map.of()))
+        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
         .hasMessageContaining("--min-interval must be a duration");
-    assertThatThrownBy(() -> OperatorConfig.floors(List.of("--default-damping=yes"), Map.of()))
+    assertThatThrownBy(() -> floors(List.of("--default-damping=yes"), Map.of()))
         .hasMessageContaining("--default-damping must be true or false");
-    assertThat(
-            OperatorConfig.parse(
-                List.of("--min-interval=1s", "--default-damping=true", "--outcome-port=-1"),
-                Map.of()))
-        .as("the operator's own parse accepts the floor flags")
-        .isNotNull();
   }
 
   @Test
   void shardingFlagsAreCheckedAndNamed() {
     Map<String, String> pod = Map.of("POD_NAME", "vigil-7d9-abc");
-    assertThat(OperatorConfig.sharding(List.of("--sharding"), pod, "ns"))
-        .isEqualTo(new dev.vigil.shard.ShardConfig(true, "vigil-7d9-abc", "vigil", "ns", 15, 0.1));
-    assertThat(OperatorConfig.sharding(List.of(), pod, "ns").enabled()).isFalse();
-    assertThatThrownBy(() -> OperatorConfig.sharding(List.of("--sharding"), Map.of(), "ns"))
+    assertThat(shards(List.of("--sharding"), pod))
+        .as("the shard Leases live beside the leader Lease")
+        .isEqualTo(new ShardConfig(true, "vigil-7d9-abc", "vigil", "ns", 15, 0.1));
+    assertThat(shards(List.of(), pod).enabled()).isFalse();
+    assertThatThrownBy(() -> shards(List.of("--sharding"), Map.of()))
         .isInstanceOf(OperatorConfig.InvalidConfigException.class)
         .hasMessageContaining("--shard-identity");
-    assertThatThrownBy(() -> OperatorConfig.sharding(List.of("--shard-move-rate=150"), pod, "ns"))
+    assertThatThrownBy(() -> shards(List.of("--shard-move-rate=150"), pod))
         .hasMessageContaining("--shard-move-rate must be a percentage 0..100");
-    assertThatThrownBy(
-            () -> OperatorConfig.sharding(List.of("--shard-lease-duration=2"), pod, "ns"))
+    assertThatThrownBy(() -> shards(List.of("--shard-lease-duration=2"), pod))
         .hasMessageContaining("--shard-lease-duration must be 3..3600 seconds");
-    assertThatThrownBy(
-            () ->
-                OperatorConfig.sharding(
-                    List.of("--sharding", "--shard-identity=Not_A_Name"), pod, "ns"))
+    assertThatThrownBy(() -> shards(List.of("--sharding", "--shard-identity=Not_A_Name"), pod))
         .hasMessageContaining("--shard-identity must be a label value");
   }
 
@@ -336,8 +323,68 @@ class OperatorConfigTest {
                         "--tls-cert-file=c",
                         "--tls-key-file=k"),
                     Map.of())
-                .metricsPort())
+                .metrics()
+                .port())
         .isZero();
+  }
+
+  /** The settings of {@code args} with the outcome port off (it needs certificates). */
+  private static OperatorConfig plain(List<String> args, Map<String, String> env) {
+    return parse(
+        java.util.stream.Stream.concat(
+                args.stream(), java.util.stream.Stream.of("--outcome-port=-1"))
+            .toList(),
+        env);
+  }
+
+  private static OperatorConfig.Launch launch(List<String> args, Map<String, String> env) {
+    return plain(args, env).launch();
+  }
+
+  private static TenantFloors floors(List<String> args, Map<String, String> env) {
+    return plain(args, env).floors();
+  }
+
+  private static ShardConfig shards(List<String> args, Map<String, String> env) {
+    return plain(
+            java.util.stream.Stream.concat(
+                    args.stream(), java.util.stream.Stream.of("--lease-namespace=ns"))
+                .toList(),
+            env)
+        .shards();
+  }
+
+  @Test
+  void embeddedSettingsStartFromFreePortsAndTakeFlags() {
+    OperatorConfig c = OperatorConfig.embedded("--namespaces=shop", "--status-interval-ms=200");
+    assertThat(c.metrics()).isEqualTo(new OperatorConfig.Metrics(0, -1, false));
+    assertThat(c.intake().port()).as("a throwaway certificate, none required").isZero();
+    assertThat(c.tls().given()).isFalse();
+    assertThat(c.leader()).isEqualTo(new OperatorConfig.Leader(false, "vigil", "default"));
+    assertThat(c.namespaces()).containsExactly("shop");
+    assertThat(c.publishing().statusIntervalMs()).isEqualTo(200);
+    assertThat(OperatorConfig.embedded("--tls-cert-file=c", "--tls-key-file=k").metrics().auth())
+        .as("plain metrics unless asked, as the demo scrapes them")
+        .isFalse();
+    assertThat(OperatorConfig.embedded("--metrics-auth=true").metrics().auth()).isTrue();
+    assertThatThrownBy(() -> OperatorConfig.embedded("--metrics-port=x"))
+        .hasMessageContaining("--metrics-port must be a port");
+  }
+
+  @Test
+  void usageListsEveryFlagOnceInTheTablesLayout() {
+    String usage = OperatorConfig.usage();
+    for (String flag : OperatorConfig.flags()) {
+      assertThat(usage.lines().filter(l -> l.startsWith("  --" + flag + " ")).count())
+          .as(flag)
+          .isOne();
+    }
+    assertThat(usage)
+        .contains(
+            "  --namespaces NS[,NS...]      VIGIL_NAMESPACES\n"
+                + "      namespaces to watch (default: all)\n")
+        .contains("  --debug                      VIGIL_DEBUG\n")
+        .contains("  -h, --help\n      this text\n");
   }
 
   private static void assertRefused(List<String> args, Map<String, String> env, String message) {

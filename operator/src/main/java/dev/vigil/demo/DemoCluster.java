@@ -1,6 +1,7 @@
 package dev.vigil.demo;
 
 import dev.vigil.OperatorConfig;
+import dev.vigil.StartOptions;
 import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend.Mode;
@@ -34,7 +35,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -218,14 +218,17 @@ public final class DemoCluster implements AutoCloseable {
     }
     operator =
         Vigil.start(
-            new OperatorConfig(
-                    Set.of(namespace()), 0, 0, false, "vigil-leader", namespace(), "text", statusMs)
-                .withTls(tls.resolve("tls.crt").toString(), tls.resolve("tls.key").toString()),
-            operatorClient,
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false);
+            StartOptions.of(
+                    OperatorConfig.embedded(
+                        "--namespaces=" + namespace(),
+                        "--lease-name=vigil-leader",
+                        "--lease-namespace=" + namespace(),
+                        "--status-interval-ms=" + statusMs,
+                        "--tls-cert-file=" + tls.resolve("tls.crt"),
+                        "--tls-key-file=" + tls.resolve("tls.key")),
+                    operatorClient,
+                    vertx)
+                .meters(meters));
   }
 
   public Vigil.Running operator() {

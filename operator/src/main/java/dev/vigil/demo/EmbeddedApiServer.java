@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +44,15 @@ public final class EmbeddedApiServer implements AutoCloseable {
 
   /** Starts the server on a free loopback port and creates Vigil's CRDs in it. */
   public static EmbeddedApiServer start() {
+    return start(KubernetesMixedDispatcher::new);
+  }
+
+  /**
+   * As {@link #start()}, with a dispatcher of the caller's (a test's, e.g. one that records every
+   * request) over the expectations.
+   */
+  public static EmbeddedApiServer start(
+      Function<Map<ServerRequest, Queue<ServerResponse>>, KubernetesMixedDispatcher> dispatcher) {
     // CRUD mode that also serves expectations (server().expect()...), e.g. for TokenReviews.
     Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
     KubernetesMockServer server =
@@ -50,7 +60,7 @@ public final class EmbeddedApiServer implements AutoCloseable {
             new Context(),
             new MockWebServer(),
             expectations,
-            new KubernetesMixedDispatcher(expectations),
+            dispatcher.apply(expectations),
             false);
     try {
       server.init(InetAddress.getLoopbackAddress(), 0);

@@ -30,9 +30,6 @@ public record ShardConfig(
   public static final String RING_LABEL = "vigil.dev/ring";
   public static final String LEASE_PREFIX = "vigil-shard-";
 
-  /** Sharding off. */
-  public static final ShardConfig OFF = new ShardConfig(false, null, "vigil", null, 15, 0.1);
-
   private static final Pattern LABEL_VALUE = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
 
   public ShardConfig {

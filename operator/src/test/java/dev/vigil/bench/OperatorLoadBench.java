@@ -1,6 +1,7 @@
 package dev.vigil.bench;
 
 import dev.vigil.OperatorConfig;
+import dev.vigil.StartOptions;
 import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.testing.Fixtures;
@@ -77,13 +78,15 @@ public final class OperatorLoadBench {
     long t0 = System.currentTimeMillis();
     Vigil.Running operator =
         Vigil.start(
-            new OperatorConfig(
-                Set.of(ns), 0, -1, false, "l", "default", "text", 1000, apiQps, apiBurst),
-            client,
-            vertx,
-            new SimpleMeterRegistry(),
-            System::currentTimeMillis,
-            false);
+            StartOptions.of(
+                    OperatorConfig.embedded(
+                        "--namespaces=" + ns,
+                        "--outcome-port=-1",
+                        "--api-qps=" + apiQps,
+                        "--api-burst=" + apiBurst),
+                    client,
+                    vertx)
+                .meters(new SimpleMeterRegistry()));
     waitUntil(() -> readyCount(client) == n, 900, "all " + n + " backends ready in slices");
     double convergeS = (System.currentTimeMillis() - t0) / 1000.0;
     log("converged: all %d backends ready after %.1f s", n, convergeS);

@@ -45,7 +45,7 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The operator load run at several replicas (issue 16's benchmark) on the real control plane of
- * e2e/: every replica is a separate JVM ({@code dev.vigil.Vigil operator}, the chart's settings,
+ * e2e/: every replica is a separate JVM ({@code dev.vigil.cli.Main operator}, the chart's settings,
  * authenticated with the chart's ServiceAccount token, its own free ports), the backends are an
  * {@link AddressFarm} in a test host, and writes are counted from the API server's audit log. One
  * run:
@@ -384,7 +384,7 @@ public final class ShardLoadBench {
         List.of(
             "-cp",
             System.getProperty("java.class.path"),
-            "dev.vigil.Vigil",
+            "dev.vigil.cli.Main",
             "operator",
             "--namespaces",
             ns,

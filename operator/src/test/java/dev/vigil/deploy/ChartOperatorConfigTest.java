@@ -27,14 +27,14 @@ class ChartOperatorConfigTest {
 
     assertThat(c.getArgs().get(0)).isEqualTo("operator");
     assertThat(config.namespaces()).isEmpty();
-    assertThat(config.leaderElection()).isTrue();
-    assertThat(config.leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
-    assertThat(config.logFormat()).isEqualTo("text");
-    assertThat(config.apiQps()).isEqualTo(OperatorConfig.DEFAULT_API_QPS);
-    assertThat(config.apiBurst()).isEqualTo(OperatorConfig.DEFAULT_API_BURST);
-    assertThat(config.metricsPort()).isEqualTo(containerPort(c, "metrics"));
-    assertThat(config.outcomePort()).isEqualTo(containerPort(c, "outcomes"));
-    assertThat(config.healthPort()).isEqualTo(containerPort(c, "health"));
+    assertThat(config.leader().election()).isTrue();
+    assertThat(config.leader().leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
+    assertThat(config.launch().logFormat()).isEqualTo("text");
+    assertThat(config.publishing().apiQps()).isEqualTo(OperatorConfig.DEFAULT_API_QPS);
+    assertThat(config.publishing().apiBurst()).isEqualTo(OperatorConfig.DEFAULT_API_BURST);
+    assertThat(config.metrics().port()).isEqualTo(containerPort(c, "metrics"));
+    assertThat(config.intake().port()).isEqualTo(containerPort(c, "outcomes"));
+    assertThat(config.metrics().healthPort()).isEqualTo(containerPort(c, "health"));
   }
 
   @Test
@@ -55,35 +55,31 @@ class ChartOperatorConfigTest {
     OperatorConfig config = parse(c);
 
     assertThat(config.namespaces()).isEqualTo(Set.of("shop", "payments"));
-    assertThat(config.logFormat()).isEqualTo("json");
-    assertThat(config.apiQps()).isEqualTo(50.0);
-    assertThat(config.apiBurst()).isEqualTo(120);
-    assertThat(config.metricsPort()).isEqualTo(9090).isEqualTo(containerPort(c, "metrics"));
-    assertThat(config.outcomePort()).isEqualTo(9443).isEqualTo(containerPort(c, "outcomes"));
-    assertThat(config.healthPort()).isEqualTo(9081).isEqualTo(containerPort(c, "health"));
+    assertThat(config.launch().logFormat()).isEqualTo("json");
+    assertThat(config.publishing().apiQps()).isEqualTo(50.0);
+    assertThat(config.publishing().apiBurst()).isEqualTo(120);
+    assertThat(config.metrics().port()).isEqualTo(9090).isEqualTo(containerPort(c, "metrics"));
+    assertThat(config.intake().port()).isEqualTo(9443).isEqualTo(containerPort(c, "outcomes"));
+    assertThat(config.metrics().healthPort()).isEqualTo(9081).isEqualTo(containerPort(c, "health"));
   }
 
   @Test
   void nativeTransportIsOnByDefaultAndTheValueTurnsItOff() {
-    assertThat(OperatorConfig.nativeTransport(List.of(), env(operatorContainer("")))).isTrue();
-    assertThat(
-            OperatorConfig.nativeTransport(
-                List.of(), env(operatorContainer("nativeTransport: false"))))
+    assertThat(parse(operatorContainer("")).launch().nativeTransport()).isTrue();
+    assertThat(parse(operatorContainer("nativeTransport: false")).launch().nativeTransport())
         .isFalse();
   }
 
   @Test
   void tenantFloorsAreOffByDefaultAndTheValuesReachTheOperator() {
-    assertThat(OperatorConfig.floors(List.of(), env(operatorContainer(""))))
+    assertThat(parse(operatorContainer("")).floors())
         .isEqualTo(dev.vigil.reconcile.TenantFloors.NONE);
     Container c =
         operatorContainer(
             """
             tenantFloors: {minInterval: 2s, defaultDamping: true}
             """);
-    assertThat(OperatorConfig.floors(List.of(), env(c)))
-        .isEqualTo(new dev.vigil.reconcile.TenantFloors(2_000, true));
-    parse(c);
+    assertThat(parse(c).floors()).isEqualTo(new dev.vigil.reconcile.TenantFloors(2_000, true));
   }
 
   @Test
@@ -112,6 +108,10 @@ class ChartOperatorConfigTest {
           && e.getValueFrom().getFieldRef() != null
           && "metadata.namespace".equals(e.getValueFrom().getFieldRef().getFieldPath())) {
         env.put(e.getName(), VigilChart.NAMESPACE);
+      } else if (e.getValueFrom() != null
+          && e.getValueFrom().getFieldRef() != null
+          && "metadata.name".equals(e.getValueFrom().getFieldRef().getFieldPath())) {
+        env.put(e.getName(), "vigil-7d9-abc");
       } else if (e.getValue() != null) {
         env.put(e.getName(), e.getValue());
       }

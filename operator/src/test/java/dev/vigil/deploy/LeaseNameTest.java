@@ -33,14 +33,14 @@ class LeaseNameTest {
     OperatorConfig olm = parse(olmContainer());
 
     for (OperatorConfig installed : List.of(chart, plain, olm)) {
-      assertThat(installed.leaderElection()).isTrue();
-      assertThat(installed.leaseName()).isEqualTo(byHand.leaseName());
+      assertThat(installed.leader().election()).isTrue();
+      assertThat(installed.leader().leaseName()).isEqualTo(byHand.leader().leaseName());
     }
     // outside a cluster the binary's Lease namespace is the one the docs install into
-    assertThat(byHand.leaderElection()).isTrue();
-    assertThat(byHand.leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
-    assertThat(chart.leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
-    assertThat(plain.leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
+    assertThat(byHand.leader().election()).isTrue();
+    assertThat(byHand.leader().leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
+    assertThat(chart.leader().leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
+    assertThat(plain.leader().leaseNamespace()).isEqualTo(VigilChart.NAMESPACE);
   }
 
   private static Container container(Deployment d) {

@@ -1,13 +1,14 @@
 package dev.vigil.e2e;
 
 import dev.vigil.OperatorConfig;
+import dev.vigil.StartOptions;
 import dev.vigil.Vigil;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,16 +50,13 @@ public final class InProcessOperator implements RunningOperator {
       String leaseName,
       int outcomePort) {
     OperatorConfig config =
-        new OperatorConfig(
-                Set.of(namespace),
-                0,
-                outcomePort,
-                leaseName != null,
-                leaseName == null ? "vigil-leader" : leaseName,
-                E2eCluster.RELEASE_NAMESPACE,
-                "text",
-                200)
-            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString());
+        config(
+            namespace,
+            "--outcome-port=" + outcomePort,
+            "--leader-election=" + (leaseName != null),
+            "--lease-name=" + (leaseName == null ? "vigil-leader" : leaseName),
+            "--tls-cert-file=" + TestTls.certFile(),
+            "--tls-key-file=" + TestTls.keyFile());
     return start(cluster, serviceAccount, config);
   }
 
@@ -69,18 +67,13 @@ public final class InProcessOperator implements RunningOperator {
   public static InProcessOperator startSecure(
       E2eCluster cluster, String namespace, java.nio.file.Path tlsDir) {
     OperatorConfig config =
-        new OperatorConfig(
-                Set.of(namespace),
-                0,
-                0,
-                false,
-                "vigil-leader",
-                E2eCluster.RELEASE_NAMESPACE,
-                "text",
-                200)
-            .withTls(tlsDir.resolve("tls.crt").toString(), tlsDir.resolve("tls.key").toString())
-            .withMetricsAuth(true)
-            .withHealthPort(0);
+        config(
+            namespace,
+            "--lease-name=vigil-leader",
+            "--tls-cert-file=" + tlsDir.resolve("tls.crt"),
+            "--tls-key-file=" + tlsDir.resolve("tls.key"),
+            "--metrics-auth=true",
+            "--health-port=0");
     return start(cluster, E2eCluster.RELEASE, config);
   }
 
@@ -92,12 +85,29 @@ public final class InProcessOperator implements RunningOperator {
   public static InProcessOperator startEverything(
       E2eCluster cluster, String namespace, String leaseName) {
     OperatorConfig config =
-        new OperatorConfig(
-                Set.of(namespace), 0, 0, true, leaseName, E2eCluster.RELEASE_NAMESPACE, "text", 200)
-            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString())
-            .withMetricsAuth(true)
-            .withHealthPort(0);
+        config(
+            namespace,
+            "--leader-election=true",
+            "--lease-name=" + leaseName,
+            "--tls-cert-file=" + TestTls.certFile(),
+            "--tls-key-file=" + TestTls.keyFile(),
+            "--metrics-auth=true",
+            "--health-port=0");
     return start(cluster, E2eCluster.RELEASE, config);
+  }
+
+  /**
+   * Embedded settings in the release's namespace, watching {@code namespace}, and {@code flags}.
+   */
+  private static OperatorConfig config(String namespace, String... flags) {
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "--namespaces=" + namespace,
+                "--lease-namespace=" + E2eCluster.RELEASE_NAMESPACE,
+                "--status-interval-ms=200"));
+    all.addAll(List.of(flags));
+    return OperatorConfig.embedded(all.toArray(String[]::new));
   }
 
   private static InProcessOperator start(
@@ -112,8 +122,7 @@ public final class InProcessOperator implements RunningOperator {
     Vertx vertx = Vertx.vertx();
     try {
       Vigil.Running running =
-          Vigil.start(
-              config, client, vertx, new SimpleMeterRegistry(), System::currentTimeMillis, false);
+          Vigil.start(StartOptions.of(config, client, vertx).meters(new SimpleMeterRegistry()));
       return new InProcessOperator(client, vertx, running);
     } catch (RuntimeException e) {
       vertx.close();

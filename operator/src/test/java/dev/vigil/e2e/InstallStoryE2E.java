@@ -186,7 +186,7 @@ class InstallStoryE2E {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
                 ProcessOperator.operatorClasspath(),
-                "dev.vigil.Vigil",
+                "dev.vigil.cli.Main",
                 "operator",
                 "--outcome-port",
                 "-1",

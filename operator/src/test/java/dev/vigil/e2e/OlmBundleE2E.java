@@ -24,7 +24,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -140,8 +139,14 @@ class OlmBundleE2E {
 
     OperatorLog log = OperatorLog.attach();
     OperatorConfig config =
-        new OperatorConfig(Set.of(ns), 0, 0, true, "vigil", ns, "text", 200)
-            .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString());
+        OperatorConfig.embedded(
+            "--namespaces=" + ns,
+            "--leader-election=true",
+            "--lease-name=vigil",
+            "--lease-namespace=" + ns,
+            "--status-interval-ms=200",
+            "--tls-cert-file=" + TestTls.certFile(),
+            "--tls-key-file=" + TestTls.keyFile());
     try (TestHosts hosts = new TestHosts(cluster, PORT);
         InProcessOperator operator = InProcessOperator.startAs(cluster, ns, sa, config)) {
       admin.resource(Fixtures.policy(ns, "fast", "500ms", "300ms")).create();

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The operator as a separate OS process ({@code java -cp <the operator's classes and dependencies>
- * dev.vigil.Vigil}), configured as one Pod of the chart's Deployment: its args and env come from
+ * dev.vigil.cli.Main}), configured as one Pod of the chart's Deployment: its args and env come from
  * {@code helm template deploy/helm/vigil} (as {@link ContainerOperator} reads them), {@code
  * POD_NAME} is the replica's name, the ServiceAccount's token and the API server's CA are files the
  * Fabric8 client reads as it reads the kubelet's mount ({@code KUBERNETES_SERVICE_HOST}/{@code
@@ -153,7 +153,7 @@ public final class ProcessOperator implements RunningOperator {
         // what a container's cgroup limit tells the JVM; javaOptions' percentages apply to it
         command.add("-XX:MaxRAM=" + Quantity.getAmountInBytes(memory).longValue());
       }
-      command.addAll(List.of("-cp", operatorClasspath(), "dev.vigil.Vigil"));
+      command.addAll(List.of("-cp", operatorClasspath(), "dev.vigil.cli.Main"));
       command.addAll(container.getArgs());
       ProcessBuilder pb =
           new ProcessBuilder(command).redirectErrorStream(true).directory(dir.toFile());

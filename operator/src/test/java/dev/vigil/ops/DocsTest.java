@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.vigil.VigilCommand;
 import dev.vigil.api.Conditions;
+import dev.vigil.cli.VigilCommand;
 import dev.vigil.publish.PublishingGuard;
 import dev.vigil.publish.SlicePublisher;
 import dev.vigil.reconcile.TransitionReporter;
@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -216,33 +217,11 @@ class DocsTest {
   private static final String JAR = "operator/target/vigil-operator.jar";
   private static final Pattern FLAG = Pattern.compile("--[a-z][a-z-]*");
 
-  private static final VigilCommand.Subcommands NOTHING_STARTS =
-      new VigilCommand.Subcommands() {
-        @Override
-        public int operator(List<String> args) {
-          throw new AssertionError("started the operator");
-        }
-
-        @Override
-        public int demo(List<String> args) {
-          throw new AssertionError("started the demo");
-        }
-
-        @Override
-        public int replay(List<String> args) {
-          throw new AssertionError("started replay");
-        }
-
-        @Override
-        public int why(List<String> args) {
-          throw new AssertionError("started why");
-        }
-
-        @Override
-        public int top(List<String> args) {
-          throw new AssertionError("started top");
-        }
-      };
+  private static final Function<String, VigilCommand.Subcommand> NOTHING_STARTS =
+      name ->
+          args -> {
+            throw new AssertionError("started " + name);
+          };
 
   private static List<Path> docs() throws IOException {
     List<Path> docs = new ArrayList<>(List.of(ROOT.resolve("README.md")));

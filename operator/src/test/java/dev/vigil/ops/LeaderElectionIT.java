@@ -5,31 +5,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.OperatorConfig;
-import dev.vigil.Vigil;
+import dev.vigil.StartOptions;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -56,13 +48,13 @@ import org.junit.jupiter.api.Test;
  *       #theMockServerRejectsAStaleLeaseUpdate}): that conflict is what keeps two candidates from
  *       both taking an expired Lease.
  *   <li>Distinct identities: JOSDK takes the HOSTNAME variable, which two replicas in one JVM
- *       share, so each gets its own through {@link Vigil.Election}; and short Lease times, so a
- *       takeover takes seconds instead of JOSDK's 15 s.
+ *       share, so each gets its own through {@link StartOptions.Election}; and short Lease times,
+ *       so a takeover takes seconds instead of JOSDK's 15 s.
  * </ul>
  *
  * <p>Not covered here: the Lease's real RBAC (the E2E tests run the chart's Role on a real API
- * server), exiting on a lost Lease ({@code exitOnStopLeading} is true only in {@code main}) and a
- * SIGTERM of a leading process ({@code LeaderStopE2E}).
+ * server), exiting on a lost Lease ({@code StartOptions.onFenced} exits only in {@code vigil
+ * operator}) and a SIGTERM of a leading process ({@code LeaderStopE2E}).
  */
 class LeaderElectionIT {
   private static final String NS = "shop";
@@ -73,33 +65,17 @@ class LeaderElectionIT {
   private static final Duration RENEW_DEADLINE = Duration.ofSeconds(2);
   private static final Duration RETRY = Duration.ofMillis(300);
 
-  private EmbeddedApiServer api;
+  private MockCluster cluster;
   private KubernetesClient client;
-  private Vertx vertx;
-  private int port;
-  private final List<Replica> replicas = new ArrayList<>();
-  private final List<DemoBackend> backends = new ArrayList<>();
+  private List<DemoBackend> backends;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  /** One operator replica: its own client, meters and identity. */
-  private record Replica(
-      String identity, KubernetesClient client, SimpleMeterRegistry meters, Vigil.Running running) {
-    void stop() {
-      running.stop();
-      client.close();
-    }
-  }
-
   @BeforeEach
-  void setUp() throws Exception {
-    // A server per test: see BackendPoolIT.
-    api = EmbeddedApiServer.start();
-    client = api.client();
-    vertx = Vertx.vertx();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+  void setUp() {
+    // A server per test: see MockCluster.
+    cluster = MockCluster.start();
+    client = cluster.client();
     SelfSubjectRulesReview allowed =
         new SelfSubjectRulesReviewBuilder()
             .withNewSpec()
@@ -115,7 +91,9 @@ class LeaderElectionIT {
                     .build())
             .endStatus()
             .build();
-    api.server()
+    cluster
+        .api()
+        .server()
         .expect()
         .post()
         .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
@@ -125,62 +103,30 @@ class LeaderElectionIT {
 
   @AfterEach
   void tearDown() {
-    for (Replica r : replicas) {
-      if (r.running() != null) {
-        r.stop();
-      }
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
-  private Replica start(String identity) {
-    KubernetesClient own = api.newClient();
-    SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    Vigil.Running running =
-        Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, true, LEASE, LEASE_NS, "text", 200),
-            own,
-            Fabric8Reviewer.forAudience(own, Fabric8Reviewer.DEFAULT_AUDIENCE),
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false,
-            new Vigil.Election(identity, LEASE_DURATION, RENEW_DEADLINE, RETRY));
-    Replica r = new Replica(identity, own, meters, running);
-    replicas.add(r);
-    return r;
+  private MockCluster.Replica start(String identity) {
+    return cluster.operator(
+        OperatorConfig.embedded(
+            "--namespaces=" + NS,
+            "--outcome-port=-1",
+            "--leader-election=true",
+            "--lease-name=" + LEASE,
+            "--lease-namespace=" + LEASE_NS,
+            "--status-interval-ms=200"),
+        o ->
+            o.election(new StartOptions.Election(identity, LEASE_DURATION, RENEW_DEADLINE, RETRY)));
   }
 
   private void webPool(int n) {
     client.resource(Fixtures.policy(NS, "fast", INTERVAL + "ms", "250ms")).create();
-    for (int i = 0; i < n; i++) {
-      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (20 + i), port);
-      b.start().toCompletionStage().toCompletableFuture().join();
-      backends.add(b);
-      client.resource(Fixtures.pod(NS, "web-" + i, "web", b.host())).create();
-    }
-    client.resource(Fixtures.pool(NS, "web", "fast", "web", port)).create();
+    backends = cluster.pods(NS, "web", n, 20);
+    client.resource(Fixtures.pool(NS, "web", "fast", "web", cluster.port())).create();
   }
 
   private Set<String> readyIps() {
-    Set<String> ready = new TreeSet<>();
-    for (EndpointSlice s :
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(NS)
-            .withLabel("kubernetes.io/service-name", "web")
-            .list()
-            .getItems()) {
-      for (Endpoint e : s.getEndpoints()) {
-        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
-          ready.add(e.getAddresses().get(0));
-        }
-      }
-    }
-    return ready;
+    return cluster.readyIps(NS);
   }
 
   private Set<String> ips(int... indexes) {
@@ -200,12 +146,11 @@ class LeaderElectionIT {
     return l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
   }
 
-  private static long probes(Replica r) {
-    return Math.round(
-        r.meters().find("vigil_probes").counters().stream().mapToDouble(Counter::count).sum());
+  private static long probes(MockCluster.Replica r) {
+    return r.probes();
   }
 
-  private HttpResponse<String> readyz(Replica r) throws Exception {
+  private HttpResponse<String> readyz(MockCluster.Replica r) throws Exception {
     return http.send(
         HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + r.running().ops().port() + "/readyz"))
@@ -217,9 +162,9 @@ class LeaderElectionIT {
   @Test
   void oneOfTwoReplicasLeadsAndOnlyTheLeaderProbesAndWrites() throws Exception {
     webPool(3);
-    Replica a = start("replica-a");
+    MockCluster.Replica a = start("replica-a");
     await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
-    Replica b = start("replica-b");
+    MockCluster.Replica b = start("replica-b");
 
     await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
     await()
@@ -251,20 +196,41 @@ class LeaderElectionIT {
   @Test
   void theStandbyTakesOverWithinTheLeaseDurationAndPublishes() throws Exception {
     webPool(3);
-    Replica a = start("replica-a");
+    MockCluster.Replica a = start("replica-a");
     await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
-    Replica b = start("replica-b");
+    MockCluster.Replica b = start("replica-b");
     await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> readyz(b).body().contains("standing by; leader is replica-a"));
     int transitions = lease().getSpec().getLeaseTransitions();
 
-    a.stop();
-    replicas.remove(a);
+    // what the stopping leader still ran when its Lease changed hands (a watch sees it at once)
+    List<Integer> poolsAtRelease = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (var watch =
+        client
+            .leases()
+            .inNamespace(LEASE_NS)
+            .withName(LEASE)
+            .watch(
+                new io.fabric8.kubernetes.client.Watcher<Lease>() {
+                  @Override
+                  public void eventReceived(Action action, Lease lease) {
+                    if (!"replica-a".equals(lease.getSpec().getHolderIdentity())) {
+                      poolsAtRelease.add(a.running().runtimes().all().size());
+                    }
+                  }
+
+                  @Override
+                  public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                })) {
+      cluster.stop(a);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !poolsAtRelease.isEmpty());
+    }
     // A graceful stop gives the Lease up (holder cleared) once the replica no longer probes or
     // writes: the standby takes it at its next try, not after the Lease duration.
     long released = System.nanoTime();
+    assertThat(poolsAtRelease.get(0)).as("pools the leader still ran as it released").isZero();
     assertThat(holder()).as("the Lease after the leader stopped").isIn("", "replica-b");
     await()
         .atMost(Duration.ofSeconds(15))
@@ -304,7 +270,7 @@ class LeaderElectionIT {
                     .endSpec()
                     .build())
             .create();
-    java.util.concurrent.CompletableFuture<Replica> started =
+    java.util.concurrent.CompletableFuture<MockCluster.Replica> started =
         java.util.concurrent.CompletableFuture.supplyAsync(() -> start("by-hand"));
     // longer than a cold start takes to lead without the wait (TLS warm-up, informers)
     await()
@@ -314,7 +280,7 @@ class LeaderElectionIT {
     assertThat(started).isNotDone();
 
     client.resource(shard).delete();
-    Replica byHand = started.get(30, TimeUnit.SECONDS);
+    MockCluster.Replica byHand = started.get(30, TimeUnit.SECONDS);
     await().atMost(Duration.ofSeconds(15)).until(() -> "by-hand".equals(holder()));
     assertThat(readyz(byHand).body()).contains("leading");
   }

@@ -7,11 +7,9 @@ import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,7 +18,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,55 +29,29 @@ import org.junit.jupiter.api.Test;
 class OpsEndpointsIT {
   private static final String NS = "shop";
 
-  private EmbeddedApiServer api;
-  private KubernetesClient operatorClient;
-  private Vertx vertx;
-  private Vigil.Running operator;
-  private final List<DemoBackend> backends = new ArrayList<>();
+  private MockCluster cluster;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeEach
   void setUp() {
-    api = EmbeddedApiServer.start();
-    vertx = Vertx.vertx();
+    cluster = MockCluster.start();
   }
 
   @AfterEach
   void tearDown() {
-    if (operator != null) {
-      operator.stop();
-      operatorClient.close();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
   @Test
   void servesEveryMetricFamilyAndTheProbesOverLoopback() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    KubernetesClient client = api.client();
+    int port = cluster.port();
+    KubernetesClient client = cluster.client();
     client.resource(Fixtures.policy(NS, "fast", "1s", "900ms")).create();
-    for (int i = 0; i < 3; i++) {
-      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (20 + i), port);
-      b.start().toCompletionStage().toCompletableFuture().join();
-      backends.add(b);
-      client.resource(Fixtures.pod(NS, "web-" + i, "web", b.host())).create();
-    }
+    List<DemoBackend> backends = cluster.pods(NS, "web", 3, 20);
     client.resource(Fixtures.pool(NS, "web", "fast", "web", port)).create();
 
-    operatorClient = api.newClient();
-    operator =
-        Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200),
-            operatorClient,
-            vertx,
-            new SimpleMeterRegistry(),
-            System::currentTimeMillis,
-            false);
+    Vigil.Running operator = cluster.operator(config()).running();
     int ops = operator.ops().port();
     assertThat(ops).isPositive();
 
@@ -137,19 +108,16 @@ class OpsEndpointsIT {
   @Test
   void refusesAPortInUseWithTheFlagInTheMessage() throws Exception {
     try (ServerSocket taken = new ServerSocket(0)) {
-      operatorClient = api.newClient();
       org.assertj.core.api.Assertions.assertThatThrownBy(
-              () ->
-                  Vigil.start(
-                      new OperatorConfig(
-                          Set.of(NS), taken.getLocalPort(), -1, false, "l", "default", "text", 200),
-                      operatorClient,
-                      vertx,
-                      new SimpleMeterRegistry(),
-                      System::currentTimeMillis,
-                      false))
+              () -> cluster.operator(config("--metrics-port=" + taken.getLocalPort())))
           .hasMessageContaining("--metrics-port " + taken.getLocalPort());
     }
+  }
+
+  private static OperatorConfig config(String... flags) {
+    List<String> all = new ArrayList<>(List.of("--namespaces=" + NS, "--outcome-port=-1"));
+    all.addAll(List.of(flags));
+    return OperatorConfig.embedded(all.toArray(String[]::new));
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

@@ -4,29 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.OperatorConfig;
-import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import dev.vigil.testing.ReviewStubs;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewStatusBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -67,7 +62,7 @@ class PassiveIT {
 
   private static final String API_AUDIENCE = "https://kubernetes.default.svc.cluster.local";
 
-  private EmbeddedApiServer api;
+  private MockCluster cluster;
   private KubernetesClient client;
   private KubernetesMockServer reviewServer;
   private KubernetesClient reviewClient;
@@ -76,23 +71,15 @@ class PassiveIT {
   private final AtomicInteger tokenReviews = new AtomicInteger();
   private final AtomicInteger accessReviews = new AtomicInteger();
   private final String ns = "shop";
-  private Vertx vertx;
   private SimpleMeterRegistry meters;
-  private Vigil.Running operator;
-  private KubernetesClient operatorClient;
-  private final List<DemoBackend> backends = new ArrayList<>();
-  private int port;
+  private MockCluster.Replica operator;
+  private List<DemoBackend> backends;
   private final HttpClient http = TestTls.client();
 
   @BeforeEach
   void setUp() throws Exception {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-    vertx = Vertx.vertx();
-    meters = new SimpleMeterRegistry();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    cluster = MockCluster.start();
+    client = cluster.client();
     reviewServer = new KubernetesMockServer(false);
     reviewServer.init(InetAddress.getLoopbackAddress(), 0);
     ReviewStubs.tokenReviews(
@@ -143,14 +130,9 @@ class PassiveIT {
 
   @AfterEach
   void tearDown() {
-    if (operator != null) {
-      operator.stop();
-      operatorClient.close();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
+    cluster.close();
     reviewClient.close();
     reviewServer.destroy();
-    api.close();
   }
 
   private void start(int n) {
@@ -161,46 +143,25 @@ class PassiveIT {
     var policy = Fixtures.policy(ns, "fast", "300ms", "250ms");
     policy.getSpec().getPassive().setMaxEjectionPercent(maxEjectionPercent);
     client.resource(policy).create();
-    for (int i = 0; i < n; i++) {
-      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (10 + i), port);
-      b.start().toCompletionStage().toCompletableFuture().join();
-      backends.add(b);
-      client.resource(Fixtures.pod(ns, "web-" + i, "web", b.host())).create();
-    }
-    client.resource(Fixtures.pool(ns, "web", "fast", "web", port)).create();
-    operatorClient = api.newClient();
+    backends = cluster.pods(ns, "web", n, 10);
+    client.resource(Fixtures.pool(ns, "web", "fast", "web", cluster.port())).create();
     operator =
-        Vigil.start(
-            new OperatorConfig(Set.of(ns), 0, 0, false, "l", "default", "text", statusIntervalMs)
-                .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
-            operatorClient,
-            Fabric8Reviewer.forAudience(reviewClient, Fabric8Reviewer.DEFAULT_AUDIENCE),
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false);
-    assertThat(operator.outcomePort()).isPositive();
+        cluster.operator(
+            OperatorConfig.embedded(
+                "--namespaces=" + ns,
+                "--status-interval-ms=" + statusIntervalMs,
+                "--tls-cert-file=" + TestTls.certFile(),
+                "--tls-key-file=" + TestTls.keyFile()),
+            o ->
+                o.reviewer(
+                    Fabric8Reviewer.forAudience(reviewClient, Fabric8Reviewer.DEFAULT_AUDIENCE)));
+    meters = operator.meters();
+    assertThat(operator.running().outcomePort()).isPositive();
     await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().size() == n);
   }
 
   private Set<String> readyIps() {
-    Set<String> ready = new TreeSet<>();
-    for (EndpointSlice s :
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(ns)
-            .withLabel("kubernetes.io/service-name", "web")
-            .list()
-            .getItems()) {
-      for (Endpoint e : s.getEndpoints()) {
-        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
-          ready.add(e.getAddresses().get(0));
-        }
-      }
-    }
-    return ready;
+    return cluster.readyIps(ns);
   }
 
   private Set<String> ipsExcept(int... out) {
@@ -235,7 +196,9 @@ class PassiveIT {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(
                 URI.create(
-                    "https://127.0.0.1:" + operator.outcomePort() + OutcomeIntake.path(ns, "web")))
+                    "https://127.0.0.1:"
+                        + operator.running().outcomePort()
+                        + OutcomeIntake.path(ns, "web")))
             .header("Content-Type", "application/x-ndjson")
             .POST(HttpRequest.BodyPublishers.ofString(String.join("\n", outcomes)));
     if (token != null) {
@@ -332,9 +295,7 @@ class PassiveIT {
     HttpResponse<String> r = report("envoy", failures(2, 5));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     assertThat(new JsonObject(r.body()).getInteger("accepted")).isEqualTo(5);
-    operator.stop();
-    operator = null;
-    operatorClient.close();
+    cluster.stop(operator);
 
     assertThat(ejections("web-2")).as("the ejection the last accepted batch made").isEqualTo(1);
     assertThat(ejections("web-1")).isEqualTo(1);

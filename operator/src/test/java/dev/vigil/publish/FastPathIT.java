@@ -9,33 +9,25 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.health.Origin;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -118,77 +110,60 @@ class FastPathIT {
     }
   }
 
-  private KubernetesMockServer server;
+  private MockCluster cluster;
   private Recording dispatcher;
   private KubernetesClient client;
-  private KubernetesClient operatorClient;
-  private Vertx vertx;
   private Vigil.Running operator;
   private SimpleMeterRegistry meters;
   private final List<DemoBackend> backends = new ArrayList<>();
   private int port;
 
   @BeforeEach
-  void setUp() throws Exception {
-    Map<ServerRequest, Queue<ServerResponse>> expectations = new HashMap<>();
-    dispatcher = new Recording(expectations);
-    server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), expectations, dispatcher, false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    try (KubernetesClient base = server.createClient()) {
-      client =
-          new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-              .withConfig(
-                  new io.fabric8.kubernetes.client.ConfigBuilder(base.getConfiguration())
-                      .withUserAgent(TEST_AGENT)
-                      .build())
-              .build();
-    }
-    for (CustomResourceDefinition crd : EmbeddedApiServer.crds()) {
-      client.resource(crd).create();
-    }
-    vertx = Vertx.vertx();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+  void setUp() {
+    cluster =
+        MockCluster.start(
+            expectations -> {
+              dispatcher = new Recording(expectations);
+              return dispatcher;
+            });
+    client =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+            .withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
+                    .withUserAgent(TEST_AGENT)
+                    .build())
+            .build();
+    port = cluster.port();
   }
 
   @AfterEach
   void tearDown() {
-    if (operator != null) {
-      operator.stop();
-      operatorClient.close();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
+    cluster.close();
     client.close();
-    try {
-      server.destroy();
-    } catch (IllegalStateException e) {
-      // see EmbeddedApiServer.close
-    }
   }
 
   private void startOperator(double qps, int burst) {
     // One retry of a failed request (Fabric8 retries 5xx answers with backoff, 10 times by
     // default), so an injected 500 reaches the operator within a test's patience.
-    operatorClient =
+    KubernetesClient own =
         new io.fabric8.kubernetes.client.KubernetesClientBuilder()
             .withConfig(
-                new io.fabric8.kubernetes.client.ConfigBuilder(
-                        server.createClient().getConfiguration())
+                new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
                     .withRequestRetryBackoffLimit(1)
                     .build())
             .build();
-    meters = new SimpleMeterRegistry();
-    operator =
-        Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200, qps, burst),
-            operatorClient,
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false);
+    MockCluster.Replica replica =
+        cluster.operator(
+            own,
+            OperatorConfig.embedded(
+                "--namespaces=" + NS,
+                "--outcome-port=-1",
+                "--status-interval-ms=200",
+                "--api-qps=" + qps,
+                "--api-burst=" + burst),
+            o -> o);
+    operator = replica.running();
+    meters = replica.meters();
   }
 
   private void startOperator() {
@@ -197,8 +172,7 @@ class FastPathIT {
 
   private void backends(String app, int n, int firstHost) {
     for (int i = 0; i < n; i++) {
-      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (firstHost + i), port);
-      b.start().toCompletionStage().toCompletableFuture().join();
+      DemoBackend b = cluster.backend("127.0.0." + (firstHost + i));
       backends.add(b);
       client.resource(Fixtures.pod(NS, app + "-" + i, app, b.host())).create();
     }

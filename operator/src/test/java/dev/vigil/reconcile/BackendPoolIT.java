@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.OperatorConfig;
-import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -20,8 +19,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,50 +51,36 @@ class BackendPoolIT {
    */
   private static final long PUBLISH_SLACK = 250;
 
-  private EmbeddedApiServer api;
-
+  private MockCluster cluster;
   private KubernetesMockServer server;
   private KubernetesClient client;
   private String ns;
-  private Vertx vertx;
-  private Vigil.Running operator;
+  private MockCluster.Replica operator;
   private SimpleMeterRegistry meters;
-  private KubernetesClient operatorClient;
   private final List<DemoBackend> backends = new ArrayList<>();
   private int port;
 
   @BeforeEach
-  void setUp() throws Exception {
-    // A server per test: the mock server blocks for 30 s when it writes a watch event to a
-    // connection a stopped operator left, which would stall the next test.
-    api = EmbeddedApiServer.start();
-    server = api.server();
-    client = api.client();
+  void setUp() {
+    // A server per test: see MockCluster.
+    cluster = MockCluster.start();
+    server = cluster.api().server();
+    client = cluster.client();
     ns = "shop";
-    vertx = Vertx.vertx();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    port = cluster.port();
   }
 
   @AfterEach
   void tearDown() {
-    stopOperator();
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
   private void startOperator() {
-    operatorClient = api.newClient();
-    meters = new SimpleMeterRegistry();
     operator =
-        Vigil.start(
-            new OperatorConfig(Set.of(ns), 0, -1, false, "l", "default", "text", 200),
-            operatorClient,
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false);
+        cluster.operator(
+            OperatorConfig.embedded(
+                "--namespaces=" + ns, "--outcome-port=-1", "--status-interval-ms=200"));
+    meters = operator.meters();
   }
 
   /** A spec edit as a user makes it: a patch, so it never conflicts with status writes. */
@@ -115,19 +98,13 @@ class BackendPoolIT {
 
   private void stopOperator() {
     if (operator != null) {
-      operator.stop();
-      operatorClient.close();
+      cluster.stop(operator);
       operator = null;
     }
   }
 
   private void backends(int n) {
-    for (int i = 0; i < n; i++) {
-      DemoBackend b = new DemoBackend(vertx, "127.0.0." + (10 + i), port);
-      b.start().toCompletionStage().toCompletableFuture().join();
-      backends.add(b);
-      client.resource(Fixtures.pod(ns, "web-" + i, "web", b.host())).create();
-    }
+    backends.addAll(cluster.pods(ns, "web", n, 10));
   }
 
   private void webPool(int n) {
@@ -148,15 +125,7 @@ class BackendPoolIT {
   }
 
   private Set<String> readyIps() {
-    Set<String> ready = new TreeSet<>();
-    for (EndpointSlice s : slices()) {
-      for (Endpoint e : s.getEndpoints()) {
-        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
-          ready.add(e.getAddresses().get(0));
-        }
-      }
-    }
-    return ready;
+    return cluster.addresses(ns, "web", true);
   }
 
   private Set<String> ips(int... indexes) {

@@ -4,23 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.OperatorConfig;
-import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.demo.DemoBackend;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,31 +28,20 @@ import org.junit.jupiter.api.Test;
 class FinishedPodIT {
   private static final String NS = "shop";
 
-  private EmbeddedApiServer api;
+  private MockCluster cluster;
   private KubernetesClient client;
-  private KubernetesClient operatorClient;
-  private Vertx vertx;
-  private Vigil.Running operator;
   private int port;
 
   @BeforeEach
-  void setUp() throws Exception {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-    vertx = Vertx.vertx();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+  void setUp() {
+    cluster = MockCluster.start();
+    client = cluster.client();
+    port = cluster.port();
   }
 
   @AfterEach
   void tearDown() {
-    if (operator != null) {
-      operator.stop();
-      operatorClient.close();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
   @Test
@@ -111,40 +93,18 @@ class FinishedPodIT {
   }
 
   private DemoBackend backend(String host) {
-    DemoBackend b = new DemoBackend(vertx, host, port);
-    b.start().toCompletionStage().toCompletableFuture().join();
-    return b;
+    return cluster.backend(host);
   }
 
   private void startOperator() {
-    operatorClient = api.newClient();
-    operator =
-        Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200),
-            operatorClient,
-            vertx,
-            new SimpleMeterRegistry(),
-            System::currentTimeMillis,
-            false);
+    cluster.operator(
+        OperatorConfig.embedded(
+            "--namespaces=" + NS, "--outcome-port=-1", "--status-interval-ms=200"));
   }
 
   /** Every address in the pool's slices, ready or not. */
   private Set<String> sliceIps() {
-    Set<String> out = new TreeSet<>();
-    for (EndpointSlice s :
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(NS)
-            .withLabel("kubernetes.io/service-name", "web")
-            .list()
-            .getItems()) {
-      for (Endpoint e : s.getEndpoints()) {
-        out.addAll(e.getAddresses());
-      }
-    }
-    return out;
+    return cluster.addresses(NS, "web", false);
   }
 
   private List<String> statusPods() {

@@ -4,21 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.OperatorConfig;
-import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,32 +35,20 @@ import org.junit.jupiter.api.Test;
 class NamespaceCachesIT {
   private static final List<String> NAMESPACES = List.of("team-a", "team-b");
 
-  private EmbeddedApiServer api;
+  private MockCluster cluster;
   private KubernetesClient client;
-  private KubernetesClient operatorClient;
-  private Vertx vertx;
-  private Vigil.Running operator;
   private int port;
-  private final List<DemoBackend> backends = new ArrayList<>();
 
   @BeforeEach
-  void setUp() throws Exception {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-    vertx = Vertx.vertx();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+  void setUp() {
+    cluster = MockCluster.start();
+    client = cluster.client();
+    port = cluster.port();
   }
 
   @AfterEach
   void tearDown() {
-    if (operator != null) {
-      operator.stop();
-      operatorClient.close();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
   @Test
@@ -103,30 +86,15 @@ class NamespaceCachesIT {
   }
 
   private DemoBackend backend(String host) {
-    DemoBackend b = new DemoBackend(vertx, host, port);
-    b.start().toCompletionStage().toCompletableFuture().join();
-    backends.add(b);
-    return b;
+    return cluster.backend(host);
   }
 
   private void startOperator() {
-    operatorClient = api.newClient();
-    operator =
-        Vigil.start(
-            new OperatorConfig(
-                new java.util.LinkedHashSet<>(NAMESPACES),
-                0,
-                -1,
-                false,
-                "l",
-                "default",
-                "text",
-                200),
-            operatorClient,
-            vertx,
-            new SimpleMeterRegistry(),
-            System::currentTimeMillis,
-            false);
+    cluster.operator(
+        OperatorConfig.embedded(
+            "--namespaces=" + String.join(",", NAMESPACES),
+            "--outcome-port=-1",
+            "--status-interval-ms=200"));
   }
 
   private static EndpointSlice foreignSlice(String ns, String service) {

@@ -7,13 +7,11 @@ import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +19,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,51 +35,35 @@ class PoolSeriesIT {
   private static final int ROUNDS = 4;
   private static final int POOLS = 3;
 
-  private EmbeddedApiServer api;
+  private MockCluster cluster;
   private KubernetesClient client;
-  private KubernetesClient operatorClient;
-  private Vertx vertx;
   private Vigil.Running operator;
   private SimpleMeterRegistry meters;
   private final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeEach
   void setUp() {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-    vertx = Vertx.vertx();
+    cluster = MockCluster.start();
+    client = cluster.client();
   }
 
   @AfterEach
   void tearDown() {
-    if (operator != null) {
-      operator.stop();
-      operatorClient.close();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
   @Test
   void creatingAndDeletingPoolsInALoopLeavesTheSeriesCountAtItsBaseline() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    DemoBackend backend = new DemoBackend(vertx, "127.0.0.10", port);
-    backend.start().toCompletionStage().toCompletableFuture().join();
+    int port = cluster.port();
+    DemoBackend backend = cluster.backend("127.0.0.10");
     client.resource(Fixtures.policy(NS, "fast", "200ms", "150ms")).create();
     client.resource(Fixtures.pod(NS, "web-0", "web", backend.host())).create();
-    operatorClient = api.newClient();
-    meters = new SimpleMeterRegistry();
-    operator =
-        Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, -1, false, "l", "default", "text", 200),
-            operatorClient,
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false);
+    MockCluster.Replica replica =
+        cluster.operator(
+            OperatorConfig.embedded(
+                "--namespaces=" + NS, "--outcome-port=-1", "--status-interval-ms=200"));
+    operator = replica.running();
+    meters = replica.meters();
 
     int baseline = -1;
     int scrapedBaseline = -1;

@@ -4,29 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.OperatorConfig;
+import dev.vigil.StartOptions;
 import dev.vigil.Vigil;
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
 import dev.vigil.security.Reviewer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.MockCluster;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Vertx;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -73,35 +68,27 @@ class ShardingIT {
       };
 
   private final HttpClient http = TestTls.client();
-  private EmbeddedApiServer api;
+  private MockCluster cluster;
   private KubernetesClient client;
-  private Vertx vertx;
-  private int port;
   private SliceFlaps flaps;
   private final List<Replica> replicas = new ArrayList<>();
   private final List<DemoBackend> backends = new ArrayList<>();
 
-  private record Replica(
-      String identity, KubernetesClient client, SimpleMeterRegistry meters, Vigil.Running running) {
-    void stop() {
-      running.stop();
-      client.close();
+  /** A replica and its shard identity. */
+  private record Replica(String identity, MockCluster.Replica replica) {
+    Vigil.Running running() {
+      return replica.running();
     }
 
     long probes() {
-      return Math.round(
-          meters.find("vigil_probes").counters().stream().mapToDouble(Counter::count).sum());
+      return replica.probes();
     }
   }
 
   @BeforeEach
-  void setUp() throws Exception {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-    vertx = Vertx.vertx();
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+  void setUp() {
+    cluster = MockCluster.start();
+    client = cluster.client();
   }
 
   @AfterEach
@@ -109,59 +96,47 @@ class ShardingIT {
     if (flaps != null) {
       flaps.close();
     }
-    for (Replica r : replicas) {
-      r.stop();
-    }
-    vertx.close().toCompletionStage().toCompletableFuture().join();
-    api.close();
+    cluster.close();
   }
 
   private Replica start(String identity) {
-    KubernetesClient own = api.newClient();
-    SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    Vigil.Running running =
-        Vigil.start(
-            new OperatorConfig(Set.of(NS), 0, 0, true, "vigil", LEASE_NS, "text", 200)
-                .withTls(TestTls.certFile().toString(), TestTls.keyFile().toString()),
-            ShardConfig.of(identity, LEASE_NS, 3, 0),
-            own,
-            EVERY_REPORTER,
-            vertx,
-            meters,
-            System::currentTimeMillis,
-            false,
-            new Vigil.Election(
-                identity, Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(300)));
-    Replica r = new Replica(identity, own, meters, running);
+    MockCluster.Replica started =
+        cluster.operator(
+            OperatorConfig.embedded(
+                "--namespaces=" + NS,
+                "--leader-election=true",
+                "--lease-name=vigil",
+                "--lease-namespace=" + LEASE_NS,
+                "--status-interval-ms=200",
+                "--tls-cert-file=" + TestTls.certFile(),
+                "--tls-key-file=" + TestTls.keyFile(),
+                "--sharding",
+                "--shard-identity=" + identity,
+                "--shard-lease-duration=3",
+                "--shard-move-rate=0"),
+            o ->
+                o.reviewer(EVERY_REPORTER)
+                    .election(
+                        new StartOptions.Election(
+                            identity,
+                            Duration.ofSeconds(3),
+                            Duration.ofSeconds(2),
+                            Duration.ofMillis(300))));
+    Replica r = new Replica(identity, started);
     replicas.add(r);
     return r;
   }
 
   private void pools() {
     client.resource(Fixtures.policy(NS, "fast", INTERVAL + "ms", "250ms")).create();
-    int host = 20;
     for (int p = 0; p < POOLS; p++) {
-      for (int i = 0; i < PER_POOL; i++) {
-        DemoBackend b = new DemoBackend(vertx, "127.0.0." + host++, port);
-        b.start().toCompletionStage().toCompletableFuture().join();
-        backends.add(b);
-        client.resource(Fixtures.pod(NS, "web" + p + "-" + i, "web" + p, b.host())).create();
-      }
-      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, port)).create();
+      backends.addAll(cluster.pods(NS, "web" + p, PER_POOL, 20 + p * PER_POOL));
+      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, cluster.port())).create();
     }
   }
 
   private Set<String> readyIps() {
-    Set<String> ready = new TreeSet<>();
-    for (EndpointSlice s :
-        client.discovery().v1().endpointSlices().inNamespace(NS).list().getItems()) {
-      for (Endpoint e : s.getEndpoints()) {
-        if (Boolean.TRUE.equals(e.getConditions().getReady())) {
-          ready.add(e.getAddresses().get(0));
-        }
-      }
-    }
-    return ready;
+    return cluster.readyIps(NS);
   }
 
   private Set<String> allIps() {
@@ -397,7 +372,7 @@ class ShardingIT {
             + "\",\"backend\":\""
             + backend
             + ":"
-            + port
+            + cluster.port()
             + "\",\"status\":200,\"origin\":\"upstream\",\"latencyMs\":3}";
 
     // the replica that does not own the pool answers before reading the body (a body it cannot

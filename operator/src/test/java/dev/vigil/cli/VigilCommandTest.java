@@ -1,4 +1,4 @@
-package dev.vigil;
+package dev.vigil.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,37 +26,11 @@ class VigilCommandTest {
         List.of(args),
         new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8),
-        new VigilCommand.Subcommands() {
-          @Override
-          public int operator(List<String> rest) {
-            started.add("operator " + rest);
-            return 0;
-          }
-
-          @Override
-          public int demo(List<String> rest) {
-            started.add("demo " + rest);
-            return 0;
-          }
-
-          @Override
-          public int replay(List<String> rest) {
-            started.add("replay " + rest);
-            return 0;
-          }
-
-          @Override
-          public int why(List<String> rest) {
-            started.add("why " + rest);
-            return 0;
-          }
-
-          @Override
-          public int top(List<String> rest) {
-            started.add("top " + rest);
-            return 0;
-          }
-        });
+        name ->
+            rest -> {
+              started.add(name + " " + rest);
+              return 0;
+            });
   }
 
   private String out() {

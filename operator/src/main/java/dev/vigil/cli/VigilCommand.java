@@ -1,5 +1,7 @@
-package dev.vigil;
+package dev.vigil.cli;
 
+import dev.vigil.OperatorCommand;
+import dev.vigil.OperatorConfig;
 import dev.vigil.demo.DemoOptions;
 import dev.vigil.inspect.InspectCommand;
 import dev.vigil.replay.ReplayCommand;
@@ -9,6 +11,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Function;
 
 /**
  * {@code vigil}'s command line: which subcommand runs, and the answers that need none of them
@@ -18,27 +21,25 @@ import java.util.Properties;
  */
 public final class VigilCommand {
   /** Exit code of a usage error (no subcommand, an unknown one, a bad flag). */
-  public static final int USAGE = 2;
+  public static final int USAGE = OperatorCommand.USAGE;
 
-  /** The subcommands, each returning its exit code. */
-  public interface Subcommands {
-    int operator(List<String> args) throws Exception;
-
-    int demo(List<String> args) throws Exception;
-
-    int replay(List<String> args) throws Exception;
-
-    int why(List<String> args) throws Exception;
-
-    int top(List<String> args) throws Exception;
+  /** A subcommand: runs with the arguments after its name, returns its exit code. */
+  @FunctionalInterface
+  public interface Subcommand {
+    int run(List<String> args) throws Exception;
   }
 
   public static final List<String> COMMANDS = List.of("operator", "demo", "replay", "why", "top");
 
   private VigilCommand() {}
 
-  /** Runs the command line; returns the exit code. */
-  public static int run(List<String> args, PrintStream out, PrintStream err, Subcommands run)
+  /**
+   * Runs the command line; returns the exit code.
+   *
+   * @param commands each of {@link #COMMANDS} by name
+   */
+  public static int run(
+      List<String> args, PrintStream out, PrintStream err, Function<String, Subcommand> commands)
       throws Exception {
     if (args.isEmpty()) {
       err.print(usage());
@@ -76,13 +77,7 @@ public final class VigilCommand {
       out.print(usage(command));
       return 0;
     }
-    return switch (command) {
-      case "operator" -> run.operator(rest);
-      case "demo" -> run.demo(rest);
-      case "why" -> run.why(rest);
-      case "top" -> run.top(rest);
-      default -> run.replay(rest);
-    };
+    return commands.apply(command).run(rest);
   }
 
   /** The text of {@code vigil --help}. */
@@ -124,7 +119,7 @@ public final class VigilCommand {
 
   /** The version the build filled in (operator/pom.xml filters {@code version.properties}). */
   public static String version() {
-    try (InputStream in = VigilCommand.class.getResourceAsStream("version.properties")) {
+    try (InputStream in = VigilCommand.class.getResourceAsStream("/dev/vigil/version.properties")) {
       if (in == null) {
         return "unknown (no version.properties: not built by Maven)";
       }

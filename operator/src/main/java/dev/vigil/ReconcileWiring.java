@@ -1,0 +1,142 @@
+package dev.vigil;
+
+import dev.vigil.Lifecycle.Stage;
+import dev.vigil.ops.LeaderLease;
+import dev.vigil.ops.Leadership;
+import dev.vigil.reconcile.BackendPoolReconciler;
+import dev.vigil.reconcile.HealthPolicyReconciler;
+import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.shard.ShardOwner;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetricsV2;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The wiring of JOSDK: the two reconcilers, the operator that runs them, and, unsharded, the leader
+ * Lease that elects the one replica that reconciles (sharded, every replica reconciles its own
+ * pools, and the leader Lease elects the sharder instead: see {@link ShardingWiring}).
+ */
+final class ReconcileWiring {
+  private static final Logger LOG = LoggerFactory.getLogger(ReconcileWiring.class);
+
+  final Operator operator;
+
+  /** Null unless this replica stands for leader through JOSDK (leader election on, unsharded). */
+  final LeaderLease leaderLease;
+
+  ReconcileWiring(
+      StartOptions o,
+      MeterRegistry registry,
+      Leadership leadership,
+      PoolRuntimes runtimes,
+      PublishingWiring publishing,
+      PublishingWiring.Publishers publishers,
+      ShardingWiring sharding,
+      Lifecycle lifecycle) {
+    OperatorConfig config = o.config;
+    boolean sharded = sharding.enabled();
+    BackendPoolReconciler pools =
+        new BackendPoolReconciler(
+            runtimes,
+            publishing.sources,
+            publishers.pools(),
+            publishers.status,
+            publishers.slices,
+            o.clock,
+            sharding.handoff,
+            config.floors());
+    if (sharded) {
+      publishers.status.ownedBy(sharding.identity());
+    }
+    HealthPolicyReconciler policies =
+        new HealthPolicyReconciler(runtimes, publishing.policyStatus(), o.clock, sharded);
+    leaderLease = electsLeader(config) ? leaderLease(o, lifecycle) : null;
+    operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
+    Set<String> namespaces = config.namespaces();
+    operator.register(
+        policies,
+        c -> {
+          if (!namespaces.isEmpty()) {
+            c.settingNamespaces(namespaces);
+          }
+        });
+    operator.register(
+        pools,
+        c -> {
+          if (!namespaces.isEmpty()) {
+            c.settingNamespaces(namespaces);
+          }
+          if (sharded) {
+            ShardOwner.configure(c, sharding.identity());
+          }
+        });
+  }
+
+  /**
+   * JOSDK's settings: no server-side apply for primaries (the mock server of the ITs has none), no
+   * CRD check (ClusterCheck did it), the client stays open, and the leader Lease when elected:
+   * lost, the probes stop and {@code onFenced} runs.
+   */
+  private void configure(
+      ConfigurationServiceOverrider c,
+      StartOptions o,
+      MeterRegistry registry,
+      Leadership leadership,
+      PoolRuntimes runtimes) {
+    c.withKubernetesClient(o.client)
+        .withUseSSAToPatchPrimaryResource(false)
+        .checkingCRDAndValidateLocalModel(false)
+        .withCloseClientOnStop(false)
+        .withMetrics(MicrometerMetricsV2.newBuilder(registry).build());
+    if (leaderLease != null) {
+      c.withLeaderElectionConfiguration(
+          leaderLease.configuration(
+              leadership,
+              () -> LOG.info("leading: probing and publishing"),
+              () -> {
+                LOG.warn("lost the leader Lease: stopping probes");
+                runtimes.closeAll();
+                o.onFenced.run();
+              }));
+    }
+  }
+
+  /**
+   * With sharding, every replica reconciles (its own pools): JOSDK's election is off and the leader
+   * Lease elects the sharder instead (ShardRing).
+   */
+  static boolean electsLeader(OperatorConfig config) {
+    return config.leader().election() && !config.shards().enabled();
+  }
+
+  /**
+   * The leader Lease: told first that a stop is a stop, not a lost Lease (no exit), and released
+   * last, once this replica no longer probes or writes its pools.
+   */
+  private static LeaderLease leaderLease(StartOptions o, Lifecycle lifecycle) {
+    OperatorConfig.Leader leader = o.config.leader();
+    LeaderLease lease =
+        new LeaderLease(
+            o.client,
+            leader.leaseNamespace(),
+            leader.leaseName(),
+            o.election.identity(),
+            o.election.timing());
+    lifecycle.on(Stage.INPUT, "the leader Lease's election", lease::stopping);
+    lifecycle.on(Stage.LEASES, "the leader Lease", lease::release);
+    return lease;
+  }
+
+  /** Starts the informers and reconcilers, once no sharded Vigil runs beside this one. */
+  void start(StartOptions o, Lifecycle lifecycle) {
+    if (leaderLease != null && !leaderLease.awaitNoShardedInstall(o.clock, 2_000)) {
+      throw new IllegalStateException("interrupted while a sharded Vigil runs beside this one");
+    }
+    lifecycle.on(Stage.RECONCILE, "the operator (informers, reconcilers)", operator::stop);
+    operator.start();
+  }
+}

@@ -1,0 +1,146 @@
+package dev.vigil;
+
+import dev.vigil.Lifecycle.Stage;
+import dev.vigil.ops.Leadership;
+import dev.vigil.reconcile.PoolStatusPublisher;
+import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.shard.PoolHandoff;
+import dev.vigil.shard.ShardConfig;
+import dev.vigil.shard.ShardRing;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The wiring of scale-out (docs/design.md §7): this replica's shard Lease and the ring the leader
+ * shards over, the handoff of moved pools, and the per-shard gauges. Unsharded, {@link #ring} and
+ * {@link #handoff} are null and every pool is this replica's.
+ */
+final class ShardingWiring {
+  private static final Logger LOG = LoggerFactory.getLogger(ShardingWiring.class);
+
+  final ShardRing ring;
+  final PoolHandoff handoff;
+  private final ShardConfig shards;
+
+  /**
+   * Sharded: the shard Lease guards every pool this replica runs. Lost, the replica stops its
+   * probes (so nothing changes and nothing is written), its reconciles run no pool, and {@code
+   * onFenced} runs (in a cluster: exit and restart clean).
+   */
+  ShardingWiring(
+      StartOptions o,
+      Leadership leadership,
+      PoolRuntimes runtimes,
+      MeterRegistry registry,
+      Lifecycle lifecycle) {
+    OperatorConfig config = o.config;
+    shards = config.shards();
+    if (!shards.enabled()) {
+      ring = null;
+      handoff = null;
+      return;
+    }
+    ring =
+        new ShardRing(
+            o.client,
+            shards,
+            new ShardRing.Leader(
+                config.leader().leaseName(),
+                o.election.leaseDuration(),
+                o.election.renewDeadline(),
+                o.election.retryPeriod()),
+            config.namespaces(),
+            o.clock,
+            registry,
+            () -> {
+              LOG.warn("shard Lease lost: this replica stops probing and writing");
+              leadership.fenced();
+              runtimes.closeAll();
+              o.onFenced.run();
+            });
+    lifecycle.on(Stage.LEASES, "the shard Lease", ring::close);
+    gauges(runtimes, registry);
+    handoff =
+        new PoolHandoff(
+            o.client,
+            shards.identity(),
+            ring.lease()::writable,
+            ring::state,
+            o.clock,
+            shards.leaseDurationMs());
+  }
+
+  /** Per shard: each replica's /metrics shows its own share (probes/s: rate of vigil_probes). */
+  private void gauges(PoolRuntimes runtimes, MeterRegistry registry) {
+    Gauge.builder("vigil_shard_pools", runtimes, r -> r.all().size())
+        .description("BackendPools this replica owns and probes")
+        .tag("shard", shards.identity())
+        .register(registry);
+    Gauge.builder(
+            "vigil_shard_backends",
+            runtimes,
+            r -> r.all().stream().mapToInt(p -> p.view().snapshot().counts().total()).sum())
+        .description("Backends in the BackendPools this replica owns")
+        .tag("shard", shards.identity())
+        .register(registry);
+  }
+
+  boolean enabled() {
+    return ring != null;
+  }
+
+  /** Unsharded, or sharded and still holding the shard Lease (a fenced replica writes nothing). */
+  boolean mayWrite() {
+    return ring == null || ring.lease().writable();
+  }
+
+  /**
+   * Takes the shard Lease (a replica restarted under its old name may find it fenced until it
+   * expires), then, once writable, hands over the pools moved away while a replica of this name was
+   * down.
+   */
+  void start(Set<String> namespaces, PoolStatusPublisher status) {
+    if (ring == null) {
+      return;
+    }
+    try {
+      if (!ring.start(Duration.ofMillis(shards.leaseDurationMs() * 2))) {
+        LOG.warn("shard Lease {} not taken yet; reconciling once it is", shards.identity());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while taking the shard Lease", e);
+    }
+    Thread sweep =
+        PublishingWiring.daemon(() -> sweepOnceWritable(namespaces, status), "vigil-shard-sweep");
+    sweep.start();
+  }
+
+  /**
+   * Once this replica holds its shard Lease, on a thread of its own: hands over the pools whose
+   * status still names this shard but that moved away while a replica of this name was down.
+   */
+  private void sweepOnceWritable(Set<String> namespaces, PoolStatusPublisher status) {
+    try {
+      while (!ring.lease().writable()) {
+        if (ring.lease().lost()) {
+          return;
+        }
+        Thread.sleep(200);
+      }
+      handoff.sweep(namespaces, status::handOver);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("could not look for pools to hand over: {}", e.toString());
+    }
+  }
+
+  String identity() {
+    return shards.identity();
+  }
+}

@@ -1,0 +1,185 @@
+package dev.vigil.testing;
+
+import dev.vigil.OperatorConfig;
+import dev.vigil.StartOptions;
+import dev.vigil.Vigil;
+import dev.vigil.demo.DemoBackend;
+import dev.vigil.demo.EmbeddedApiServer;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * What the mock-API-server ITs share: the Fabric8 mock server in CRUD mode with Vigil's CRDs, one
+ * Vert.x, real loopback backends (each on its own 127.0.0.x, all on {@link #port()}, so a Pod's IP
+ * is its backend), and operators started as a cluster starts them ({@link Vigil#start}), each with
+ * its own client and meters. {@link #close()} stops them all, operators first.
+ *
+ * <p>One per test: the mock server blocks about 30 s writing a watch event to a connection a
+ * stopped operator left, which would stall the next test.
+ */
+public final class MockCluster implements AutoCloseable {
+  private final EmbeddedApiServer api;
+  private final Vertx vertx = Vertx.vertx();
+  private final int port;
+  private final List<DemoBackend> backends = new CopyOnWriteArrayList<>();
+  private final List<Replica> replicas = new CopyOnWriteArrayList<>();
+
+  /** An operator replica: its own client and meters. */
+  public record Replica(
+      KubernetesClient client, SimpleMeterRegistry meters, Vigil.Running running) {
+    public void stop() {
+      running.stop();
+      client.close();
+    }
+
+    /** The active probes this replica made (vigil_probes, all results). */
+    public long probes() {
+      return Math.round(
+          meters.find("vigil_probes").counters().stream().mapToDouble(Counter::count).sum());
+    }
+  }
+
+  private MockCluster(EmbeddedApiServer api) {
+    this.api = api;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static MockCluster start() {
+    return new MockCluster(EmbeddedApiServer.start());
+  }
+
+  /** With a dispatcher of the test's (one that records requests, or fails some). */
+  public static MockCluster start(
+      Function<Map<ServerRequest, Queue<ServerResponse>>, KubernetesMixedDispatcher> dispatcher) {
+    return new MockCluster(EmbeddedApiServer.start(dispatcher));
+  }
+
+  public EmbeddedApiServer api() {
+    return api;
+  }
+
+  /** The test's own client of the API server. */
+  public KubernetesClient client() {
+    return api.client();
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  /** The port every backend listens on, each on its own loopback address. */
+  public int port() {
+    return port;
+  }
+
+  public List<DemoBackend> backends() {
+    return backends;
+  }
+
+  /** A started backend at {@code host}. */
+  public DemoBackend backend(String host) {
+    DemoBackend b = new DemoBackend(vertx, host, port);
+    b.start().toCompletionStage().toCompletableFuture().join();
+    backends.add(b);
+    return b;
+  }
+
+  /** {@code n} backends at 127.0.0.{firstHost}.. and a running Pod {@code app-i} for each. */
+  public List<DemoBackend> pods(String namespace, String app, int n, int firstHost) {
+    List<DemoBackend> started = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      DemoBackend b = backend("127.0.0." + (firstHost + i));
+      client().resource(Fixtures.pod(namespace, app + "-" + i, app, b.host())).create();
+      started.add(b);
+    }
+    return started;
+  }
+
+  /** Starts an operator with its own client and meters. */
+  public Replica operator(OperatorConfig config) {
+    return operator(config, o -> o);
+  }
+
+  /** Starts an operator with its own client and meters, and options of the test's. */
+  public Replica operator(OperatorConfig config, UnaryOperator<StartOptions> options) {
+    return operator(api.newClient(), config, options);
+  }
+
+  /** Starts an operator on a client of the test's making (closed with the operator). */
+  public Replica operator(
+      KubernetesClient own, OperatorConfig config, UnaryOperator<StartOptions> options) {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Vigil.Running running;
+    try {
+      running = Vigil.start(options.apply(StartOptions.of(config, own, vertx).meters(meters)));
+    } catch (RuntimeException e) {
+      own.close();
+      throw e;
+    }
+    Replica r = new Replica(own, meters, running);
+    replicas.add(r);
+    return r;
+  }
+
+  /** Stops a replica now (the others at {@link #close()}). */
+  public void stop(Replica r) {
+    if (replicas.remove(r)) {
+      r.stop();
+    }
+  }
+
+  /** Every ready address in the slices of {@code namespace}. */
+  public Set<String> readyIps(String namespace) {
+    return addresses(namespace, null, true);
+  }
+
+  /** Every address in the slices of {@code service}; only the ready ones with {@code ready}. */
+  public Set<String> addresses(String namespace, String service, boolean ready) {
+    var slices = client().discovery().v1().endpointSlices().inNamespace(namespace);
+    List<EndpointSlice> items =
+        (service == null ? slices : slices.withLabel("kubernetes.io/service-name", service))
+            .list()
+            .getItems();
+    Set<String> out = new TreeSet<>();
+    for (EndpointSlice s : items) {
+      for (Endpoint e : s.getEndpoints() == null ? List.<Endpoint>of() : s.getEndpoints()) {
+        if (!ready || Boolean.TRUE.equals(e.getConditions().getReady())) {
+          out.addAll(e.getAddresses());
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    for (Replica r : List.copyOf(replicas)) {
+      stop(r);
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().join();
+    api.close();
+  }
+}
