@@ -122,6 +122,29 @@ class BenchRulesTest {
         .contains("if [ $((run % 2)) = 1 ]; then first=haproxy checkers=haproxy,vigil;");
   }
 
+  @Test
+  void probeLoadRunsTheMirrorOrderWhenHaproxyGoesFirst() throws Exception {
+    String script = Files.readString(root().resolve("bench/probe-load.sh"));
+    java.util.regex.Matcher fn =
+        java.util.regex.Pattern.compile("(?ms)^legs\\(\\) \\{.*?^\\}$").matcher(script);
+    assertThat(fn.find()).as("probe-load.sh defines legs()").isTrue();
+    assertThat(legs(fn.group(), "vigil")).isEqualTo("vigil-false vigil-true haproxy");
+    assertThat(legs(fn.group(), "haproxy")).isEqualTo("haproxy vigil-true vigil-false");
+    assertThat(script).contains("for LEG in $ORDER; do").contains("\"$OUT/order-$N.txt\"");
+  }
+
+  private static String legs(String function, String first) throws Exception {
+    Process p =
+        new ProcessBuilder(
+                "bash",
+                "-c",
+                function + "\nFIRST=" + first + " HAPROXY=1 REUSES='false true'; legs")
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return out.trim();
+  }
+
   // --- shard-load.sh
 
   @Test
