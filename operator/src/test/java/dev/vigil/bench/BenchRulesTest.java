@@ -162,6 +162,21 @@ class BenchRulesTest {
         .contains("in 1 of 3 runs [3.1]");
   }
 
+  @Test
+  void replicasSettleByTheSameJitRuleReadFromTheirPids() throws Exception {
+    long self = ProcessHandle.current().pid();
+    // this JVM has compiled JUnit's and AssertJ's paths: its compiler threads used CPU
+    assertThat(JitSettle.compilerCpuSeconds(self)).isPositive();
+    // a process without compiler threads is quiet once the rule's 5 s look-back has passed
+    Process idle = new ProcessBuilder("sleep", "60").start();
+    try {
+      double waited = JitSettle.awaitProcesses(List.of(idle.pid()), 40);
+      assertThat(waited).isBetween(4.0, 40.0);
+    } finally {
+      idle.destroyForcibly();
+    }
+  }
+
   // --- OperatorLoadBench and load-summary.py
 
   @Test
