@@ -69,7 +69,11 @@ import javax.net.ssl.TrustManagerFactory;
  *   <li>the bytes of one EndpointSlice watch event for a 100-endpoint slice, JSON and protobuf.
  * </ol>
  *
- * Prints RESULT lines and one JSON line. Run with {@code bench/shard-load.sh}.
+ * <p>CPU per 1,000 probes here divides by the probes asked (backends / interval): the replicas are
+ * other processes and the address farm counts nothing. The capacity does not use it (cores and
+ * backends only), and no figure of this bench is compared with a per-completed-probe one.
+ *
+ * <p>Prints RESULT lines and one JSON line. Run with {@code bench/shard-load.sh}.
  */
 public final class ShardLoadBench {
   private static final long TICKS_PER_SECOND = 100; // Linux USER_HZ (getconf CLK_TCK)
@@ -151,7 +155,7 @@ public final class ShardLoadBench {
     json.put("single_cpu_s_per_1000_probes", c1 / (n1 * 1000.0 / interval) * 1000);
     json.put("single_heap_mb", heap1);
     log(
-        "RESULT one replica, %d pools x %d: CPU %.3f cores (%.3f CPU s per 1,000 probes), heap after GC %.1f MB",
+        "RESULT one replica, %d pools x %d: CPU %.3f cores (%.3f CPU s per 1,000 probes asked), heap after GC %.1f MB",
         pools, perPool, c1, c1 / (n1 * 1000.0 / interval) * 1000, heap1);
     stopGracefully(single);
 
@@ -190,7 +194,7 @@ public final class ShardLoadBench {
       capacity += b * c1 / c[0];
       per.add(
           String.format(
-              "%s%s: %d pools, %d backends, CPU %.3f cores (%.3f s per 1,000 probes), shard thread %.4f cores, heap %.1f MB",
+              "%s%s: %d pools, %d backends, CPU %.3f cores (%.3f s per 1,000 probes asked), shard thread %.4f cores, heap %.1f MB",
               rep.name(),
               rep.name().equals(leader) ? " (leader)" : "",
               b / perPool,
@@ -233,7 +237,7 @@ public final class ShardLoadBench {
     json.put("steady_writes", steadyWrites);
     json.put("lease_writes_per_s", leaseWrites / (double) steadyS);
     log(
-        "RESULT %d replicas, %d pools x %d: pools per replica %s; CPU %.3f cores in all (%.3f s per 1,000 probes); capacity at the single replica's CPU each: %.0f backends = %.2fx one replica%s; sharder (leader's shard thread minus the others') %.4f cores; leader CPU per backend %+.0f %% vs the others; %d writes in %d s steady in the pools' namespace, %.2f/s to Leases",
+        "RESULT %d replicas, %d pools x %d: pools per replica %s; CPU %.3f cores in all (%.3f s per 1,000 probes asked); capacity at the single replica's CPU each: %.0f backends = %.2fx one replica%s; sharder (leader's shard thread minus the others') %.4f cores; leader CPU per backend %+.0f %% vs the others; %d writes in %d s steady in the pools' namespace, %.2f/s to Leases",
         replicas,
         total,
         perPool,
