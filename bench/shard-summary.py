@@ -21,7 +21,7 @@ for k in ["single_jit_settle_s", "single_jit_cpu_s", "jit_settle_s",
 # the windows (runs before 2026-12-05 measured the single replica 10 s after converging, still
 # JIT-compiling, and carry no capacity_above_replicas field), never a capacity.
 caps = [r["capacity_ratio"] for r in runs if "capacity_ratio" in r]
-above = [c for r, c in zip(runs, caps) if c > r["replicas"]]
+above = [r["capacity_ratio"] for r in runs if r.get("capacity_ratio", 0) > r["replicas"]]
 if above:
     print("  NOISE: capacity_ratio above %d replicas in %d of %d runs %s: more than the replicas can give, not a "
           "capacity; the median above is not a figure to quote" % (r0["replicas"], len(above), len(caps),
