@@ -2,7 +2,9 @@
 # Load run of the whole operator (issues 4 and 11): P pools x B backends on loopback, K of them
 # killed at once (one per pool), repeated RUNS times, then (PROBE_ONLY=1) the probe-only load run
 # at the same settings on the same farm layout, in the same POOLS pools (PROBE_POOLS=1: one), so
-# CPU per 1,000 probes compares in one run.
+# CPU per 1,000 probes compares in one run: both per probe completed in the window (the operator's
+# vigil_probes counter, ProbeLoadRun's completed probes; before 2026-12-05 the operator's was per
+# probe asked).
 # One command from a clean clone (Java 17, Maven, python3 stdlib only):
 #   bench/operator-load.sh                                       # 1,000 x 10, kill 100, 3 runs
 #   POOLS=100 PER_POOL=10 KILLS=30 STEADY_S=60 INTERVAL_MS=10000 bench/operator-load.sh

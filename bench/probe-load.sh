@@ -20,7 +20,11 @@
 #   - from outside with bench_checker.py --checker external (CPU of the PID, farm-counted probes
 #     and missed probes per window (N x window / interval minus the farm's count), RSS, detection
 #     of MODES), the same harness HAProxy is measured with.
-# Then HAProxy (if HAPROXY != 0) with bench_checker.py --checker haproxy on the same farm.
+# and HAProxy (if HAPROXY != 0) with bench_checker.py --checker haproxy on the same farm. The order
+# matters (harness/lib.sh: one checker's leftovers cost the next up to 40 %), so FIRST sets it:
+# FIRST=vigil (default) runs Vigil fresh, Vigil reuse, HAProxy; FIRST=haproxy the mirror, HAProxy,
+# Vigil reuse, Vigil fresh. bench/probe-targets.sh alternates it across runs and takes medians;
+# each N's order is in $OUT/order-<N>.txt and on stderr.
 # Everything is bounded (timeouts, --run-s, --max-seconds) and stopped by PID. Other knobs:
 # WINDOWS x WINDOW_S (bench_checker's steady windows, 2 x 15 s), SETTLE_JIT_S (90: after the
 # warm-up, both views wait at most this long until the JVM's JIT compilers are quiet, at most 0.05
@@ -44,6 +48,8 @@ WINDOWS=${WINDOWS:-2}
 WINDOW_S=${WINDOW_S:-15}
 SETTLE_JIT_S=${SETTLE_JIT_S:-90}
 HAPROXY=${HAPROXY:-1}
+FIRST=${FIRST:-vigil} # vigil: Vigil fresh, Vigil reuse, HAProxy; haproxy: HAProxy, Vigil reuse, Vigil fresh
+case "$FIRST" in vigil | haproxy) ;; *) echo "FIRST must be vigil or haproxy, not '$FIRST'" >&2; exit 2 ;; esac
 FARM_OCTET=${FARM_OCTET:-1}
 CTL_PORT=${CTL_PORT:-19999}
 DEBUG_PORT=${DEBUG_PORT:-18081}
@@ -73,6 +79,49 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+run_vigil() { # REUSE N
+  local REUSE=$1 N=$2
+  echo "=== N=$N vigil reuse=$REUSE ($(date +%T))" >&2
+  rm -f "$OUT/vigil-$REUSE-$N.json"
+  # shellcheck disable=SC2086
+  java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
+      --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
+      --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$((MEASURE_S + 5))" --settle-jit-s "$SETTLE_JIT_S" \
+      --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-0}" --lanes "${LANES:-0}" --pools "${POOLS:-1}" \
+      --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
+  JPID=$!
+  sleep 2
+  timeout 300 python3 "$BENCH/bench_checker.py" --checker external --pid "$JPID" \
+      --healthy-cmd "curl -s --max-time 2 127.0.0.1:$DEBUG_PORT/healthy" \
+      --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --settle-jit-s "$SETTLE_JIT_S" --ctl-port "$CTL_PORT" \
+      --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
+      ${ANYWAY:+--measure-anyway} --out "$OUT/ext-vigil-$REUSE-$N.json"
+  for _ in $(seq 120); do [ -s "$OUT/vigil-$REUSE-$N.json" ] && break; sleep 1; done
+  kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; JPID=""
+  cat "$OUT/vigil-$REUSE-$N.json" 2>/dev/null
+}
+
+run_haproxy() { # N
+  local N=$1
+  echo "=== N=$N haproxy ($(date +%T))" >&2
+  timeout 300 python3 "$BENCH/bench_checker.py" --checker haproxy --variant plain \
+      --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --settle-jit-s "$SETTLE_JIT_S" --ctl-port "$CTL_PORT" \
+      --fe-port "$FE_PORT" --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
+      ${ANYWAY:+--measure-anyway} --out "$OUT/haproxy-$N.json"
+}
+
+# The legs of one N in the order FIRST asks for: "vigil-false vigil-true haproxy" or its mirror.
+legs() {
+  local l=() r
+  for r in $REUSES; do l+=("vigil-$r"); done
+  [ "$HAPROXY" = 0 ] || l+=(haproxy)
+  if [ "$FIRST" = haproxy ]; then
+    for ((r = ${#l[@]} - 1; r >= 0; r--)); do printf '%s ' "${l[r]}"; done
+  else
+    printf '%s ' "${l[@]}"
+  fi
+}
+
 for N in $NS; do
   python3 "$BENCH/farm.py" -n "$N" --layout ips --ip-second-octet "$FARM_OCTET" --base-port 8080 \
       --backlog 1024 --ctl-port "$CTL_PORT" \
@@ -80,36 +129,16 @@ for N in $NS; do
   FARM=$!
   for _ in $(seq 50); do python3 "$BENCH/farmctl.py" --ctl-port "$CTL_PORT" ping >/dev/null 2>&1 && break; sleep 0.2; done
 
-  for REUSE in $REUSES; do
-    echo "=== N=$N vigil reuse=$REUSE ($(date +%T))" >&2
-    rm -f "$OUT/vigil-$REUSE-$N.json"
-    # shellcheck disable=SC2086
-    java $JAVA_OPTS -cp "$CP" dev.vigil.probe.load.ProbeLoadRun \
-        --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
-        --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$((MEASURE_S + 5))" --settle-jit-s "$SETTLE_JIT_S" \
-        --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-0}" --lanes "${LANES:-0}" --pools "${POOLS:-1}" \
-        --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
-    JPID=$!
-    sleep 2
-    timeout 300 python3 "$BENCH/bench_checker.py" --checker external --pid "$JPID" \
-        --healthy-cmd "curl -s --max-time 2 127.0.0.1:$DEBUG_PORT/healthy" \
-        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --settle-jit-s "$SETTLE_JIT_S" --ctl-port "$CTL_PORT" \
-        --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
-        ${ANYWAY:+--measure-anyway} --out "$OUT/ext-vigil-$REUSE-$N.json"
-    for _ in $(seq 120); do [ -s "$OUT/vigil-$REUSE-$N.json" ] && break; sleep 1; done
-    kill "$JPID" 2>/dev/null; wait "$JPID" 2>/dev/null; JPID=""
-    cat "$OUT/vigil-$REUSE-$N.json" 2>/dev/null
+  ORDER=$(legs)
+  echo "$ORDER" >"$OUT/order-$N.txt"
+  echo "=== N=$N order: $ORDER(FIRST=$FIRST)" >&2
+  [ "$HAPROXY" = 0 ] && echo "=== N=$N haproxy not run" >&2
+  for LEG in $ORDER; do
+    case "$LEG" in
+      haproxy) run_haproxy "$N" ;;
+      vigil-*) run_vigil "${LEG#vigil-}" "$N" ;;
+    esac
   done
-
-  if [ "$HAPROXY" != 0 ]; then
-    echo "=== N=$N haproxy ($(date +%T))" >&2
-    timeout 300 python3 "$BENCH/bench_checker.py" --checker haproxy --variant plain \
-        --backends-file "$OUT/backends-$N.txt" --workdir "$OUT" --warmup-s 5 --settle-jit-s "$SETTLE_JIT_S" --ctl-port "$CTL_PORT" \
-        --fe-port "$FE_PORT" --windows "$WINDOWS" --window-s "$WINDOW_S" --modes "$MODES" --rounds "$ROUNDS" --k 20 \
-        ${ANYWAY:+--measure-anyway} --out "$OUT/haproxy-$N.json"
-  else
-    echo "=== N=$N haproxy not run" >&2
-  fi
   kill "$FARM" 2>/dev/null; wait "$FARM" 2>/dev/null; FARM=""
 done
 

@@ -10,7 +10,9 @@
 #   BENCH_LOCK=1 bench/shard-load.sh                     # also takes /tmp/vigil-bench.lock (after the e2e lock)
 # Each run (dev.vigil.bench.ShardLoadBench, a fresh namespace): one replica with POOLS x PER_POOL,
 # then REPLICAS replicas with REPLICAS x POOLS pools (CPU from /proc/<pid>/stat over STEADY_S,
-# heap after a full GC), kill -9 of a replica that does not lead (takeover time, slice flaps), a
+# heap after a full GC; both phases' windows open after the same warm-up: converged, 10 s, then
+# until every replica's JIT compilers are quiet, at most SETTLE_JIT_S, 90 s; a capacity above
+# REPLICAS is flagged as noise), kill -9 of a replica that does not lead (takeover time, slice flaps), a
 # replica joining (moves at the rate limit for JOIN_S) and one leaving (SIGTERM), API writes per
 # pool moved, the watch bytes of a 100-endpoint slice. Prints RESULT lines per run and the medians.
 # Bounded: every wait has a timeout, each run at most 30 min, every child is killed on exit, the
@@ -25,6 +27,7 @@ PER_POOL=${PER_POOL:-10}
 REPLICAS=${REPLICAS:-3}
 INTERVAL_MS=${INTERVAL_MS:-10000}
 STEADY_S=${STEADY_S:-30}
+SETTLE_JIT_S=${SETTLE_JIT_S:-90} # both phases: after convergence + 10 s, at most this long until the JIT compilers are quiet
 JOIN_S=${JOIN_S:-60}
 LEASE_S=${LEASE_S:-15}
 MOVE_RATE=${MOVE_RATE:-10}
@@ -56,12 +59,12 @@ for run in $(seq "$RUNS"); do
   mkdir -p "$OUT/run-$run"
   timeout 1800 java -Xmx1g -cp "$CP" dev.vigil.bench.ShardLoadBench \
     --pools "$POOLS" --per-pool "$PER_POOL" --replicas "$REPLICAS" --interval-ms "$INTERVAL_MS" \
-    --steady-s "$STEADY_S" --join-s "$JOIN_S" --lease-s "$LEASE_S" --move-rate "$MOVE_RATE" \
+    --steady-s "$STEADY_S" --settle-jit-s "$SETTLE_JIT_S" --join-s "$JOIN_S" --lease-s "$LEASE_S" --move-rate "$MOVE_RATE" \
     --kubeconfig "$VIGIL_E2E_KUBECONFIG" --audit-log "$VIGIL_E2E_AUDIT_LOG" \
     --replica-kubeconfig "$OUT/replica.kubeconfig" --replica-java-opts "$REPLICA_JAVA_OPTS" \
     --api-server "$VIGIL_E2E_APISERVER" --ca-file "$VIGIL_E2E_CA_FILE" \
     --token-file "$VIGIL_E2E_ADMIN_TOKEN_FILE" --out "$OUT/run-$run" \
-    2>&1 | tee "$OUT/run-$run.log" | grep -E "RESULT|ready after|owned, |Exception|timed out" >&2 || true
+    2>&1 | tee "$OUT/run-$run.log" | grep -E "RESULT|ready after|owned, |JIT compilers|Exception|timed out" >&2 || true
   grep '^JSON ' "$OUT/run-$run.log" | sed 's/^JSON //' >>"$OUT/results.jsonl" || true
 done
 python3 "$ROOT/bench/shard-summary.py" "$OUT/results.jsonl"

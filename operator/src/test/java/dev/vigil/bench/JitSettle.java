@@ -5,8 +5,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
 
 /**
  * Waits until this JVM's JIT compilers are quiet before a steady window is measured: the same rule
@@ -14,7 +16,8 @@ import java.util.function.Consumer;
  * prober's hot paths during its first tens of seconds (at 1,000 probes/s about 2 CPU s in the first
  * 20 s, then next to nothing); a window that starts 10 s after start-up measures the compiler as
  * much as the prober. Linux only: it reads the C1/C2 compiler threads' CPU from {@code
- * /proc/self/task}; elsewhere it reads 0 and returns after 5 s.
+ * /proc/self/task} (or {@code /proc/PID/task} for other JVMs: {@link #awaitProcesses}); elsewhere
+ * it reads 0 and returns after 5 s.
  */
 public final class JitSettle {
   /** Quiet: at most this much compiler CPU over {@link #QUIET_NANOS}, 1 % of a core. */
@@ -47,9 +50,27 @@ public final class JitSettle {
    * {@code maxSeconds} passed. Returns the seconds waited; negative when it gave up.
    */
   public static double await(double maxSeconds) throws InterruptedException {
+    return await(maxSeconds, List.of(JitSettle::compilerCpuSeconds));
+  }
+
+  /**
+   * {@link #await(double)} for other JVMs (a bench's replicas, by PID): returns once every one of
+   * them is quiet by the same rule, or {@code maxSeconds} passed (then negative).
+   */
+  public static double awaitProcesses(Collection<Long> pids, double maxSeconds)
+      throws InterruptedException {
+    List<DoubleSupplier> compilers = new ArrayList<>();
+    for (long pid : pids) {
+      compilers.add(() -> compilerCpuSeconds(pid));
+    }
+    return await(maxSeconds, compilers);
+  }
+
+  private static double await(double maxSeconds, List<DoubleSupplier> compilers)
+      throws InterruptedException {
     long t0 = System.nanoTime();
-    List<double[]> marks = new ArrayList<>(); // {nanoTime, compiler CPU s}
-    marks.add(new double[] {t0, compilerCpuSeconds()});
+    List<double[]> marks = new ArrayList<>(); // {nanoTime, compiler CPU s of each process}
+    marks.add(mark(t0, compilers));
     while (true) {
       long now = System.nanoTime();
       double[] last = marks.get(marks.size() - 1);
@@ -60,21 +81,48 @@ public final class JitSettle {
         }
       }
       double waited = (now - t0) / 1e9;
-      if (quietFrom != null && last[1] - quietFrom[1] <= QUIET_CPU_S) {
+      if (quietFrom != null && quiet(quietFrom, last)) {
         return waited;
       }
       if (waited >= maxSeconds) {
         return -waited;
       }
       Thread.sleep(1000);
-      marks.add(new double[] {System.nanoTime(), compilerCpuSeconds()});
+      marks.add(mark(System.nanoTime(), compilers));
     }
+  }
+
+  private static double[] mark(long nanos, List<DoubleSupplier> compilers) {
+    double[] m = new double[compilers.size() + 1];
+    m[0] = nanos;
+    for (int i = 0; i < compilers.size(); i++) {
+      m[i + 1] = compilers.get(i).getAsDouble();
+    }
+    return m;
+  }
+
+  private static boolean quiet(double[] from, double[] to) {
+    for (int i = 1; i < from.length; i++) {
+      if (to[i] - from[i] > QUIET_CPU_S) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** CPU seconds (user + system) of this JVM's C1 and C2 compiler threads so far. */
   public static double compilerCpuSeconds() {
+    return compilerCpuSeconds(Path.of("/proc/self/task"));
+  }
+
+  /** The same for another JVM, by PID; 0 where /proc cannot be read (or the process ended). */
+  public static double compilerCpuSeconds(long pid) {
+    return compilerCpuSeconds(Path.of("/proc/" + pid + "/task"));
+  }
+
+  private static double compilerCpuSeconds(Path taskDir) {
     long ticks = 0;
-    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+    try (DirectoryStream<Path> tasks = Files.newDirectoryStream(taskDir)) {
       for (Path task : tasks) {
         ticks += compilerTicks(task);
       }

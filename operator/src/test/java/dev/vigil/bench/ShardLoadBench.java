@@ -55,7 +55,11 @@ import javax.net.ssl.TrustManagerFactory;
  *       (from {@code /proc/<pid>/stat}) over a steady window, heap after a full GC;
  *   <li>R sharded replicas with R x P pools x B: the same per replica, the pools each owns, the
  *       leader's sharder thread; capacity = the backends the R replicas would carry at the single
- *       replica's CPU each;
+ *       replica's CPU each. Both phases' windows open after the same warm-up: converged, 10 s, then
+ *       until every replica's JIT compilers are quiet ({@link JitSettle}, at most {@code
+ *       --settle-jit-s}); until 2026-12-05 the single replica was measured 10 s after converging,
+ *       still compiling, which made its CPU per backend too high and the capacity above R (3.47x of
+ *       3). A capacity above R is flagged as noise, never reported as capacity;
  *   <li>{@code kill -9} of a replica that does not lead: the time until every pool it owned is
  *       owned again ({@code status.shard} and {@code Probing=True}) and every backend of those
  *       pools has been probed again (the farm's last request times); slices watched throughout;
@@ -65,7 +69,11 @@ import javax.net.ssl.TrustManagerFactory;
  *   <li>the bytes of one EndpointSlice watch event for a 100-endpoint slice, JSON and protobuf.
  * </ol>
  *
- * Prints RESULT lines and one JSON line. Run with {@code bench/shard-load.sh}.
+ * <p>CPU per 1,000 probes here divides by the probes asked (backends / interval): the replicas are
+ * other processes and the address farm counts nothing. The capacity does not use it (cores and
+ * backends only), and no figure of this bench is compared with a per-completed-probe one.
+ *
+ * <p>Prints RESULT lines and one JSON line. Run with {@code bench/shard-load.sh}.
  */
 public final class ShardLoadBench {
   private static final long TICKS_PER_SECOND = 100; // Linux USER_HZ (getconf CLK_TCK)
@@ -76,6 +84,7 @@ public final class ShardLoadBench {
   private final long interval;
   private final int replicas;
   private final int steadyS;
+  private final double settleJitS;
   private final String leaseNs;
   private final List<Process> children = new ArrayList<>();
   private final Map<String, Object> json = new LinkedHashMap<>();
@@ -90,6 +99,7 @@ public final class ShardLoadBench {
     interval = Long.parseLong(a.getOrDefault("interval-ms", "10000"));
     replicas = Integer.parseInt(a.getOrDefault("replicas", "3"));
     steadyS = Integer.parseInt(a.getOrDefault("steady-s", "30"));
+    settleJitS = Double.parseDouble(a.getOrDefault("settle-jit-s", "90"));
     leaseNs = a.getOrDefault("lease-namespace", "vigil-system");
   }
 
@@ -136,15 +146,16 @@ public final class ShardLoadBench {
     int n1 = pools * perPool;
     waitUntil(() -> readyCount(client, ns) == n1, 300, "all " + n1 + " backends ready");
     log("one replica: %d backends ready after %.1f s", n1, since(t0));
-    Thread.sleep(10_000);
+    json.put("single_jit_settle_s", warmUp(List.of(single)));
     Map<Long, double[]> cpu1 = steady(List.of(single));
     double c1 = cpu1.get(single.pid())[0];
     double heap1 = heapMb(single.pid());
     json.put("single_cpu_cores", c1);
+    json.put("single_jit_cpu_s", cpu1.get(single.pid())[2]);
     json.put("single_cpu_s_per_1000_probes", c1 / (n1 * 1000.0 / interval) * 1000);
     json.put("single_heap_mb", heap1);
     log(
-        "RESULT one replica, %d pools x %d: CPU %.3f cores (%.3f CPU s per 1,000 probes), heap after GC %.1f MB",
+        "RESULT one replica, %d pools x %d: CPU %.3f cores (%.3f CPU s per 1,000 probes asked), heap after GC %.1f MB",
         pools, perPool, c1, c1 / (n1 * 1000.0 / interval) * 1000, heap1);
     stopGracefully(single);
 
@@ -163,7 +174,7 @@ public final class ShardLoadBench {
     log(
         "%d replicas: %d pools owned, %d backends ready after %.1f s",
         replicas, total, n, since(t0));
-    Thread.sleep(10_000);
+    json.put("jit_settle_s", warmUp(live.values()));
     long steadyMark = audit.mark();
     Map<Long, double[]> cpu3 = steady(live.values());
     long steadyWrites = audit.writesSince(steadyMark, ns).size();
@@ -183,7 +194,7 @@ public final class ShardLoadBench {
       capacity += b * c1 / c[0];
       per.add(
           String.format(
-              "%s%s: %d pools, %d backends, CPU %.3f cores (%.3f s per 1,000 probes), shard thread %.4f cores, heap %.1f MB",
+              "%s%s: %d pools, %d backends, CPU %.3f cores (%.3f s per 1,000 probes asked), shard thread %.4f cores, heap %.1f MB",
               rep.name(),
               rep.name().equals(leader) ? " (leader)" : "",
               b / perPool,
@@ -195,6 +206,7 @@ public final class ShardLoadBench {
     }
     per.forEach(p -> log("RESULT   %s", p));
     double ratio = capacity / n1;
+    String noise = capacityNoise(ratio, replicas);
     Replica lead = live.get(leader);
     double leaderShard = lead == null ? -1 : cpu3.get(lead.pid())[1];
     double otherShard =
@@ -215,15 +227,17 @@ public final class ShardLoadBench {
     json.put("pools_owned", spread);
     json.put("replica_cpu_cores", live.values().stream().map(r -> cpu3.get(r.pid())[0]).toList());
     json.put("replica_heap_mb", heaps);
+    json.put("replica_jit_cpu_s", live.values().stream().map(r -> cpu3.get(r.pid())[2]).toList());
     json.put("total_cpu_cores", cpuSum);
     json.put("cpu_s_per_1000_probes", cpuSum / (n * 1000.0 / interval) * 1000);
     json.put("capacity_ratio", ratio);
+    json.put("capacity_above_replicas", !noise.isEmpty());
     json.put("sharder_thread_cores", leaderShard - otherShard);
     json.put("leader_extra_cpu_per_backend_pct", (leaderPerBackend / otherPerBackend - 1) * 100);
     json.put("steady_writes", steadyWrites);
     json.put("lease_writes_per_s", leaseWrites / (double) steadyS);
     log(
-        "RESULT %d replicas, %d pools x %d: pools per replica %s; CPU %.3f cores in all (%.3f s per 1,000 probes); capacity at the single replica's CPU each: %.0f backends = %.2fx one replica; sharder (leader's shard thread minus the others') %.4f cores; leader CPU per backend %+.0f %% vs the others; %d writes in %d s steady in the pools' namespace, %.2f/s to Leases",
+        "RESULT %d replicas, %d pools x %d: pools per replica %s; CPU %.3f cores in all (%.3f s per 1,000 probes asked); capacity at the single replica's CPU each: %.0f backends = %.2fx one replica%s; sharder (leader's shard thread minus the others') %.4f cores; leader CPU per backend %+.0f %% vs the others; %d writes in %d s steady in the pools' namespace, %.2f/s to Leases",
         replicas,
         total,
         perPool,
@@ -232,6 +246,7 @@ public final class ShardLoadBench {
         cpuSum / (n * 1000.0 / interval) * 1000,
         capacity,
         ratio,
+        noise,
         leaderShard - otherShard,
         (leaderPerBackend / otherPerBackend - 1) * 100,
         steadyWrites,
@@ -355,6 +370,36 @@ public final class ShardLoadBench {
     api.close();
   }
 
+  /**
+   * "" for a capacity R replicas can give, else the flag that says it is noise: a sharded replica
+   * does at least a single replica's work per backend (plus its share of sharding), so more than R
+   * times one replica means the baseline or the windows did not measure the steady state.
+   */
+  static String capacityNoise(double ratio, int replicas) {
+    return ratio > replicas
+        ? String.format(
+            " (NOISE: above %d replicas, more than %d replicas can give; not a capacity)",
+            replicas, replicas)
+        : "";
+  }
+
+  /**
+   * The warm-up both phases share before their steady window: 10 s after converging, then until
+   * every replica's JIT compilers are quiet (at most {@code --settle-jit-s}). Returns the seconds
+   * that took after the 10 s (negative: not quiet within the limit).
+   */
+  private double warmUp(java.util.Collection<Replica> reps) throws InterruptedException {
+    Thread.sleep(10_000);
+    if (settleJitS <= 0) {
+      return 0;
+    }
+    double waited = JitSettle.awaitProcesses(reps.stream().map(Replica::pid).toList(), settleJitS);
+    log(
+        "JIT compilers of %d replica(s) %s after %.0f s more",
+        reps.size(), waited >= 0 ? "quiet" : "still busy", Math.abs(waited));
+    return waited;
+  }
+
   /** Writes per moved pool, by "verb resource", and the window's writes on anything else. */
   private record Moves(double perMove, Map<String, Long> kinds, Map<String, Long> others) {}
 
@@ -428,8 +473,9 @@ public final class ShardLoadBench {
   }
 
   /**
-   * CPU of each process over the steady window, in cores: [the whole process, its threads named
-   * {@code vigil-shard} (shard Lease renewal; the sharder's rounds on the leader)].
+   * CPU of each process over the steady window: [the whole process in cores, its threads named
+   * {@code vigil-shard} (shard Lease renewal; the sharder's rounds on the leader) in cores, its JIT
+   * compiler threads in CPU seconds (what compiling still cost inside the window)].
    */
   private Map<Long, double[]> steady(java.util.Collection<Replica> reps) throws Exception {
     Map<Long, long[]> before = new HashMap<>();
@@ -450,28 +496,36 @@ public final class ShardLoadBench {
           r.pid(),
           new double[] {
             (e[0] - b[0]) / (double) TICKS_PER_SECOND / seconds,
-            (e[1] - b[1]) / (double) TICKS_PER_SECOND / seconds
+            (e[1] - b[1]) / (double) TICKS_PER_SECOND / seconds,
+            (e[2] - b[2]) / (double) TICKS_PER_SECOND
           });
     }
     return out;
   }
 
-  /** utime + stime of the process, and of its threads named vigil-shard, in clock ticks. */
+  /**
+   * utime + stime of the process, of its threads named vigil-shard and of its C1/C2 compiler
+   * threads, in clock ticks.
+   */
   private static long[] ticks(long pid) throws IOException {
     long shard = 0;
+    long jit = 0;
     File[] tasks = new File("/proc/" + pid + "/task").listFiles();
     if (tasks != null) {
       for (File t : tasks) {
         try {
-          if (Files.readString(t.toPath().resolve("comm")).trim().equals("vigil-shard")) {
+          String comm = Files.readString(t.toPath().resolve("comm")).trim();
+          if (comm.equals("vigil-shard")) {
             shard += statTicks(t.toPath().resolve("stat"));
+          } else if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+            jit += statTicks(t.toPath().resolve("stat"));
           }
         } catch (IOException gone) {
           // the thread ended
         }
       }
     }
-    return new long[] {statTicks(Path.of("/proc/" + pid + "/stat")), shard};
+    return new long[] {statTicks(Path.of("/proc/" + pid + "/stat")), shard, jit};
   }
 
   private static long statTicks(Path stat) throws IOException {
