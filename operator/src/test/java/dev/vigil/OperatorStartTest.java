@@ -30,7 +30,7 @@ class OperatorStartTest {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
-    command.add(Vigil.class.getName());
+    command.add(dev.vigil.cli.Main.class.getName());
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().remove("KUBERNETES_SERVICE_HOST");
