@@ -11,14 +11,8 @@ final class ActiveScenarios extends ScenarioStage {
   /** Down/Up flips the damping scenario tries before it gives up on seeing a damping. */
   private static final int MAX_FLIPS = 8;
 
-  ActiveScenarios(
-      DemoCluster cluster,
-      DemoTraffic traffic,
-      OutcomeReporter intruder,
-      Timeline timeline,
-      Expectations expect,
-      Progress progress) {
-    super(cluster, traffic, intruder, timeline, expect, progress);
+  ActiveScenarios(Cast cast) {
+    super(cast);
   }
 
   void startup() {

@@ -11,14 +11,8 @@ import java.util.TreeSet;
 /** The scenarios of real-request outcomes: passive ejection, panic, the ejection cap. */
 final class PassiveScenarios extends ScenarioStage {
 
-  PassiveScenarios(
-      DemoCluster cluster,
-      DemoTraffic traffic,
-      OutcomeReporter intruder,
-      Timeline timeline,
-      Expectations expect,
-      Progress progress) {
-    super(cluster, traffic, intruder, timeline, expect, progress);
+  PassiveScenarios(Cast cast) {
+    super(cast);
   }
 
   void passive(int i) {

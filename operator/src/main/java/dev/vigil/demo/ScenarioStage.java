@@ -1,12 +1,15 @@
 package dev.vigil.demo;
 
+import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.demo.Expectations.Unmet;
 import dev.vigil.demo.Timeline.Row;
 import dev.vigil.runtime.BackendSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * What the {@link Scenarios} play on and with: the cluster, the proxy's traffic, the intake's
@@ -33,19 +36,25 @@ abstract class ScenarioStage {
   final long slack;
   final Progress progress;
 
-  ScenarioStage(
+  /**
+   * Who plays: the cluster, the proxy's traffic, the intake's intruder (a token no TokenReview
+   * accepts), the timeline, the expectations, and the step shown now.
+   */
+  record Cast(
       DemoCluster cluster,
       DemoTraffic traffic,
       OutcomeReporter intruder,
       Timeline timeline,
       Expectations expect,
-      Progress progress) {
-    this.progress = progress;
-    this.cluster = cluster;
-    this.traffic = traffic;
-    this.intruder = intruder;
-    this.timeline = timeline;
-    this.expect = expect;
+      Progress progress) {}
+
+  ScenarioStage(Cast cast) {
+    this.progress = cast.progress();
+    this.cluster = cast.cluster();
+    this.traffic = cast.traffic();
+    this.intruder = cast.intruder();
+    this.timeline = cast.timeline();
+    this.expect = cast.expect();
     DemoExamples ex = cluster.examples();
     this.interval = ex.intervalMs();
     this.timeout = ex.timeoutMs();
@@ -180,21 +189,18 @@ abstract class ScenarioStage {
         .orElse(null);
   }
 
+  /** Backend i's state in the pool's published status, or "" when not there yet. */
   String stateOf(Observation o, int i) {
-    if (o.pool() == null
-        || o.pool().getStatus() == null
-        || o.pool().getStatus().getBackends() == null) {
-      return "";
-    }
-    String pod = cluster.podName(i);
-    return o.pool().getStatus().getBackends().stream()
-        .filter(b -> pod.equals(b.getPod()) && b.getState() != null)
-        .map(b -> b.getState().name())
-        .findFirst()
-        .orElse("");
+    return statusField(o, i, b -> b.getState() == null ? null : b.getState().name());
   }
 
+  /** The detail of backend i's last probe in the pool's published status, or "". */
   String probeDetail(Observation o, int i) {
+    return statusField(o, i, b -> b.getLastProbe() == null ? null : b.getLastProbe().getDetail());
+  }
+
+  /** One field of backend i's entry in the pool's published status; "" when absent. */
+  private String statusField(Observation o, int i, Function<BackendStatus, String> field) {
     if (o.pool() == null
         || o.pool().getStatus() == null
         || o.pool().getStatus().getBackends() == null) {
@@ -202,12 +208,9 @@ abstract class ScenarioStage {
     }
     String pod = cluster.podName(i);
     return o.pool().getStatus().getBackends().stream()
-        .filter(
-            b ->
-                pod.equals(b.getPod())
-                    && b.getLastProbe() != null
-                    && b.getLastProbe().getDetail() != null)
-        .map(b -> b.getLastProbe().getDetail())
+        .filter(b -> pod.equals(b.getPod()))
+        .map(field)
+        .filter(Objects::nonNull)
         .findFirst()
         .orElse("");
   }

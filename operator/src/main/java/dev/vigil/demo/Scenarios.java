@@ -24,8 +24,10 @@ final class Scenarios {
       OutcomeReporter intruder,
       Timeline timeline,
       Expectations expect) {
-    this.active = new ActiveScenarios(cluster, traffic, intruder, timeline, expect, progress);
-    this.passive = new PassiveScenarios(cluster, traffic, intruder, timeline, expect, progress);
+    ScenarioStage.Cast cast =
+        new ScenarioStage.Cast(cluster, traffic, intruder, timeline, expect, progress);
+    this.active = new ActiveScenarios(cast);
+    this.passive = new PassiveScenarios(cast);
   }
 
   String step() {

@@ -3,7 +3,6 @@ package dev.vigil.probe;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import dev.vigil.probe.http.ExpectedStatuses;
-import dev.vigil.probe.http.StatusLineClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -262,31 +261,6 @@ public record CheckSpec(
       if (!Http.isToken(name)) {
         throw new IllegalArgumentException("active.http.headerMatch: not a header name: " + name);
       }
-    }
-
-    /**
-     * The detail of the first entry a response fails ({@code header X-Ready missing}, {@code header
-     * X-Ready: "no" does not match ^yes$}), or null when every entry holds.
-     *
-     * @param values a response's values of a header name (any case), empty when absent
-     */
-    public static String firstMismatch(
-        List<HeaderMatch> matches, java.util.function.Function<String, List<String>> values) {
-      for (HeaderMatch m : matches) {
-        List<String> got = values.apply(m.name());
-        if (got.isEmpty()) {
-          return "header " + m.name() + " missing";
-        }
-        if (m.value() != null && got.stream().noneMatch(v -> m.value().matcher(v).find())) {
-          return "header "
-              + m.name()
-              + ": "
-              + StatusLineClassifier.excerpt(got.get(0))
-              + " does not match "
-              + m.value().pattern();
-        }
-      }
-      return null;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.vigil.probe;
 
+import com.google.re2j.Pattern;
 import dev.vigil.probe.http.ExpectedStatuses;
 import java.time.Duration;
 
@@ -52,33 +53,30 @@ public final class CheckSpecBuilder {
   /** Shorthand: the default HTTP request with other expected statuses, e.g. {@code "200"}. */
   public CheckSpecBuilder expectedStatuses(String... values) {
     this.http =
-        new CheckSpec.Http(
-            http.method(),
-            http.path(),
-            http.host(),
-            http.headers(),
+        http(
             ExpectedStatuses.parse("active.http.expectedStatuses", java.util.List.of(values)),
-            http.bodyMatch(),
-            http.body(),
-            http.headerMatch(),
-            http.failFastStatuses());
+            http.bodyMatch());
     return this;
   }
 
   /** Shorthand: {@code active.http.bodyMatch}. */
   public CheckSpecBuilder bodyMatch(String regex) {
-    this.http =
-        new CheckSpec.Http(
-            http.method(),
-            http.path(),
-            http.host(),
-            http.headers(),
-            http.expectedStatuses(),
-            CheckSpec.Http.compileBodyMatch(regex),
-            http.body(),
-            http.headerMatch(),
-            http.failFastStatuses());
+    this.http = http(http.expectedStatuses(), CheckSpec.Http.compileBodyMatch(regex));
     return this;
+  }
+
+  /** The HTTP request as it is, with these expected statuses and body match. */
+  private CheckSpec.Http http(ExpectedStatuses expected, Pattern bodyMatch) {
+    return new CheckSpec.Http(
+        http.method(),
+        http.path(),
+        http.host(),
+        http.headers(),
+        expected,
+        bodyMatch,
+        http.body(),
+        http.headerMatch(),
+        http.failFastStatuses());
   }
 
   public CheckSpecBuilder tcp(CheckSpec.Tcp tcp) {

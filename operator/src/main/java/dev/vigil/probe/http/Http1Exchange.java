@@ -181,8 +181,7 @@ final class Http1Exchange implements ProbeConnection.Receiver {
 
   /** The first headerMatch entry the response fails, as a verdict; null when all hold. */
   ProbeResult headerMismatch() {
-    String detail =
-        CheckSpec.HeaderMatch.firstMismatch(spec.http().headerMatch(), parser::headerValues);
+    String detail = HeaderCheck.firstMismatch(spec.http().headerMatch(), parser::headerValues);
     return detail == null
         ? null
         : ProbeResult.fail(Reason.HEADER_MISMATCH, detail, ProbeResult.elapsedMs(start))

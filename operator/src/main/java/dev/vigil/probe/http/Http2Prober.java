@@ -166,8 +166,7 @@ public final class Http2Prober implements Prober {
         finish(status);
         return;
       }
-      String mismatch =
-          CheckSpec.HeaderMatch.firstMismatch(http.headerMatch(), response.headers()::getAll);
+      String mismatch = HeaderCheck.firstMismatch(http.headerMatch(), response.headers()::getAll);
       if (mismatch != null) {
         finish(new ProbeResult(false, Reason.HEADER_MISMATCH, code, mismatch, elapsed()));
         return;

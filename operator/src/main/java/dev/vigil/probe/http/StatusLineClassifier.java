@@ -94,7 +94,7 @@ public final class StatusLineClassifier {
   }
 
   /** At most 40 printable characters of the line, for the detail text. */
-  public static String excerpt(CharSequence line) {
+  static String excerpt(CharSequence line) {
     StringBuilder out = new StringBuilder(Math.min(line.length(), 43) + 2).append('"');
     for (int i = 0; i < line.length() && i < 40; i++) {
       char c = line.charAt(i);
