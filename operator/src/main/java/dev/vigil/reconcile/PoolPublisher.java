@@ -2,13 +2,13 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.publish.PublishingGuard;
 import dev.vigil.publish.ServiceDesired;
 import dev.vigil.publish.ServicePort;
 import dev.vigil.publish.ServiceWriter;
 import dev.vigil.publish.SlicePublisher;
 import dev.vigil.publish.SliceTarget;
-import dev.vigil.reconcile.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolView;
 import io.fabric8.kubernetes.api.model.OwnerReference;

@@ -6,7 +6,7 @@ import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.reconcile.PoolStatusPublisher;
+import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.Condition;

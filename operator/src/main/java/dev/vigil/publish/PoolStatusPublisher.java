@@ -1,11 +1,9 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
-import dev.vigil.publish.ApiErrors;
-import dev.vigil.publish.WriteBudget;
-import dev.vigil.reconcile.PoolStatusAggregator.Problem;
+import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolListener;
 import dev.vigil.runtime.PoolView;
