@@ -447,7 +447,8 @@ public record OperatorConfig(
               flap damping with the default parameters for policies without a
               damping block (default false)
           --api-qps N                  VIGIL_API_QPS
-              write budget: API writes per second, slices before status before Events
+              write budget: API writes per second, in the order Leases, moves,
+              slices, status, Events
               (default 200)
           --api-burst N                VIGIL_API_BURST
               write budget: writes at once after a quiet spell (default 400)

@@ -546,6 +546,7 @@ public final class Vigil {
         sharded
             ? new ShardRing(
                 client,
+                budget,
                 shards,
                 new ShardRing.Leader(
                     config.leaseName(),
@@ -614,6 +615,7 @@ public final class Vigil {
         electLeader
             ? new LeaderLease(
                 client,
+                budget,
                 config.leaseNamespace(),
                 config.leaseName(),
                 election.identity(),

@@ -124,12 +124,17 @@ public final class PoolStatusPublisher implements PoolListener {
   }
 
   /**
-   * Sharded: the status that hands the pool to {@code owner} (null: to nobody), built like every
-   * other from what the last reconcile observed and the runtime's last view (sealed by the caller),
-   * on the pool's {@code previous} status; without either (this replica never ran the pool), the
-   * previous status with only the owner changed.
+   * Sharded: writes the status that hands the pool to {@code owner} (null: to nobody), built like
+   * every other from what the last reconcile observed and the runtime's last view (sealed by the
+   * caller), on the pool's status as {@code current} has it; without either (this replica never ran
+   * the pool), that status with only the owner changed. A PUT of the status subresource on {@code
+   * current}'s resourceVersion (a conflict throws), after a {@link WriteBudget.Priority#HANDOVER}
+   * token: the pool has left the primary cache, so the write goes around it.
    */
-  public BackendPoolStatus handOver(PoolKey key, BackendPoolStatus previous, String owner) {
+  public void handOver(BackendPool current, String owner) throws InterruptedException {
+    PoolKey key =
+        new PoolKey(current.getMetadata().getNamespace(), current.getMetadata().getName());
+    BackendPoolStatus previous = current.getStatus();
     Entry e = entries.get(key);
     BackendPoolStatus status =
         e == null || e.observed == null ? null : build(key, e.observed, previous);
@@ -137,7 +142,11 @@ public final class PoolStatusPublisher implements PoolListener {
       status = previous == null ? new BackendPoolStatus() : Serialization.clone(previous);
     }
     PoolStatusAggregator.owned(status, previous, owner, shard, clock.getAsLong());
-    return status;
+    BackendPool copy = Serialization.clone(current);
+    copy.setStatus(status);
+    budget.acquire(WriteBudget.Priority.HANDOVER, key.namespace());
+    client.resource(copy).updateStatus();
+    onWrite.run();
   }
 
   /**

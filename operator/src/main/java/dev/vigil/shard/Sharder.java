@@ -1,6 +1,7 @@
 package dev.vigil.shard;
 
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.publish.WriteBudget;
 import dev.vigil.shard.ShardPlanner.Action;
 import dev.vigil.shard.ShardPlanner.Assign;
 import dev.vigil.shard.ShardPlanner.Fence;
@@ -45,7 +46,10 @@ import org.slf4j.LoggerFactory;
  * change makes the API server refuse the write and the next round re-plans). A planned move is that
  * one write; the old owner's status write that hands the pool over is the other ({@link
  * PoolHandoff}). One round a second, on one thread, whose label patches go out up to {@link
- * #WRITERS} at a time; {@link #round()} for tests with a manual clock.
+ * #WRITERS} at a time; {@link #round()} for tests with a manual clock. Every write takes a token of
+ * the {@link WriteBudget}: a relabel {@link WriteBudget.Priority#HANDOVER} (before slice writes, in
+ * the pool's namespace's turn), a fence or a gone shard's Lease deleted {@link
+ * WriteBudget.Priority#LEASE} (never waits).
  */
 public final class Sharder {
   private static final Logger LOG = LoggerFactory.getLogger(Sharder.class);
@@ -55,6 +59,7 @@ public final class Sharder {
   static final int WRITERS = 8;
 
   private final KubernetesClient client;
+  private final WriteBudget budget;
   private final ShardConfig config;
   private final Set<String> namespaces;
   private final LongSupplier clock;
@@ -85,11 +90,12 @@ public final class Sharder {
    */
   public Sharder(
       KubernetesClient client,
+      WriteBudget budget,
       ShardConfig config,
       Set<String> namespaces,
       LongSupplier clock,
       MeterRegistry meters) {
-    this(client, config, namespaces, clock, meters, null);
+    this(client, budget, config, namespaces, clock, meters, null);
   }
 
   /**
@@ -98,6 +104,7 @@ public final class Sharder {
    */
   Sharder(
       KubernetesClient client,
+      WriteBudget budget,
       ShardConfig config,
       Set<String> namespaces,
       LongSupplier clock,
@@ -125,6 +132,7 @@ public final class Sharder {
       this.writers = writers;
     }
     this.client = client;
+    this.budget = budget;
     this.config = config;
     this.namespaces = namespaces;
     this.clock = clock;
@@ -330,6 +338,7 @@ public final class Sharder {
         continue;
       }
       try {
+        budget.leaseWrite();
         client
             .leases()
             .inNamespace(config.namespace())
@@ -364,6 +373,9 @@ public final class Sharder {
         moves.increment();
       }
       return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stopping
+      return false;
     } catch (KubernetesClientException e) {
       LOG.info(
           "sharder: {} not written ({} {}); next round re-plans",
@@ -384,13 +396,14 @@ public final class Sharder {
     Lease copy = client.getKubernetesSerialization().clone(lease);
     copy.getSpec().setHolderIdentity("fenced-by-" + config.identity());
     copy.getSpec().setRenewTime(ShardLease.time(now));
+    budget.leaseWrite();
     client.leases().inNamespace(config.namespace()).resource(copy).update();
     fences.increment();
     LOG.info("shard {} missed its Lease; fenced it, its pools move now", shard);
     return true;
   }
 
-  private void patch(String id, String shard) {
+  private void patch(String id, String shard) throws InterruptedException {
     int slash = id.indexOf('/');
     String ns = id.substring(0, slash);
     String name = id.substring(slash + 1);
@@ -398,6 +411,7 @@ public final class Sharder {
     if (cached == null) {
       return;
     }
+    budget.acquire(WriteBudget.Priority.HANDOVER, ns);
     patchShardLabel(client, ns, name, shard, cached.getMetadata().getResourceVersion());
     pending.put(id, new Pool(id, cached.getMetadata().getUid(), shard));
   }

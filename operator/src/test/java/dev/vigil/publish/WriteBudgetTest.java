@@ -119,6 +119,77 @@ class WriteBudgetTest {
         .isEqualTo(java.util.stream.IntStream.range(0, 20).mapToObj(i -> "a-" + i).toList());
   }
 
+  /**
+   * A shard Lease renewal arrives when slice writes have drained the bucket and more wait: it is
+   * granted at once, with the clock standing still (queued behind them, it would wait for tokens
+   * that never come, and a replica that misses its renew deadline fences itself).
+   */
+  @Test
+  void aLeaseWriteNeverWaitsBehindADrainedBudgetAndItsSliceBacklog() throws Exception {
+    WriteBudget budget = new WriteBudget(10, 2, now::get);
+    budget.acquire(Priority.SLICE, "tenant-a");
+    budget.acquire(Priority.SLICE, "tenant-a");
+    List<String> order = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      start(budget, Priority.SLICE, "tenant-a", order, "slice-" + i);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 5);
+
+    Thread renewal = start(budget, Priority.LEASE, "vigil-system", order, "lease");
+    renewal.join(5_000);
+
+    assertThat(order).as("the clock never moved").containsExactly("lease");
+    assertThat(budget.granted(Priority.LEASE)).isEqualTo(1);
+    assertThat(budget.granted(Priority.SLICE)).isEqualTo(2);
+  }
+
+  /** The token a Lease write borrowed is earned back before the next slice write gets one. */
+  @Test
+  void aLeaseWritesBorrowedTokenIsPaidBackBeforeTheNextWrite() throws Exception {
+    WriteBudget budget = new WriteBudget(10, 1, now::get);
+    budget.acquire(Priority.SLICE);
+    budget.leaseWrite();
+    Thread waiter = start(budget, Priority.SLICE, new CopyOnWriteArrayList<>(), "slice");
+    await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 1);
+
+    now.addAndGet(SECOND / 10);
+    budget.wakeUp();
+    Thread.sleep(50);
+    assertThat(budget.granted(Priority.SLICE))
+        .as("one token earned: the Lease's debt")
+        .isEqualTo(1);
+
+    now.addAndGet(SECOND / 10);
+    budget.wakeUp();
+    waiter.join(5_000);
+    assertThat(budget.granted(Priority.SLICE)).isEqualTo(2);
+  }
+
+  /** A move's writes (relabel, handover status) go before a backlog of slice writes. */
+  @Test
+  void handoverWritesGoBeforeSliceWrites() throws Exception {
+    WriteBudget budget = new WriteBudget(10, 1, now::get);
+    budget.acquire(Priority.SLICE);
+    List<String> order = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      threads.add(start(budget, Priority.SLICE, "tenant-a", order, "slice"));
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 3);
+    threads.add(start(budget, Priority.HANDOVER, "tenant-b", order, "handover"));
+    await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.HANDOVER) == 1);
+    for (int token = 1; token <= 4; token++) {
+      now.addAndGet(SECOND / 10);
+      budget.wakeUp();
+      int expected = token;
+      await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == expected);
+    }
+    for (Thread t : threads) {
+      t.join(5_000);
+    }
+    assertThat(order).containsExactly("handover", "slice", "slice", "slice");
+  }
+
   @Test
   void refusesANonsenseBudget() {
     assertThatThrownBy(() -> new WriteBudget(0, 1, now::get))
