@@ -35,8 +35,8 @@ import dev.vigil.publish.WriteBudget;
 import dev.vigil.publish.WriteCounter;
 import dev.vigil.reconcile.BackendPoolReconciler;
 import dev.vigil.reconcile.HealthPolicyReconciler;
-import dev.vigil.reconcile.PoolPublisher;
 import dev.vigil.reconcile.PoolSources;
+import dev.vigil.reconcile.PublishingPlanner;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
@@ -513,7 +513,6 @@ public final class Vigil {
             clock);
     java.util.function.Function<PoolKey, java.util.Optional<PoolView>> views =
         key -> runtimes.get(key).map(PoolRuntime::view);
-    PoolStatusPublisher[] status = new PoolStatusPublisher[1];
     SlicePublisher slices =
         new SlicePublisher(
             views,
@@ -521,11 +520,10 @@ public final class Vigil {
             new EndpointSliceWriter(client, budget, writes),
             sliceWriters,
             sliceWriters,
-            key -> status[0].changed(key),
             clock,
             SLICE_BATCH_MS,
             registry);
-    status[0] =
+    PoolStatusPublisher status =
         new PoolStatusPublisher(
             client,
             budget,
@@ -538,7 +536,8 @@ public final class Vigil {
             () -> writes.status(1));
     // The runtime's change event goes straight to the slice and status publishers (no reconcile).
     runtimes.addListener(slices);
-    runtimes.addListener(status[0]);
+    runtimes.addListener(status);
+    slices.addFailureListener(status);
     // Sharded: the shard Lease guards every pool this replica runs. Lost, the replica stops its
     // probes (so nothing changes and nothing is written) and its reconciles run no pool; in a
     // cluster it exits and restarts clean.
@@ -594,15 +593,15 @@ public final class Vigil {
         new BackendPoolReconciler(
             runtimes,
             sources,
-            new PoolPublisher(
+            new PublishingPlanner(
                 new ServiceWriter(client, writes, budget, sources::serviceCache), slices),
-            status[0],
+            status,
             slices,
             clock,
             handoff,
             floors);
     if (sharded) {
-      status[0].ownedBy(shards.identity());
+      status.ownedBy(shards.identity());
     }
     HealthPolicyReconciler policies =
         new HealthPolicyReconciler(
@@ -718,7 +717,7 @@ public final class Vigil {
           LOG.warn("shard Lease {} not taken yet; reconciling once it is", shards.identity());
         }
         // pools moved away while a replica of this name was down wait for its handover
-        sweepOnceWritable(handoff, ring, config.namespaces(), status[0]);
+        sweepOnceWritable(handoff, ring, config.namespaces(), status);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         release.run();
@@ -786,7 +785,7 @@ public final class Vigil {
         ops,
         ring,
         leaderLease,
-        status[0]);
+        status);
   }
 
   /**

@@ -6,7 +6,7 @@ import dev.vigil.shard.ShardPlanner.Action;
 import dev.vigil.shard.ShardPlanner.Assign;
 import dev.vigil.shard.ShardPlanner.Fence;
 import dev.vigil.shard.ShardPlanner.Move;
-import dev.vigil.shard.ShardPlanner.Pool;
+import dev.vigil.shard.ShardPlanner.PoolPlacement;
 import dev.vigil.shard.ShardPlanner.ShardState;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -72,7 +72,7 @@ public final class Sharder {
   private final List<SharedIndexInformer<BackendPool>> pools = new ArrayList<>();
 
   /** Pools written this round or before, until their informer event arrives: id -> written. */
-  private final Map<String, Pool> pending = new ConcurrentHashMap<>();
+  private final Map<String, PoolPlacement> pending = new ConcurrentHashMap<>();
 
   private final Executor writers;
   private final ExecutorService ownWriters;
@@ -262,14 +262,14 @@ public final class Sharder {
       shards.replaceAll((shard, state) -> state == ShardState.EXPIRED ? ShardState.LIVE : state);
     }
     liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
-    Map<String, Pool> current = new HashMap<>();
+    Map<String, PoolPlacement> current = new HashMap<>();
     for (SharedIndexInformer<BackendPool> informer : pools) {
       for (BackendPool p : informer.getStore().list()) {
         Map<String, String> labels = p.getMetadata().getLabels();
         String id = id(p);
         current.put(
             id,
-            new Pool(
+            new PoolPlacement(
                 id,
                 p.getMetadata().getUid(),
                 labels == null ? null : labels.get(ShardConfig.SHARD_LABEL)));
@@ -319,9 +319,9 @@ public final class Sharder {
    * its replicas' Leases behind. A replica restarted under the same name creates its Lease again.
    */
   private void forgetGoneShards(
-      Map<String, ShardState> shards, java.util.Collection<Pool> pools, long now) {
+      Map<String, ShardState> shards, java.util.Collection<PoolPlacement> pools, long now) {
     Set<String> named = new java.util.HashSet<>();
-    for (Pool p : pools) {
+    for (PoolPlacement p : pools) {
       named.add(p.shard());
     }
     for (Lease lease : leases.getStore().list()) {
@@ -413,7 +413,7 @@ public final class Sharder {
     }
     budget.acquire(WriteBudget.Priority.HANDOVER, ns);
     patchShardLabel(client, ns, name, shard, cached.getMetadata().getResourceVersion());
-    pending.put(id, new Pool(id, cached.getMetadata().getUid(), shard));
+    pending.put(id, new PoolPlacement(id, cached.getMetadata().getUid(), shard));
   }
 
   /**

@@ -70,15 +70,7 @@ class WriteBudgetTest {
       threads.add(start(budget, Priority.SLICE, order, "slice"));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 3);
-    for (int token = 1; token <= 9; token++) {
-      now.addAndGet(SECOND / 10);
-      budget.wakeUp();
-      int expected = token;
-      await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == expected);
-    }
-    for (Thread t : threads) {
-      t.join(5_000);
-    }
+    handOneTokenAtATime(budget, 9, order, threads);
     assertThat(order)
         .containsExactly(
             "slice", "slice", "slice", "status", "status", "status", "event", "event", "event");
@@ -103,15 +95,7 @@ class WriteBudgetTest {
     threads.add(start(budget, Priority.SLICE, "tenant-b", order, "b"));
     await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 21);
 
-    for (int token = 1; token <= 21; token++) {
-      now.addAndGet(SECOND / 10);
-      budget.wakeUp();
-      int expected = token;
-      await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == expected);
-    }
-    for (Thread t : threads) {
-      t.join(5_000);
-    }
+    handOneTokenAtATime(budget, 21, order, threads);
 
     assertThat(order.indexOf("b")).as("B's write among the tokens: %s", order).isLessThan(2);
     assertThat(order.stream().filter(n -> n.startsWith("a-")).toList())
@@ -178,15 +162,7 @@ class WriteBudgetTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 3);
     threads.add(start(budget, Priority.HANDOVER, "tenant-b", order, "handover"));
     await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.HANDOVER) == 1);
-    for (int token = 1; token <= 4; token++) {
-      now.addAndGet(SECOND / 10);
-      budget.wakeUp();
-      int expected = token;
-      await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == expected);
-    }
-    for (Thread t : threads) {
-      t.join(5_000);
-    }
+    handOneTokenAtATime(budget, 4, order, threads);
     assertThat(order).containsExactly("handover", "slice", "slice", "slice");
   }
 
@@ -196,6 +172,21 @@ class WriteBudgetTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new WriteBudget(1, 0, now::get))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** Moves the clock by one token {@code tokens} times, each time until its writer went. */
+  private void handOneTokenAtATime(
+      WriteBudget budget, int tokens, List<String> order, List<Thread> threads)
+      throws InterruptedException {
+    for (int token = 1; token <= tokens; token++) {
+      now.addAndGet(SECOND / 10);
+      budget.wakeUp();
+      int expected = token;
+      await().atMost(Duration.ofSeconds(5)).until(() -> order.size() == expected);
+    }
+    for (Thread t : threads) {
+      t.join(5_000);
+    }
   }
 
   private static Thread start(
