@@ -25,14 +25,7 @@ class WriteBudgetTest {
     }
     Thread waiter = start(budget, Priority.SLICE, new CopyOnWriteArrayList<>(), "w");
     await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 1);
-    now.addAndGet(SECOND / 10 - 1);
-    budget.wakeUp();
-    Thread.sleep(50);
-    assertThat(budget.granted(Priority.SLICE)).as("one nanosecond before a token").isEqualTo(5);
-    now.addAndGet(1);
-    budget.wakeUp();
-    waiter.join(5_000);
-    assertThat(budget.granted(Priority.SLICE)).isEqualTo(6);
+    grantedOnlyAfter(budget, SECOND / 10 - 1, 1, waiter, 5);
   }
 
   @Test
@@ -136,17 +129,8 @@ class WriteBudgetTest {
     Thread waiter = start(budget, Priority.SLICE, new CopyOnWriteArrayList<>(), "slice");
     await().atMost(Duration.ofSeconds(5)).until(() -> budget.waiting(Priority.SLICE) == 1);
 
-    now.addAndGet(SECOND / 10);
-    budget.wakeUp();
-    Thread.sleep(50);
-    assertThat(budget.granted(Priority.SLICE))
-        .as("one token earned: the Lease's debt")
-        .isEqualTo(1);
-
-    now.addAndGet(SECOND / 10);
-    budget.wakeUp();
-    waiter.join(5_000);
-    assertThat(budget.granted(Priority.SLICE)).isEqualTo(2);
+    // the first token earned pays the Lease's debt, the second is the waiter's
+    grantedOnlyAfter(budget, SECOND / 10, SECOND / 10, waiter, 1);
   }
 
   /** A move's writes (relabel, handover status) go before a backlog of slice writes. */
@@ -172,6 +156,23 @@ class WriteBudgetTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new WriteBudget(1, 0, now::get))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * The slice waiter is not granted after {@code notYet} nanoseconds (SLICE tokens stay at {@code
+   * granted}), and is once {@code more} pass.
+   */
+  private void grantedOnlyAfter(
+      WriteBudget budget, long notYet, long more, Thread waiter, long granted)
+      throws InterruptedException {
+    now.addAndGet(notYet);
+    budget.wakeUp();
+    Thread.sleep(50);
+    assertThat(budget.granted(Priority.SLICE)).as("after %d ns", notYet).isEqualTo(granted);
+    now.addAndGet(more);
+    budget.wakeUp();
+    waiter.join(5_000);
+    assertThat(budget.granted(Priority.SLICE)).isEqualTo(granted + 1);
   }
 
   /** Moves the clock by one token {@code tokens} times, each time until its writer went. */
