@@ -102,7 +102,8 @@ final class OperatorFlags {
               "api-qps",
               "N",
               """
-              write budget: API writes per second, slices before status before Events
+              write budget: API writes per second, in the order Leases, moves,
+              slices, status, Events
               (default 200)"""),
           new Flag(
               "api-burst", "N", "write budget: writes at once after a quiet spell (default 400)"),

@@ -5,17 +5,17 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
 import dev.vigil.ops.MeteredWriteCounter;
 import dev.vigil.publish.EndpointSliceWriter;
+import dev.vigil.publish.EventRecorder;
 import dev.vigil.publish.EventWriter;
+import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.publish.ServiceWriter;
 import dev.vigil.publish.SlicePublisher;
+import dev.vigil.publish.StatusWriter;
+import dev.vigil.publish.TransitionReporter;
 import dev.vigil.publish.WriteBudget;
 import dev.vigil.publish.WriteCounter;
-import dev.vigil.reconcile.EventRecorder;
-import dev.vigil.reconcile.PoolPublisher;
 import dev.vigil.reconcile.PoolSources;
-import dev.vigil.reconcile.PoolStatusPublisher;
-import dev.vigil.reconcile.StatusWriter;
-import dev.vigil.reconcile.TransitionReporter;
+import dev.vigil.reconcile.PublishingPlanner;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
@@ -103,10 +103,8 @@ final class PublishingWiring {
 
   /**
    * The slice and status publishers, which take the runtime's change event straight from the
-   * runtimes (no reconcile). Each names the other: the status shows a slice write's failure, and a
-   * failure's change asks for a status write. Both are fields of one object, built in order, and
-   * the slice publisher reaches the status publisher only once both exist (its first write comes
-   * after the listeners below are added).
+   * runtimes (no reconcile). The status shows a slice write's failure (it reads {@code
+   * slices::failure}) and a failure's change asks for a status write (a failure listener).
    */
   final class Publishers {
     final SlicePublisher slices;
@@ -121,7 +119,6 @@ final class PublishingWiring {
               new EndpointSliceWriter(client, budget, writes),
               sliceWriters,
               sliceWriters,
-              this::failureChanged,
               clock,
               SLICE_BATCH_MS,
               registry);
@@ -138,16 +135,12 @@ final class PublishingWiring {
               () -> writes.status(1));
       runtimes.addListener(slices);
       runtimes.addListener(status);
-    }
-
-    /** A slice write's failure came or went: the status shows it. */
-    private void failureChanged(PoolKey key) {
-      status.changed(key);
+      slices.addFailureListener(status);
     }
 
     /** The Service writer and the slices, for the pool reconciler. */
-    PoolPublisher pools() {
-      return new PoolPublisher(
+    PublishingPlanner pools() {
+      return new PublishingPlanner(
           new ServiceWriter(client, writes, budget, sources::serviceCache), slices);
     }
   }

@@ -54,7 +54,7 @@ final class ReconcileWiring {
     }
     HealthPolicyReconciler policies =
         new HealthPolicyReconciler(runtimes, publishing.policyStatus(), o.clock, sharded);
-    leaderLease = electsLeader(config) ? leaderLease(o, lifecycle) : null;
+    leaderLease = electsLeader(config) ? leaderLease(o, publishing.budget, lifecycle) : null;
     operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
     Set<String> namespaces = config.namespaces();
     operator.register(
@@ -117,11 +117,13 @@ final class ReconcileWiring {
    * The leader Lease: told first that a stop is a stop, not a lost Lease (no exit), and released
    * last, once this replica no longer probes or writes its pools.
    */
-  private static LeaderLease leaderLease(StartOptions o, Lifecycle lifecycle) {
+  private static LeaderLease leaderLease(
+      StartOptions o, dev.vigil.publish.WriteBudget budget, Lifecycle lifecycle) {
     OperatorConfig.Leader leader = o.config.leader();
     LeaderLease lease =
         new LeaderLease(
             o.client,
+            budget,
             leader.leaseNamespace(),
             leader.leaseName(),
             o.election.identity(),

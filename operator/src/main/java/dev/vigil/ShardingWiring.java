@@ -2,7 +2,8 @@ package dev.vigil;
 
 import dev.vigil.Lifecycle.Stage;
 import dev.vigil.ops.Leadership;
-import dev.vigil.reconcile.PoolStatusPublisher;
+import dev.vigil.publish.PoolStatusPublisher;
+import dev.vigil.publish.WriteBudget;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.shard.PoolHandoff;
 import dev.vigil.shard.ShardConfig;
@@ -33,6 +34,7 @@ final class ShardingWiring {
    */
   ShardingWiring(
       StartOptions o,
+      WriteBudget budget,
       Leadership leadership,
       PoolRuntimes runtimes,
       MeterRegistry registry,
@@ -47,6 +49,7 @@ final class ShardingWiring {
     ring =
         new ShardRing(
             o.client,
+            budget,
             shards,
             new ShardRing.Leader(
                 config.leader().leaseName(),

@@ -12,7 +12,7 @@ import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
-import dev.vigil.reconcile.TransitionReporter;
+import dev.vigil.publish.TransitionReporter;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.ScheduledProbing;
 import dev.vigil.runtime.VertxProbeLanes;
@@ -86,7 +86,8 @@ public final class Vigil {
         ReconcileWiring.electsLeader(config) ? Leadership.elected() : Leadership.sole();
     PublishingWiring publishing = new PublishingWiring(o, registry, lifecycle);
     PoolRuntimes runtimes = runtimes(o, registry, publishing.transitions(registry), lifecycle);
-    ShardingWiring sharding = new ShardingWiring(o, leadership, runtimes, registry, lifecycle);
+    ShardingWiring sharding =
+        new ShardingWiring(o, publishing.budget, leadership, runtimes, registry, lifecycle);
     PublishingWiring.Publishers publishers =
         publishing.publishers(runtimes, registry, sharding::mayWrite, lifecycle);
     ReconcileWiring reconcile =

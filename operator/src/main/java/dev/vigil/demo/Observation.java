@@ -79,7 +79,7 @@ public record Observation(
       if (b.published()) {
         published.add(b.member().ip());
       }
-      states.put(b.member().id(), dev.vigil.reconcile.PoolStatusAggregator.stateOf(b.decision()));
+      states.put(b.member().id(), dev.vigil.publish.PoolStatusAggregator.stateOf(b.decision()));
     }
     if (!published.equals(ready())) {
       return false;

@@ -1,5 +1,6 @@
 package dev.vigil.ops;
 
+import dev.vigil.publish.WriteBudget;
 import dev.vigil.shard.ShardLease;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,11 +31,18 @@ import org.slf4j.LoggerFactory;
  * for a Lease lost while running (the caller exits to restart clean), and {@link #release()} gives
  * the Lease up with Fabric8's own {@code LeaderElector.release()} once the replica no longer probes
  * or writes.
+ *
+ * <p>The release is the one write to this Lease that Vigil makes itself, and it takes a {@link
+ * WriteBudget.Priority#LEASE} token. JOSDK's elector renews the Lease with a Fabric8 {@code
+ * LeaseLock} that JOSDK 5.3.2 builds inside its {@code LeaderElectionManager} from the name and
+ * namespace alone, so those renewals are out of the budget's reach (one write per retry period, 750
+ * ms, on the leader only).
  */
 public final class LeaderLease {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderLease.class);
 
   private final KubernetesClient client;
+  private final WriteBudget budget;
   private final String namespace;
   private final String name;
   private final String identity;
@@ -60,8 +68,14 @@ public final class LeaderLease {
    *     UUID), made here so that {@link #release()} knows it
    */
   public LeaderLease(
-      KubernetesClient client, String namespace, String name, String identity, Timing timing) {
+      KubernetesClient client,
+      WriteBudget budget,
+      String namespace,
+      String name,
+      String identity,
+      Timing timing) {
     this.client = client;
+    this.budget = budget;
     this.namespace = namespace;
     this.name = name;
     this.identity = identity != null ? identity : defaultIdentity(System.getenv("HOSTNAME"));
@@ -181,6 +195,7 @@ public final class LeaderLease {
       lease.getSpec().setLeaseDurationSeconds(1);
       lease.getSpec().setAcquireTime(now);
       lease.getSpec().setRenewTime(now);
+      budget.leaseWrite();
       client
           .leases()
           .inNamespace(namespace)

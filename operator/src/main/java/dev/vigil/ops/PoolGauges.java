@@ -1,7 +1,7 @@
 package dev.vigil.ops;
 
 import dev.vigil.api.v1alpha1.BackendState;
-import dev.vigil.reconcile.PoolStatusAggregator;
+import dev.vigil.publish.PoolStatusAggregator;
 import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;

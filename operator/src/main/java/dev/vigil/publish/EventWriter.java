@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the Events the {@link dev.vigil.reconcile.EventRecorder} emits, each after a {@link
+ * Writes the Events the {@link dev.vigil.publish.EventRecorder} emits, each after a {@link
  * WriteBudget.Priority#EVENT} token, so Events wait behind slices and status. A failed write is
  * logged with the Event's object, reason, the HTTP code and the API server's message (or the
  * transport's cause), and dropped: an Event is a report, never worth a retry that delays the next.

@@ -18,8 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -35,12 +35,13 @@ import org.slf4j.LoggerFactory;
  * SliceTarget}: Service labels, ports, owner) comes from the last full reconcile, which also
  * decides whether the pool may publish at all ({@link #plan} or {@link #hold}).
  *
- * <p>One lane per pool: at most one slice write in flight per pool, and changes that arrive while
- * it is in flight are merged into the next write, which reads the newest view. Lanes run on the
- * {@code writers} pool; {@link #changed} only flags the lane and hands it over, so the runtime's
- * event loop never blocks. A failed write is logged with the object, the HTTP code and the API
- * server's reason, shown in the pool's status ({@code Ready=False}, {@code PublishFailed}) through
- * the failure listener, and retried with a capped exponential backoff.
+ * <p>Each pool's writes run in a {@link CoalescingLane}: at most one slice write in flight per
+ * pool, changes that arrive meanwhile merged into the next write (which reads the newest view), the
+ * next write at least {@code batchMs} after the last one began, due pools taking turns between
+ * namespaces for the {@code writers}. {@link #changed} only asks the lane, so the runtime's event
+ * loop never blocks. A failed write is logged with the object, the HTTP code and the API server's
+ * reason, shown in the pool's status ({@code Ready=False}, {@code PublishFailed}: the failure
+ * listeners are told) and retried with a capped exponential backoff.
  */
 public final class SlicePublisher implements PoolListener {
   private static final Logger LOG = LoggerFactory.getLogger(SlicePublisher.class);
@@ -55,58 +56,51 @@ public final class SlicePublisher implements PoolListener {
   /** Slice writes that failed (each is retried). */
   public static final String PUBLISH_FAILURES = "vigil_slice_publish_failures_total";
 
-  /** Told when a pool's publishing starts or stops failing. */
-  @FunctionalInterface
-  public interface FailureListener {
-    void failureChanged(PoolKey pool);
-  }
-
-  private static final class Lane {
+  /** What one pool publishes to, and how its last writes went. */
+  private static final class PoolSlices {
     final PoolKey key;
     volatile SliceTarget target;
     volatile String ownerUid;
     volatile String failure;
 
     /**
-     * Slice names this lane created; the informer may not list them yet (JOSDK's cache has them).
+     * Slice names this pool's writes created; the informer may not list them yet (JOSDK's cache has
+     * them).
      */
     final Set<String> written = ConcurrentHashMap.newKeySet();
 
-    boolean running;
-    boolean again;
+    /** Guarded by this. */
     int failures;
-    long lastStartMs = Long.MIN_VALUE / 2;
 
-    /** System.nanoTime() of the first change not yet written, or 0. */
+    /** System.nanoTime() of the first change not yet written, or 0; guarded by this. */
     long pendingSince;
 
     volatile PoolView lastPublished;
 
-    Lane(PoolKey key) {
+    PoolSlices(PoolKey key) {
       this.key = key;
+    }
+
+    synchronized void pending() {
+      if (pendingSince == 0) {
+        pendingSince = System.nanoTime();
+      }
     }
   }
 
-  private final Map<PoolKey, Lane> lanes = new ConcurrentHashMap<>();
-
-  /** Lanes due to run, one line per namespace; guarded by itself. */
-  private final WriteTurns<Lane> ready = new WriteTurns<>(1);
-
+  private final Map<PoolKey, PoolSlices> pools = new ConcurrentHashMap<>();
+  private final List<PoolListener> failureListeners = new CopyOnWriteArrayList<>();
+  private final CoalescingLane<PoolKey> lane;
   private final Function<PoolKey, Optional<PoolView>> views;
   private final Supplier<ManagedInformerEventSource<EndpointSlice, ?, ?>> cache;
   private final EndpointSliceWriter writer;
-  private final ExecutorService writers;
-  private final ScheduledExecutorService retries;
-  private final FailureListener failureListener;
-  private final LongSupplier clock;
-  private final long batchMs;
   private final Timer publishTime;
   private final Counter publishFailures;
 
   /**
    * @param views the runtime's latest view of a pool
    * @param cache the informer of Vigil's own slices (made when JOSDK prepares event sources)
-   * @param writers runs lanes; writes block here, never on an event loop
+   * @param writers runs the writes; they block here, never on an event loop
    * @param retries schedules retries after a failed write, and batched writes
    * @param batchMs a pool's next write starts at least this long after its previous one began (the
    *     first change after a quiet spell is written at once); changes in between are merged, as the
@@ -118,18 +112,14 @@ public final class SlicePublisher implements PoolListener {
       EndpointSliceWriter writer,
       ExecutorService writers,
       ScheduledExecutorService retries,
-      FailureListener failureListener,
       LongSupplier clock,
       long batchMs,
       MeterRegistry meters) {
     this.views = views;
     this.cache = cache;
     this.writer = writer;
-    this.writers = writers;
-    this.retries = retries;
-    this.failureListener = failureListener;
-    this.clock = clock;
-    this.batchMs = batchMs;
+    this.lane =
+        new CoalescingLane<>(retries, writers, PoolKey::namespace, clock, batchMs, this::publish);
     this.publishTime =
         Timer.builder(PUBLISH_SECONDS)
             .description(
@@ -143,190 +133,123 @@ public final class SlicePublisher implements PoolListener {
             .register(meters);
   }
 
+  /** Told (on a writer thread) when a pool's publishing starts or stops failing. */
+  public void addFailureListener(PoolListener listener) {
+    failureListeners.add(listener);
+  }
+
   /**
    * Lets the pool publish to {@code target} (from a full reconcile that found no conflict) and
    * publishes its current view there.
    */
   public void plan(PoolKey key, String ownerUid, SliceTarget target) {
-    Lane lane = lanes.computeIfAbsent(key, Lane::new);
-    if (ownerUid != null && !ownerUid.equals(lane.ownerUid)) {
-      lane.written.clear();
+    PoolSlices pool = pools.computeIfAbsent(key, PoolSlices::new);
+    if (ownerUid != null && !ownerUid.equals(pool.ownerUid)) {
+      pool.written.clear();
     }
-    lane.ownerUid = ownerUid;
-    lane.target = target;
-    lane.lastPublished = null;
-    schedule(lane);
+    pool.ownerUid = ownerUid;
+    pool.target = target;
+    pool.lastPublished = null;
+    pool.pending();
+    lane.request(key);
   }
 
   /**
    * Stops publishing the pool (a conflict, an invalid or missing policy): slices stay as they are.
    */
   public void hold(PoolKey key) {
-    Lane lane = lanes.get(key);
-    if (lane != null) {
-      lane.target = null;
+    PoolSlices pool = pools.get(key);
+    if (pool != null) {
+      pool.target = null;
     }
   }
 
   /** Forgets a deleted pool. */
   public void forget(PoolKey key) {
-    Lane lane = lanes.remove(key);
-    if (lane != null) {
-      lane.target = null;
+    PoolSlices pool = pools.remove(key);
+    if (pool != null) {
+      pool.target = null;
     }
+    lane.forget(key);
   }
 
   /** The runtime's change event: publish the pool's new view, if it may publish. */
   @Override
   public void changed(PoolKey key) {
-    Lane lane = lanes.get(key);
-    if (lane != null && lane.target != null) {
-      schedule(lane);
+    PoolSlices pool = pools.get(key);
+    if (pool != null && pool.target != null) {
+      pool.pending();
+      lane.request(key);
     }
   }
 
   /** Why the pool's last slice write failed, while it keeps failing. */
   public Optional<String> failure(PoolKey key) {
-    Lane lane = lanes.get(key);
-    return lane == null ? Optional.empty() : Optional.ofNullable(lane.failure);
+    PoolSlices pool = pools.get(key);
+    return pool == null ? Optional.empty() : Optional.ofNullable(pool.failure);
   }
 
-  private void schedule(Lane lane) {
-    synchronized (lane) {
-      if (lane.pendingSince == 0) {
-        lane.pendingSince = System.nanoTime();
-      }
-      if (lane.running) {
-        lane.again = true;
-        return;
-      }
-      lane.running = true;
-      lane.again = false;
+  /** One run of the pool's lane: a write of its newest view, timed from its first change. */
+  private CoalescingLane.Done publish(PoolKey key) {
+    PoolSlices pool = pools.get(key);
+    if (pool == null) {
+      return CoalescingLane.Done.NOTHING;
     }
-    dispatch(lane);
-  }
-
-  /** Runs the lane now, or when its batch period since the last write's start has passed. */
-  private void dispatch(Lane lane) {
-    long wait;
-    synchronized (lane) {
-      wait = lane.lastStartMs + batchMs - clock.getAsLong();
-    }
-    try {
-      if (wait > 0) {
-        retries.schedule(() -> execute(lane), wait, TimeUnit.MILLISECONDS);
-      } else {
-        execute(lane);
-      }
-    } catch (RejectedExecutionException e) {
-      synchronized (lane) {
-        lane.running = false;
-      }
-    }
-  }
-
-  /**
-   * Queues the lane in its namespace's line and hands the writers one run: a free writer runs the
-   * lane whose turn it is (round robin between namespaces, {@link WriteTurns}), so one tenant's
-   * many pools waiting for a writer cannot keep another tenant's pool from reaching the budget.
-   */
-  private void execute(Lane lane) {
-    synchronized (ready) {
-      ready.add(0, lane.key.namespace(), lane);
-    }
-    try {
-      writers.execute(this::runNextInTurn);
-    } catch (RejectedExecutionException e) {
-      boolean withdrawn;
-      synchronized (ready) {
-        withdrawn = ready.remove(0, lane.key.namespace(), lane);
-      }
-      if (withdrawn) {
-        synchronized (lane) {
-          lane.running = false;
-        }
-      }
-    }
-  }
-
-  private void runNextInTurn() {
-    Lane lane;
-    synchronized (ready) {
-      lane = ready.poll();
-    }
-    if (lane != null) {
-      run(lane);
-    }
-  }
-
-  private void run(Lane lane) {
     long pendingSince;
-    synchronized (lane) {
-      lane.again = false;
-      lane.lastStartMs = clock.getAsLong();
-      pendingSince = lane.pendingSince;
-      lane.pendingSince = 0;
+    synchronized (pool) {
+      pendingSince = pool.pendingSince;
+      pool.pendingSince = 0;
     }
-    if (!publishOnce(lane)) {
-      synchronized (lane) {
-        if (lane.pendingSince == 0) {
-          lane.pendingSince = pendingSince;
+    CoalescingLane.Done done = publishOnce(pool);
+    if (done.retryAfterMs() >= 0) {
+      synchronized (pool) {
+        if (pool.pendingSince == 0) {
+          pool.pendingSince = pendingSince;
         }
       }
-      return;
-    }
-    if (pendingSince != 0) {
+    } else if (pendingSince != 0) {
       publishTime.record(System.nanoTime() - pendingSince, TimeUnit.NANOSECONDS);
     }
-    synchronized (lane) {
-      if (!lane.again) {
-        lane.running = false;
-        return;
-      }
-    }
-    dispatch(lane);
+    return done;
   }
 
-  /** One write of the lane's newest view; false when it failed (a retry is scheduled). */
-  private boolean publishOnce(Lane lane) {
-    SliceTarget target = lane.target;
-    Optional<PoolView> view = views.apply(lane.key);
-    if (target == null || view.isEmpty() || lanes.get(lane.key) != lane) {
-      return true;
+  /** One write of the pool's newest view, if it changed. */
+  private CoalescingLane.Done publishOnce(PoolSlices pool) {
+    SliceTarget target = pool.target;
+    Optional<PoolView> view = views.apply(pool.key);
+    if (target == null || view.isEmpty() || pools.get(pool.key) != pool) {
+      return CoalescingLane.Done.NOTHING;
     }
-    if (view.get() == lane.lastPublished && lane.failure == null) {
-      return true;
+    if (view.get() == pool.lastPublished && pool.failure == null) {
+      return CoalescingLane.Done.NOTHING;
     }
     ManagedInformerEventSource<EndpointSlice, ?, ?> slices = cache.get();
     try {
-      List<EndpointSlice> current = current(slices, lane);
+      List<EndpointSlice> current = current(slices, pool);
       List<EndpointSlice> desired =
           EndpointSliceDesired.build(target, endpoints(view.get()), current);
       writer.apply(slices::eventFilteringUpdateAndCacheResource, desired, current);
       for (EndpointSlice d : desired) {
-        lane.written.add(d.getMetadata().getName());
+        pool.written.add(d.getMetadata().getName());
       }
-      lane.lastPublished = view.get();
-      succeeded(lane);
-      return true;
+      pool.lastPublished = view.get();
+      succeeded(pool);
+      return CoalescingLane.Done.WROTE;
     } catch (KubernetesClientException e) {
-      failed(lane, describe(target, e));
+      return failed(pool, describe(target, e));
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      synchronized (lane) {
-        lane.running = false;
-      }
-      return false;
+      Thread.currentThread().interrupt(); // stopping
+      return CoalescingLane.Done.NOTHING;
     } catch (RuntimeException e) {
-      failed(lane, "writing the EndpointSlices of Service " + target.serviceName() + ": " + e);
+      return failed(
+          pool, "writing the EndpointSlices of Service " + target.serviceName() + ": " + e);
     }
-    return false;
   }
 
   /** Vigil's slices of this pool: the informer's, plus the ones this lane created since. */
   private static List<EndpointSlice> current(
-      ManagedInformerEventSource<EndpointSlice, ?, ?> slices, Lane lane) {
-    String uid = lane.ownerUid;
+      ManagedInformerEventSource<EndpointSlice, ?, ?> slices, PoolSlices pool) {
+    String uid = pool.ownerUid;
     List<EndpointSlice> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     if (uid != null) {
@@ -336,9 +259,9 @@ public final class SlicePublisher implements PoolListener {
         seen.add(listed.getMetadata().getName());
       }
     }
-    for (String name : lane.written) {
+    for (String name : pool.written) {
       if (!seen.contains(name)) {
-        slices.get(new ResourceID(name, lane.key.namespace())).ifPresent(out::add);
+        slices.get(new ResourceID(name, pool.key.namespace())).ifPresent(out::add);
       }
     }
     return out;
@@ -355,39 +278,34 @@ public final class SlicePublisher implements PoolListener {
         .toList();
   }
 
-  private void succeeded(Lane lane) {
+  private void succeeded(PoolSlices pool) {
     boolean recovered;
-    synchronized (lane) {
-      recovered = lane.failure != null;
-      lane.failure = null;
-      lane.failures = 0;
+    synchronized (pool) {
+      recovered = pool.failure != null;
+      pool.failure = null;
+      pool.failures = 0;
     }
     if (recovered) {
-      LOG.info("publishing {} again", lane.key);
-      failureListener.failureChanged(lane.key);
+      LOG.info("publishing {} again", pool.key);
+      failureListeners.forEach(l -> l.changed(pool.key));
     }
   }
 
-  private void failed(Lane lane, String message) {
+  private CoalescingLane.Done failed(PoolSlices pool, String message) {
     publishFailures.increment();
     long delay;
     boolean first;
-    synchronized (lane) {
-      first = lane.failure == null || !lane.failure.equals(message);
-      lane.failure = message;
-      lane.failures++;
-      delay = Math.min(MAX_BACKOFF_MS, 500L << Math.min(10, lane.failures - 1));
-      lane.running = false;
+    synchronized (pool) {
+      first = pool.failure == null || !pool.failure.equals(message);
+      pool.failure = message;
+      pool.failures++;
+      delay = Math.min(MAX_BACKOFF_MS, 500L << Math.min(10, pool.failures - 1));
     }
-    LOG.warn("pool {}: {} (retry in {} ms)", lane.key, message, delay);
+    LOG.warn("pool {}: {} (retry in {} ms)", pool.key, message, delay);
     if (first) {
-      failureListener.failureChanged(lane.key);
+      failureListeners.forEach(l -> l.changed(pool.key));
     }
-    try {
-      retries.schedule(() -> schedule(lane), delay, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // shutting down
-    }
+    return CoalescingLane.Done.retryAfter(delay);
   }
 
   /** The object, the HTTP code and the API server's reason, in one line. */

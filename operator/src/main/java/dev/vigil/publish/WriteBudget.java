@@ -6,11 +6,17 @@ import java.util.function.LongSupplier;
 
 /**
  * The operator's one client-side write budget ({@code --api-qps}, {@code --api-burst}): a token
- * bucket shared by every API write, handed out in priority order. A writer of a lower priority gets
- * a token only while no writer of a higher priority waits, so a backlog of status writes or Events
- * never delays a slice write (docs/design.md §3). Within one priority, namespaces take turns
- * ({@link WriteTurns}: round robin between namespaces, oldest first within one), so one tenant's
- * backlog of writes delays another tenant's write by at most one of its own per token (issue 31).
+ * bucket shared by every API write Vigil makes itself (docs/publishing.md lists them), handed out
+ * in priority order. A writer of a lower priority gets a token only while no writer of a higher
+ * priority waits, so a backlog of status writes or Events never delays a slice write, and no slice
+ * backlog delays a handover (docs/design.md §3). Within one priority, namespaces take turns ({@link
+ * WriteTurns}: round robin between namespaces, oldest first within one), so one tenant's backlog of
+ * writes delays another tenant's write by at most one of its own per token (issue 31).
+ *
+ * <p>Lease writes never wait ({@link #leaseWrite}): a replica that misses its renew deadline stops
+ * writing, so a renewal queued behind a drained bucket would fence a healthy replica. A Lease write
+ * takes its token at once, borrowing it when the bucket is empty; the writers after it wait until
+ * the debt is earned back, so the rate over time stays the budget's.
  *
  * <p>Thread-safe; {@link #acquire} blocks the calling writer thread (never an event loop). Time
  * comes from an injected nanosecond clock; {@link #wakeUp} makes waiters re-check it (tests with a
@@ -19,8 +25,15 @@ import java.util.function.LongSupplier;
 public final class WriteBudget {
   /** Who writes; earlier constants go first. */
   public enum Priority {
+    /** Shard Leases, the sharder's fences, the leader Lease's release: never wait. */
+    LEASE,
+    /** A pool's move: the sharder's label patch and the old owner's handover status. */
+    HANDOVER,
+    /** EndpointSlices and the managed Service: what traffic follows. */
     SLICE,
+    /** BackendPool and HealthPolicy status. */
     STATUS,
+    /** Kubernetes Events: reports, the first to wait. */
     EVENT
   }
 
@@ -82,6 +95,10 @@ public final class WriteBudget {
    * @param namespace the namespace of the object written; its writes share one turn
    */
   public void acquire(Priority priority, String namespace) throws InterruptedException {
+    if (priority == Priority.LEASE) {
+      leaseWrite();
+      return;
+    }
     Ticket ticket = new Ticket(priority.ordinal());
     lock.lock();
     try {
@@ -101,6 +118,21 @@ public final class WriteBudget {
         }
         throw e;
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Takes one token for a Lease write, at once, whoever waits: borrowed when the bucket is empty
+   * (its credit goes below zero), so every other writer waits until the debt is earned back.
+   */
+  public void leaseWrite() {
+    lock.lock();
+    try {
+      refill();
+      credit -= nanosPerToken;
+      granted[Priority.LEASE.ordinal()]++;
     } finally {
       lock.unlock();
     }
@@ -126,7 +158,11 @@ public final class WriteBudget {
     long now = nanos.getAsLong();
     long elapsed = now - refilledAt;
     if (elapsed > 0) {
-      credit = capacity - credit <= elapsed ? capacity : credit + elapsed;
+      if (credit < 0) { // a Lease write's debt (capacity - credit could overflow)
+        credit = Math.min(capacity, credit + elapsed);
+      } else {
+        credit = capacity - credit <= elapsed ? capacity : credit + elapsed;
+      }
       refilledAt = now;
     }
   }

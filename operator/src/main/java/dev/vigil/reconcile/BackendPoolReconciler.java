@@ -5,8 +5,9 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.publish.ApiErrors;
+import dev.vigil.publish.PoolStatusAggregator.Problem;
+import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.publish.SlicePublisher;
-import dev.vigil.reconcile.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
@@ -28,7 +29,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Reconciles a BackendPool on spec, policy, Pod, Service and slice changes: observe (from informer
- * caches), validate, keep the runtime in step, prepare publishing ({@link PoolPublisher}) and hand
+ * caches), validate, keep the runtime in step, plan publishing ({@link PublishingPlanner}) and hand
  * what it found to the status publisher. A change of the verdict alone never comes here: the
  * runtime's change event goes straight to the {@link dev.vigil.publish.SlicePublisher} and the
  * {@link PoolStatusPublisher} (docs/design.md §3, §6; docs/publishing.md walks the hops).
@@ -43,7 +44,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
 
   private final PoolRuntimes runtimes;
   private final PoolSources sources;
-  private final PoolPublisher publisher;
+  private final PublishingPlanner publishing;
   private final PoolStatusPublisher status;
   private final SlicePublisher slices;
   private final LongSupplier clock;
@@ -59,7 +60,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
       PoolSources sources,
-      PoolPublisher publisher,
+      PublishingPlanner publishing,
       PoolStatusPublisher status,
       SlicePublisher slices,
       LongSupplier clock,
@@ -69,7 +70,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     this.handoff = handoff;
     this.runtimes = runtimes;
     this.sources = sources;
-    this.publisher = publisher;
+    this.publishing = publishing;
     this.status = status;
     this.slices = slices;
     this.clock = clock;
@@ -124,7 +125,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     } else {
       try {
         ResolvedPolicy resolved = PolicyResolver.resolve(policy.get(), floors);
-        problem = publish(pool, context, key, resolved).problem();
+        problem = publish(pool, context, key, resolved);
       } catch (InvalidSettingsException e) {
         slices.hold(key);
         problem =
@@ -196,7 +197,8 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
-  private PoolPublisher.Outcome publish(
+  /** Keeps the runtime in step and plans publishing; returns the pool's problem, or null. */
+  private Problem publish(
       BackendPool pool, Context<BackendPool> context, PoolKey key, ResolvedPolicy resolved)
       throws Exception {
     List<Pod> pods = sources.pods(context, pool);
@@ -229,7 +231,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
         .toCompletableFuture()
         .get(WAIT_SECONDS, TimeUnit.SECONDS);
     String serviceName = PoolSources.serviceName(pool);
-    return publisher.publish(
+    return publishing.plan(
         key,
         pool,
         pods,

@@ -4,6 +4,8 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicyStatus;
 import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.publish.PolicyStatusAggregator;
+import dev.vigil.publish.StatusWriter;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;

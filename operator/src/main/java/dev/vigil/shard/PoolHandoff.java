@@ -1,13 +1,11 @@
 package dev.vigil.shard;
 
 import dev.vigil.api.v1alpha1.BackendPool;
-import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.shard.ShardPlanner.ShardState;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -36,15 +34,24 @@ import org.slf4j.LoggerFactory;
  *       away while it was down, so before starting it {@link #sweep sweeps} every pool once and
  *       hands over those whose status still names it.
  * </ul>
+ *
+ * <p>This class decides whether and to whom a pool is handed over, from what it reads; the write
+ * itself is the status publisher's ({@link HandoverWriter}, {@code
+ * publish/PoolStatusPublisher#handOver}), so a pool's status has one writer, and the handover takes
+ * a {@code HANDOVER} token of the one write budget.
  */
 public final class PoolHandoff {
   private static final Logger LOG = LoggerFactory.getLogger(PoolHandoff.class);
   private static final int WRITE_ATTEMPTS = 5;
   private static final long RETRY_MS = 200;
 
-  /** Builds the status that hands a pool to {@code owner} (null: nobody), from the pool's last. */
-  public interface HandoverStatus {
-    BackendPoolStatus build(PoolKey key, BackendPoolStatus previous, String owner);
+  /**
+   * Writes the status that hands {@code current} (as read: a PUT on its resourceVersion, so a
+   * conflict throws) to {@code owner} (null: nobody).
+   */
+  @FunctionalInterface
+  public interface HandoverWriter {
+    void write(BackendPool current, String owner) throws InterruptedException;
   }
 
   private final KubernetesClient client;
@@ -129,12 +136,13 @@ public final class PoolHandoff {
 
   /**
    * Hands over a pool that left this replica's informer: reads it and, if it still exists and its
-   * status names this shard, writes the status {@code handover} builds for the shard its label now
-   * names. Retries a conflict (read again) a few times. The caller has sealed the pool's runtime.
+   * status names this shard, has {@code handover} write the status that names the shard its label
+   * now names. Retries a conflict (read again) a few times. The caller has sealed the pool's
+   * runtime.
    *
    * @return true when a handover status was written
    */
-  public boolean handOver(PoolKey key, HandoverStatus handover) throws InterruptedException {
+  public boolean handOver(PoolKey key, HandoverWriter handover) throws InterruptedException {
     for (int attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       if (!mayRun()) {
         LOG.info(
@@ -151,7 +159,7 @@ public final class PoolHandoff {
         if (current == null || !identity.equals(shardInStatus(current))) {
           return false; // deleted, or another shard holds it already
         }
-        write(current, handover.build(key, current.getStatus(), label(current)));
+        handover.write(current, label(current));
         LOG.info("BackendPool {} handed over to shard {}", key, label(current));
         return true;
       } catch (KubernetesClientException e) {
@@ -181,7 +189,7 @@ public final class PoolHandoff {
    * @param namespaces the pools' namespaces; empty: all
    * @return the pools handed over
    */
-  public int sweep(Set<String> namespaces, HandoverStatus handover) {
+  public int sweep(Set<String> namespaces, HandoverWriter handover) throws InterruptedException {
     int handed = 0;
     for (String ns : namespaces.isEmpty() ? Set.<String>of("") : namespaces) {
       String next = null;
@@ -195,7 +203,7 @@ public final class PoolHandoff {
           String label = label(p);
           if (identity.equals(shardInStatus(p)) && !identity.equals(label)) {
             try {
-              write(p, handover.build(key(p), p.getStatus(), label));
+              handover.write(p, label);
               handed++;
             } catch (KubernetesClientException e) {
               LOG.warn(
@@ -215,13 +223,6 @@ public final class PoolHandoff {
       LOG.info("handed over {} pools moved away while this shard was down", handed);
     }
     return handed;
-  }
-
-  /** A PUT of the status subresource on the pool's resourceVersion (a conflict throws). */
-  private void write(BackendPool current, BackendPoolStatus status) {
-    BackendPool copy = Serialization.clone(current);
-    copy.setStatus(status);
-    client.resource(copy).updateStatus();
   }
 
   private static String shardInStatus(BackendPool pool) {

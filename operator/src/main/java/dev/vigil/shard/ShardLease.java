@@ -1,5 +1,6 @@
 package dev.vigil.shard;
 
+import dev.vigil.publish.WriteBudget;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -21,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * write only while it holds the Lease and renewed it within the renew deadline (shorter than the
  * Lease's duration, after which the sharder may take it over): when either fails, {@code onLost}
  * runs once and the replica stops writing (self-fencing). A lost Lease is never taken back by this
- * object; in a cluster the replica exits and its restart starts clean.
+ * object; in a cluster the replica exits and its restart starts clean. Every write takes a {@link
+ * WriteBudget.Priority#LEASE} token, which never waits: a renewal is never late for a backlog of
+ * other writes.
  *
  * <p>{@link #tick()} runs on one scheduler thread; {@link #writable()} from any thread.
  */
@@ -29,6 +32,7 @@ public final class ShardLease {
   private static final Logger LOG = LoggerFactory.getLogger(ShardLease.class);
 
   private final KubernetesClient client;
+  private final WriteBudget budget;
   private final ShardConfig config;
   private final String identity;
   private final LongSupplier clock;
@@ -44,11 +48,13 @@ public final class ShardLease {
    */
   public ShardLease(
       KubernetesClient client,
+      WriteBudget budget,
       ShardConfig config,
       String identity,
       LongSupplier clock,
       Runnable onLost) {
     this.client = client;
+    this.budget = budget;
     this.config = config;
     this.identity = identity;
     this.clock = clock;
@@ -132,6 +138,7 @@ public final class ShardLease {
       if (lease != null && identity.equals(lease.getSpec().getHolderIdentity())) {
         lease.getSpec().setHolderIdentity(null);
         lease.getSpec().setRenewTime(time(clock.getAsLong()));
+        budget.leaseWrite();
         client.leases().inNamespace(config.namespace()).resource(lease).update();
       }
     } catch (RuntimeException e) {
@@ -142,6 +149,7 @@ public final class ShardLease {
   private boolean acquireOrRenew(long now) {
     Lease lease = resource().get();
     if (lease == null) {
+      budget.leaseWrite();
       client
           .leases()
           .inNamespace(config.namespace())
@@ -188,6 +196,7 @@ public final class ShardLease {
           .setLabels(
               new java.util.HashMap<>(java.util.Map.of(ShardConfig.RING_LABEL, config.ring())));
     }
+    budget.leaseWrite();
     client.leases().inNamespace(config.namespace()).resource(lease).update();
     return true;
   }

@@ -60,7 +60,7 @@ public final class ShardPlanner {
    * @param id namespace/name
    * @param shard the {@code vigil.dev/shard} label, or null
    */
-  public record Pool(String id, String uid, String shard) {}
+  public record PoolPlacement(String id, String uid, String shard) {}
 
   /** One write the sharder makes. */
   public sealed interface Action permits Assign, Move, Fence {}
@@ -87,7 +87,8 @@ public final class ShardPlanner {
   }
 
   /** The writes to make now; idempotent while nothing changed except for rate-limited moves. */
-  public List<Action> plan(Collection<Pool> pools, Map<String, ShardState> shards, long nowMs) {
+  public List<Action> plan(
+      Collection<PoolPlacement> pools, Map<String, ShardState> shards, long nowMs) {
     List<String> live =
         shards.entrySet().stream()
             .filter(e -> e.getValue() == ShardState.LIVE)
@@ -97,12 +98,12 @@ public final class ShardPlanner {
     Set<String> fences = new LinkedHashSet<>();
     List<Action> actions = new ArrayList<>();
     Map<String, String> uids = new TreeMap<>();
-    for (Pool p : pools) {
+    for (PoolPlacement p : pools) {
       uids.put(p.id(), p.uid());
     }
     Map<String, String> places = Rendezvous.assign(uids, live);
     List<Move> movable = new ArrayList<>();
-    for (Pool p : pools) {
+    for (PoolPlacement p : pools) {
       String place = places.get(p.id());
       String owner = p.shard();
       if (owner != null && shards.get(owner) == ShardState.EXPIRED) {

@@ -1,5 +1,6 @@
 package dev.vigil.shard;
 
+import dev.vigil.publish.WriteBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * A replica's part in the ring (docs/design.md §7): its own shard Lease, renewed on a thread of its
  * own, and a candidacy for the leader Lease; the leader runs the {@link Sharder}. With sharding on,
  * JOSDK's leader election is off (every replica reconciles its own pools) and this elects the
- * sharder with Fabric8's {@code LeaderElector} on the same Lease name.
+ * sharder with Fabric8's {@code LeaderElector} on the same Lease name. Every write of both Leases
+ * and of the sharder takes a token of the one {@link WriteBudget}.
  */
 public final class ShardRing implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ShardRing.class);
@@ -29,6 +31,7 @@ public final class ShardRing implements AutoCloseable {
       String leaseName, Duration duration, Duration renewDeadline, Duration retry) {}
 
   private final KubernetesClient client;
+  private final WriteBudget budget;
   private final ShardConfig config;
   private final Leader leader;
   private final Set<String> namespaces;
@@ -55,6 +58,7 @@ public final class ShardRing implements AutoCloseable {
    */
   public ShardRing(
       KubernetesClient client,
+      WriteBudget budget,
       ShardConfig config,
       Leader leader,
       Set<String> namespaces,
@@ -62,6 +66,7 @@ public final class ShardRing implements AutoCloseable {
       MeterRegistry meters,
       Runnable onLost) {
     this.client = client;
+    this.budget = budget;
     this.config = config;
     this.leader = leader;
     this.namespaces = namespaces;
@@ -75,6 +80,7 @@ public final class ShardRing implements AutoCloseable {
     this.lease =
         new ShardLease(
             client,
+            budget,
             config,
             config.identity(),
             clock,
@@ -141,7 +147,10 @@ public final class ShardRing implements AutoCloseable {
                 new LeaderElectionConfigBuilder()
                     .withName("vigil-sharder")
                     .withLock(
-                        new LeaseLock(config.namespace(), leader.leaseName(), config.identity()))
+                        new BudgetedLeaseLock(
+                            new LeaseLock(
+                                config.namespace(), leader.leaseName(), config.identity()),
+                            budget))
                     .withLeaseDuration(leader.duration())
                     .withRenewDeadline(leader.renewDeadline())
                     .withRetryPeriod(leader.retry())
@@ -160,7 +169,7 @@ public final class ShardRing implements AutoCloseable {
       return;
     }
     LOG.info("{} leads: sharding pools over the ring {}", config.identity(), config.ring());
-    sharder = new Sharder(client, config, namespaces, clock, meters).start(timer);
+    sharder = new Sharder(client, budget, config, namespaces, clock, meters).start(timer);
   }
 
   private synchronized void stopLeading() {

@@ -1,18 +1,17 @@
 package dev.vigil.shard;
 
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.publish.WriteBudget;
 import dev.vigil.shard.ShardPlanner.Action;
 import dev.vigil.shard.ShardPlanner.Assign;
 import dev.vigil.shard.ShardPlanner.Fence;
 import dev.vigil.shard.ShardPlanner.Move;
-import dev.vigil.shard.ShardPlanner.Pool;
+import dev.vigil.shard.ShardPlanner.PoolPlacement;
 import dev.vigil.shard.ShardPlanner.ShardState;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
@@ -45,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * change makes the API server refuse the write and the next round re-plans). A planned move is that
  * one write; the old owner's status write that hands the pool over is the other ({@link
  * PoolHandoff}). One round a second, on one thread, whose label patches go out up to {@link
- * #WRITERS} at a time; {@link #round()} for tests with a manual clock.
+ * #WRITERS} at a time; {@link #round()} for tests with a manual clock. Every write takes a token of
+ * the {@link WriteBudget}: a relabel {@link WriteBudget.Priority#HANDOVER} (before slice writes, in
+ * the pool's namespace's turn), a fence or a gone shard's Lease deleted ({@link RingLeases}) {@link
+ * WriteBudget.Priority#LEASE} (never waits).
  */
 public final class Sharder {
   private static final Logger LOG = LoggerFactory.getLogger(Sharder.class);
@@ -55,10 +57,12 @@ public final class Sharder {
   static final int WRITERS = 8;
 
   private final KubernetesClient client;
+  private final WriteBudget budget;
   private final ShardConfig config;
   private final Set<String> namespaces;
   private final LongSupplier clock;
   private final ShardPlanner planner;
+  private final RingLeases ringLeases;
   private final Counter moves;
   private final Counter assignments;
   private final Counter fences;
@@ -67,7 +71,7 @@ public final class Sharder {
   private final List<SharedIndexInformer<BackendPool>> pools = new ArrayList<>();
 
   /** Pools written this round or before, until their informer event arrives: id -> written. */
-  private final Map<String, Pool> pending = new ConcurrentHashMap<>();
+  private final Map<String, PoolPlacement> pending = new ConcurrentHashMap<>();
 
   private final Executor writers;
   private final ExecutorService ownWriters;
@@ -85,11 +89,12 @@ public final class Sharder {
    */
   public Sharder(
       KubernetesClient client,
+      WriteBudget budget,
       ShardConfig config,
       Set<String> namespaces,
       LongSupplier clock,
       MeterRegistry meters) {
-    this(client, config, namespaces, clock, meters, null);
+    this(client, budget, config, namespaces, clock, meters, null);
   }
 
   /**
@@ -98,6 +103,7 @@ public final class Sharder {
    */
   Sharder(
       KubernetesClient client,
+      WriteBudget budget,
       ShardConfig config,
       Set<String> namespaces,
       LongSupplier clock,
@@ -125,10 +131,12 @@ public final class Sharder {
       this.writers = writers;
     }
     this.client = client;
+    this.budget = budget;
     this.config = config;
     this.namespaces = namespaces;
     this.clock = clock;
     this.planner = new ShardPlanner(config.movesPerMinuteFraction());
+    this.ringLeases = new RingLeases(client, budget, config);
     this.moves =
         Counter.builder("vigil_shard_moves_total")
             .description("Planned pool moves the sharder made (relabels away from a live owner)")
@@ -254,14 +262,14 @@ public final class Sharder {
       shards.replaceAll((shard, state) -> state == ShardState.EXPIRED ? ShardState.LIVE : state);
     }
     liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
-    Map<String, Pool> current = new HashMap<>();
+    Map<String, PoolPlacement> current = new HashMap<>();
     for (SharedIndexInformer<BackendPool> informer : pools) {
       for (BackendPool p : informer.getStore().list()) {
         Map<String, String> labels = p.getMetadata().getLabels();
         String id = id(p);
         current.put(
             id,
-            new Pool(
+            new PoolPlacement(
                 id,
                 p.getMetadata().getUid(),
                 labels == null ? null : labels.get(ShardConfig.SHARD_LABEL)));
@@ -283,7 +291,7 @@ public final class Sharder {
       writeLabels(moves, now);
       actions.addAll(moves);
     }
-    forgetGoneShards(shards, current.values(), now);
+    ringLeases.forgetGone(leases.getStore().list(), shards, current.values(), now);
     lastRoundEnd = clock.getAsLong();
     return actions;
   }
@@ -300,51 +308,6 @@ public final class Sharder {
             .map(a -> CompletableFuture.runAsync(() -> apply(a, now), writers))
             .toArray(CompletableFuture[]::new);
     CompletableFuture.allOf(writes).join();
-  }
-
-  /** A gone shard's Lease is deleted this long after its last renewal, once no pool names it. */
-  static final int FORGET_AFTER_DURATIONS = 10;
-
-  /**
-   * Deletes the Leases of shards gone for {@link #FORGET_AFTER_DURATIONS} Lease durations that no
-   * pool names any more: a Deployment's Pods get new names, so every rollout would otherwise leave
-   * its replicas' Leases behind. A replica restarted under the same name creates its Lease again.
-   */
-  private void forgetGoneShards(
-      Map<String, ShardState> shards, java.util.Collection<Pool> pools, long now) {
-    Set<String> named = new java.util.HashSet<>();
-    for (Pool p : pools) {
-      named.add(p.shard());
-    }
-    for (Lease lease : leases.getStore().list()) {
-      if (!lease.getMetadata().getName().startsWith(ShardConfig.LEASE_PREFIX)) {
-        continue;
-      }
-      String shard = lease.getMetadata().getName().substring(ShardConfig.LEASE_PREFIX.length());
-      var renewed = lease.getSpec() == null ? null : lease.getSpec().getRenewTime();
-      if (shards.get(shard) != ShardState.GONE
-          || named.contains(shard)
-          || (renewed != null
-              && now - ShardLease.millis(renewed)
-                  < FORGET_AFTER_DURATIONS * Math.max(1_000, ShardLease.durationMs(lease)))) {
-        continue;
-      }
-      try {
-        client
-            .leases()
-            .inNamespace(config.namespace())
-            .resource(lease)
-            .lockResourceVersion()
-            .delete();
-        LOG.info("shard {} gone since {}: its Lease is deleted", shard, renewed);
-      } catch (KubernetesClientException e) {
-        LOG.info(
-            "shard Lease {} not deleted ({} {})",
-            lease.getMetadata().getName(),
-            e.getCode(),
-            e.getMessage());
-      }
-    }
   }
 
   private Map<String, ShardState> shardStates(long now) {
@@ -364,6 +327,9 @@ public final class Sharder {
         moves.increment();
       }
       return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stopping
+      return false;
     } catch (KubernetesClientException e) {
       LOG.info(
           "sharder: {} not written ({} {}); next round re-plans",
@@ -381,16 +347,13 @@ public final class Sharder {
     if (lease == null) {
       return false;
     }
-    Lease copy = client.getKubernetesSerialization().clone(lease);
-    copy.getSpec().setHolderIdentity("fenced-by-" + config.identity());
-    copy.getSpec().setRenewTime(ShardLease.time(now));
-    client.leases().inNamespace(config.namespace()).resource(copy).update();
+    ringLeases.fence(lease, now);
     fences.increment();
     LOG.info("shard {} missed its Lease; fenced it, its pools move now", shard);
     return true;
   }
 
-  private void patch(String id, String shard) {
+  private void patch(String id, String shard) throws InterruptedException {
     int slash = id.indexOf('/');
     String ns = id.substring(0, slash);
     String name = id.substring(slash + 1);
@@ -398,39 +361,9 @@ public final class Sharder {
     if (cached == null) {
       return;
     }
-    patchShardLabel(client, ns, name, shard, cached.getMetadata().getResourceVersion());
-    pending.put(id, new Pool(id, cached.getMetadata().getUid(), shard));
-  }
-
-  /**
-   * One JSON merge patch of a pool's {@code vigil.dev/shard} label, applied only to {@code
-   * resourceVersion}.
-   */
-  static void patchShardLabel(
-      KubernetesClient client,
-      String namespace,
-      String name,
-      String shard,
-      String resourceVersion) {
-    Map<String, Object> metadata = new HashMap<>();
-    metadata.put("labels", Map.of(ShardConfig.SHARD_LABEL, shard));
-    metadata.put("resourceVersion", resourceVersion);
-    // Patched through a pool that carries only its name: Fabric8 reads the pool from the server
-    // before patching by name alone, a second round trip per move (ShardingE2E: the survivors
-    // took a killed replica's 112 pools over at about 50 ms per pool, beyond the Lease + 5 s).
-    BackendPool target = new BackendPool();
-    target.setMetadata(
-        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-            .withName(name)
-            .withNamespace(namespace)
-            .build());
-    client
-        .resources(BackendPool.class)
-        .inNamespace(namespace)
-        .resource(target)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            client.getKubernetesSerialization().asJson(Map.of("metadata", metadata)));
+    budget.acquire(WriteBudget.Priority.HANDOVER, ns);
+    ShardOwner.relabel(client, ns, name, shard, cached.getMetadata().getResourceVersion());
+    pending.put(id, new PoolPlacement(id, cached.getMetadata().getUid(), shard));
   }
 
   private BackendPool cached(String ns, String name) {

@@ -9,7 +9,7 @@ import dev.vigil.api.Conditions;
 import dev.vigil.cli.VigilCommand;
 import dev.vigil.publish.PublishingGuard;
 import dev.vigil.publish.SlicePublisher;
-import dev.vigil.reconcile.TransitionReporter;
+import dev.vigil.publish.TransitionReporter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -18,7 +18,7 @@ class WriteTurnsTest {
    */
   @Test
   void oneTenantsQueueDelaysAnothersWriteByAtMostOneRound() {
-    WriteTurns<String> turns = new WriteTurns<>(3);
+    WriteTurns<String> turns = new WriteTurns<>(WriteBudget.Priority.values().length);
     for (int round = 0; round < 5; round++) {
       for (int pool = 0; pool < 20; pool++) {
         turns.add(SLICE, "tenant-a", "a-" + pool + "-" + round);
@@ -34,7 +34,7 @@ class WriteTurnsTest {
 
   @Test
   void namespacesTakeTurnsAndEachKeepsItsOwnOrder() {
-    WriteTurns<String> turns = new WriteTurns<>(3);
+    WriteTurns<String> turns = new WriteTurns<>(WriteBudget.Priority.values().length);
     turns.add(SLICE, "a", "a1");
     turns.add(SLICE, "a", "a2");
     turns.add(SLICE, "a", "a3");
@@ -48,7 +48,7 @@ class WriteTurnsTest {
   /** The budget's priority order holds across namespaces: slices, then status, then Events. */
   @Test
   void aHigherPriorityGoesFirstWhateverItsNamespace() {
-    WriteTurns<String> turns = new WriteTurns<>(3);
+    WriteTurns<String> turns = new WriteTurns<>(WriteBudget.Priority.values().length);
     turns.add(EVENT, "a", "event-a");
     turns.add(STATUS, "a", "status-a");
     turns.add(STATUS, "b", "status-b");
@@ -62,7 +62,7 @@ class WriteTurnsTest {
 
   @Test
   void aWithdrawnWaiterIsNeverServed() {
-    WriteTurns<String> turns = new WriteTurns<>(3);
+    WriteTurns<String> turns = new WriteTurns<>(WriteBudget.Priority.values().length);
     turns.add(SLICE, "a", "a1");
     turns.add(SLICE, "b", "b1");
 

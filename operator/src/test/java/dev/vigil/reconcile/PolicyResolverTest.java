@@ -103,7 +103,8 @@ class PolicyResolverTest {
       invalid = e.getMessage();
     }
     var status =
-        PolicyStatusAggregator.fromPoolStatuses(1L, invalid, java.util.List.of(), null, 1_000);
+        dev.vigil.publish.PolicyStatusAggregator.fromPoolStatuses(
+            1L, invalid, java.util.List.of(), null, 1_000);
     var accepted = status.getConditions().get(0);
     assertThat(accepted.getType()).isEqualTo(dev.vigil.api.Conditions.ACCEPTED);
     assertThat(accepted.getStatus()).isEqualTo("False");

@@ -6,7 +6,8 @@ import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.reconcile.PoolStatusPublisher;
+import dev.vigil.publish.PoolStatusPublisher;
+import dev.vigil.publish.WriteBudget;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -53,6 +54,7 @@ class PoolHandoffIT {
   private KubernetesMockServer server;
   private Paging dispatcher;
   private KubernetesClient client;
+  private final WriteBudget budget = WriteBudget.unlimited();
   private final AtomicBoolean writable = new AtomicBoolean(true);
 
   /**
@@ -146,11 +148,11 @@ class PoolHandoffIT {
         15_000);
   }
 
-  private static PoolStatusPublisher statuses(String identity) {
+  private PoolStatusPublisher statuses(String identity) {
     PoolStatusPublisher p =
         new PoolStatusPublisher(
-            null,
-            null,
+            client,
+            budget,
             null,
             k -> Optional.empty(),
             k -> Optional.empty(),
@@ -209,6 +211,9 @@ class PoolHandoffIT {
     String before = get("moved").getMetadata().getResourceVersion();
 
     assertThat(handoff("a").handOver(new PoolKey(NS, "moved"), statuses("a")::handOver)).isTrue();
+    assertThat(budget.granted(WriteBudget.Priority.HANDOVER))
+        .as("the handover status took a HANDOVER token")
+        .isEqualTo(1);
 
     BackendPool after = get("moved");
     assertThat(after.getMetadata().getResourceVersion()).isNotEqualTo(before);
@@ -257,7 +262,7 @@ class PoolHandoffIT {
   }
 
   @Test
-  void aRestartedReplicaHandsOverWhatMovedAwayWhileItWasDownAndNothingElse() {
+  void aRestartedReplicaHandsOverWhatMovedAwayWhileItWasDownAndNothingElse() throws Exception {
     for (int i = 0; i < 300; i++) { // more than one page of 250
       pool("p" + i, i % 3 == 0 ? "b" : "a", i % 3 == 2 ? "c" : "a");
     }

@@ -6,7 +6,7 @@ import dev.vigil.shard.ShardPlanner.Action;
 import dev.vigil.shard.ShardPlanner.Assign;
 import dev.vigil.shard.ShardPlanner.Fence;
 import dev.vigil.shard.ShardPlanner.Move;
-import dev.vigil.shard.ShardPlanner.Pool;
+import dev.vigil.shard.ShardPlanner.PoolPlacement;
 import dev.vigil.shard.ShardPlanner.ShardState;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,7 +48,7 @@ class ShardPlannerTest {
   @Test
   void unownedPoolsAreAssignedAtOnceWithoutTheRateLimit() {
     ShardPlanner planner = new ShardPlanner(0.1);
-    List<Pool> pools = pools(100, null, new SplittableRandom(1));
+    List<PoolPlacement> pools = pools(100, null, new SplittableRandom(1));
     List<Action> actions = planner.plan(pools, Map.of("a", LIVE, "b", LIVE), 0);
     assertThat(actions).hasSize(100).allMatch(a -> a instanceof Assign);
   }
@@ -56,7 +56,7 @@ class ShardPlannerTest {
   @Test
   void plannedMovesAreRateLimitedToTheFractionPerMinute() {
     ShardPlanner planner = new ShardPlanner(0.1);
-    List<Pool> pools = pools(100, "a", new SplittableRandom(2));
+    List<PoolPlacement> pools = pools(100, "a", new SplittableRandom(2));
     Map<String, ShardState> shards = Map.of("a", LIVE, "b", LIVE);
     assertThat(planner.plan(pools, shards, 0))
         .hasSize(10)
@@ -69,7 +69,7 @@ class ShardPlannerTest {
   @Test
   void aDeadShardIsFencedBeforeItsPoolsMoveAndThenTheyAllMoveAtOnce() {
     ShardPlanner planner = new ShardPlanner(0.1);
-    List<Pool> pools = pools(60, "a", new SplittableRandom(4));
+    List<PoolPlacement> pools = pools(60, "a", new SplittableRandom(4));
     List<Action> first = planner.plan(pools, Map.of("a", ShardState.EXPIRED, "b", LIVE), 0);
     assertThat(first).containsExactly(new Fence("a"));
     List<Action> second = planner.plan(pools, Map.of("a", ShardState.GONE, "b", LIVE), 10);
@@ -83,9 +83,9 @@ class ShardPlannerTest {
     String place = Rendezvous.assign(uid, List.of("a", "b")).get("ns/p");
     String other = place.equals("a") ? "b" : "a";
     Map<String, ShardState> both = Map.of("a", LIVE, "b", LIVE);
-    assertThat(planner.plan(List.of(new Pool("ns/p", "uid-1", other)), both, 0))
+    assertThat(planner.plan(List.of(new PoolPlacement("ns/p", "uid-1", other)), both, 0))
         .containsExactly(new Move("ns/p", place));
-    assertThat(planner.plan(List.of(new Pool("ns/p", "uid-1", place)), both, 0)).isEmpty();
+    assertThat(planner.plan(List.of(new PoolPlacement("ns/p", "uid-1", place)), both, 0)).isEmpty();
   }
 
   @Test
@@ -103,7 +103,7 @@ class ShardPlannerTest {
 
   @Test
   void nobodyLiveLeavesEveryLabelAsItIs() {
-    List<Pool> pools = pools(5, "a", new SplittableRandom(5));
+    List<PoolPlacement> pools = pools(5, "a", new SplittableRandom(5));
     assertThat(new ShardPlanner(0.1).plan(pools, Map.of("a", ShardState.GONE), 0)).isEmpty();
   }
 
@@ -123,9 +123,9 @@ class ShardPlannerTest {
     return uids;
   }
 
-  private static List<Pool> pools(int n, String shard, SplittableRandom random) {
-    List<Pool> pools = new ArrayList<>();
-    uids(n, random).forEach((id, uid) -> pools.add(new Pool(id, uid, shard)));
+  private static List<PoolPlacement> pools(int n, String shard, SplittableRandom random) {
+    List<PoolPlacement> pools = new ArrayList<>();
+    uids(n, random).forEach((id, uid) -> pools.add(new PoolPlacement(id, uid, shard)));
     return pools;
   }
 }

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.publish.WriteBudget;
+import dev.vigil.publish.WriteBudget.Priority;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,6 +40,7 @@ class SharderIT {
   private EmbeddedApiServer api;
   private KubernetesClient client;
   private final AtomicLong now = new AtomicLong(1_000_000_000_000L);
+  private final WriteBudget budget = WriteBudget.unlimited();
   private Sharder sharder;
 
   @BeforeEach
@@ -59,7 +62,8 @@ class SharderIT {
   }
 
   private ShardLease lease(String identity, Runnable onLost) {
-    ShardLease lease = new ShardLease(client, config(identity, 0), identity, now::get, onLost);
+    ShardLease lease =
+        new ShardLease(client, budget, config(identity, 0), identity, now::get, onLost);
     lease.tick();
     return lease;
   }
@@ -87,7 +91,8 @@ class SharderIT {
 
   private void startSharder(double moves) {
     sharder =
-        new Sharder(client, config("a", moves), Set.of(NS), now::get, new SimpleMeterRegistry());
+        new Sharder(
+            client, budget, config("a", moves), Set.of(NS), now::get, new SimpleMeterRegistry());
     sharder.startInformers();
     await().atMost(Duration.ofSeconds(10)).until(sharder::synced);
   }
@@ -131,6 +136,58 @@ class SharderIT {
         owners().values().stream().collect(Collectors.groupingBy(s -> s, Collectors.counting()));
     assertThat(counts.keySet()).containsExactlyInAnyOrder("a", "b");
     assertThat(counts.values()).allSatisfy(n -> assertThat(n).isBetween(13L, 16L));
+  }
+
+  /** Every label patch of the sharder takes a HANDOVER token of the one budget. */
+  @Test
+  void everyRelabelTakesAHandoverToken() {
+    pools(12);
+    lease("a", () -> {});
+    startSharder(0.1);
+    roundsUntil(() -> !owners().containsValue(null));
+    assertThat(budget.granted(Priority.HANDOVER)).isEqualTo(12);
+    assertThat(budget.granted(Priority.LEASE)).as("the shard Lease's create").isEqualTo(1);
+  }
+
+  /**
+   * The write budget drained by slice writes with more waiting, and its clock standing still (no
+   * token ever comes back): the shard Lease is still created and renewed, each write counted as a
+   * LEASE token. A renewal that queued behind the slice writes would never return, and a replica
+   * that misses its renew deadline fences itself.
+   */
+  @Test
+  void shardLeaseRenewalsNeverWaitBehindADrainedBudget() throws Exception {
+    WriteBudget drained = new WriteBudget(1, 1, () -> 0L);
+    drained.acquire(Priority.SLICE, NS);
+    Thread sliceWriter =
+        new Thread(
+            () -> {
+              try {
+                drained.acquire(Priority.SLICE, NS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    sliceWriter.setDaemon(true);
+    sliceWriter.start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> drained.waiting(Priority.SLICE) == 1);
+    ShardLease lease = new ShardLease(client, drained, config("a", 0), "a", now::get, () -> {});
+    try {
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+          Duration.ofSeconds(10),
+          () -> {
+            lease.tick();
+            now.addAndGet(5_000);
+            lease.tick();
+          });
+      assertThat(lease.writable()).isTrue();
+      assertThat(drained.granted(Priority.LEASE)).as("create, renew").isEqualTo(2);
+      Lease stored =
+          client.leases().inNamespace(LEASE_NS).withName(ShardLease.leaseName("a")).get();
+      assertThat(ShardLease.millis(stored.getSpec().getRenewTime())).isEqualTo(now.get());
+    } finally {
+      sliceWriter.interrupt();
+    }
   }
 
   @Test
@@ -275,7 +332,13 @@ class SharderIT {
     try {
       sharder =
           new Sharder(
-              client, config("a", 0.1), Set.of(NS), now::get, new SimpleMeterRegistry(), gated);
+              client,
+              budget,
+              config("a", 0.1),
+              Set.of(NS),
+              now::get,
+              new SimpleMeterRegistry(),
+              gated);
       sharder.startInformers();
       await().atMost(Duration.ofSeconds(10)).until(sharder::synced);
 

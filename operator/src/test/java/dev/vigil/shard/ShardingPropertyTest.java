@@ -9,7 +9,7 @@ import dev.vigil.shard.ShardPlanner.Action;
 import dev.vigil.shard.ShardPlanner.Assign;
 import dev.vigil.shard.ShardPlanner.Fence;
 import dev.vigil.shard.ShardPlanner.Move;
-import dev.vigil.shard.ShardPlanner.Pool;
+import dev.vigil.shard.ShardPlanner.PoolPlacement;
 import dev.vigil.shard.ShardPlanner.ShardState;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -101,7 +101,7 @@ class ShardingPropertyTest {
 
   private final Map<String, Lease> leases = new HashMap<>();
   private final Map<String, Replica> replicas = new LinkedHashMap<>();
-  private final Map<String, Pool> pools = new LinkedHashMap<>();
+  private final Map<String, PoolPlacement> pools = new LinkedHashMap<>();
 
   /** Pools whose old owner has yet to hand them over: since when. */
   private final Map<String, Long> handingOver = new HashMap<>();
@@ -232,7 +232,7 @@ class ShardingPropertyTest {
     Map<String, String> uids = new HashMap<>();
     pools.values().forEach(p -> uids.put(p.id(), p.uid()));
     Map<String, String> places = Rendezvous.assign(uids, live);
-    for (Pool p : pools.values()) {
+    for (PoolPlacement p : pools.values()) {
       assertThat(runners(p.id()))
           .as(
               "%s labelled %s, status %s, replicas %s",
@@ -264,7 +264,7 @@ class ShardingPropertyTest {
         r.fenced = false;
         if (r.sweep) {
           r.sweep = false;
-          for (Pool p : pools.values()) {
+          for (PoolPlacement p : pools.values()) {
             if (r.name.equals(inStatus.get(p.id())) && !r.name.equals(p.shard())) {
               inStatus.put(p.id(), p.shard());
             }
@@ -280,7 +280,7 @@ class ShardingPropertyTest {
         count("self-fenced: renew deadline passed");
       }
     }
-    for (Pool p : pools.values()) {
+    for (PoolPlacement p : pools.values()) {
       assertThat(runners(p.id())).as("%s at %d", p.id(), now).hasSizeLessThanOrEqualTo(1);
     }
     Map<String, ShardState> states = new HashMap<>();
@@ -302,7 +302,7 @@ class ShardingPropertyTest {
     }
     // old owners hand over what was relabelled away (the pool left their informer), each in this
     // tick or a later one (a watch event and a status write take their time)
-    for (Pool p : pools.values()) {
+    for (PoolPlacement p : pools.values()) {
       Replica owner = replicas.get(inStatus.get(p.id()));
       if (owner != null
           && active(owner)
@@ -319,7 +319,7 @@ class ShardingPropertyTest {
         handingOver.remove(p.id());
       }
     }
-    for (Pool p : pools.values()) {
+    for (PoolPlacement p : pools.values()) {
       Replica labelled = p.shard() == null ? null : replicas.get(p.shard());
       if (labelled != null && !labelled.crashed && !labelled.partitioned) {
         labelled.seen.add(p.id());
@@ -329,7 +329,7 @@ class ShardingPropertyTest {
     for (Replica r : replicas.values()) {
       if (!r.crashed && !r.partitioned) {
         for (String id : List.copyOf(r.waitingFor)) {
-          Pool p = pools.get(id);
+          PoolPlacement p = pools.get(id);
           if (p == null || !r.name.equals(p.shard())) {
             r.handoff.forget(key(id));
             r.waitingFor.remove(id);
@@ -340,7 +340,7 @@ class ShardingPropertyTest {
     // new owners start what is labelled for them when their PoolHandoff lets them (as
     // BackendPoolReconciler asks it): the Lease held, and status naming them, or its shard gone, or
     // a Lease duration waited
-    for (Pool p : pools.values()) {
+    for (PoolPlacement p : pools.values()) {
       Replica owner = p.shard() == null ? null : replicas.get(p.shard());
       String named = inStatus.get(p.id());
       if (owner == null || owner.crashed || owner.partitioned || !owner.handoff.mayRun()) {
@@ -431,7 +431,7 @@ class ShardingPropertyTest {
       return r.frozen;
     }
     Set<String> owned = new HashSet<>();
-    for (Pool p : pools.values()) {
+    for (PoolPlacement p : pools.values()) {
       if (r.name.equals(p.shard()) && r.name.equals(inStatus.get(p.id()))) {
         owned.add(p.id());
       }
@@ -463,8 +463,8 @@ class ShardingPropertyTest {
   }
 
   private void relabel(String id, String shard) {
-    Pool p = pools.get(id);
-    pools.put(id, new Pool(id, p.uid(), shard));
+    PoolPlacement p = pools.get(id);
+    pools.put(id, new PoolPlacement(id, p.uid(), shard));
   }
 
   /**
@@ -517,6 +517,7 @@ class ShardingPropertyTest {
 
   private void addPool(SplittableRandom random) {
     String id = "ns/pool-" + random.nextInt(1_000_000);
-    pools.put(id, new Pool(id, new UUID(random.nextLong(), random.nextLong()).toString(), null));
+    pools.put(
+        id, new PoolPlacement(id, new UUID(random.nextLong(), random.nextLong()).toString(), null));
   }
 }

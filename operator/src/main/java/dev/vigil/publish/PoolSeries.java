@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import dev.vigil.runtime.PoolKey;
 import io.micrometer.core.instrument.Meter;

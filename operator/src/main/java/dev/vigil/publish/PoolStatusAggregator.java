@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;

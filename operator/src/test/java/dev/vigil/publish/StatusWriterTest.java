@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +8,6 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.LastProbe;
 import dev.vigil.demo.EmbeddedApiServer;
-import dev.vigil.publish.WriteBudget;
 import dev.vigil.testing.Fixtures;
 import java.time.Duration;
 import java.util.ArrayList;

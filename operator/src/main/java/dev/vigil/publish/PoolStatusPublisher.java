@@ -1,11 +1,9 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
-import dev.vigil.publish.ApiErrors;
-import dev.vigil.publish.WriteBudget;
-import dev.vigil.reconcile.PoolStatusAggregator.Problem;
+import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolListener;
 import dev.vigil.runtime.PoolView;
@@ -18,9 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -28,17 +24,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes BackendPool status, coalesced: at most one write per pool per {@code minIntervalMs}, and
- * none when nothing a reader relies on changed (probe times alone never cause a write). Status is
- * built from what the last full reconcile observed ({@link #observed}: generation, policy, the
- * problem if any), the runtime's newest view and the slice publisher's failure, so a change of the
- * verdict reaches status without a reconcile (docs/design.md §3).
+ * The one writer of BackendPool status, coalesced in a {@link CoalescingLane}: at most one write in
+ * flight per pool, at most one per pool per {@code minIntervalMs}, and none when nothing a reader
+ * relies on changed (probe times alone never cause a write). Status is built from what the last
+ * full reconcile observed ({@link #observed}: generation, policy, the problem if any), the
+ * runtime's newest view and the slice publisher's failure, so a change of the verdict reaches
+ * status without a reconcile (docs/design.md §3).
  *
  * <p>Writes run on {@code executor} (never an event loop), each after a {@link
  * WriteBudget.Priority#STATUS} token, as a PUT of the status subresource on the cached
  * resourceVersion through JOSDK's {@code eventFilteringUpdateAndCacheResource}, so the primary
  * cache holds the write and the write's own watch event triggers no reconcile. A conflict (the
- * cache lagged someone else's write) retries after the cache caught up.
+ * cache lagged someone else's write) retries after the cache caught up. A handover's status is
+ * written here too ({@link #handOver}), so a pool's status has one writer.
  */
 public final class PoolStatusPublisher implements PoolListener {
   private static final Logger LOG = LoggerFactory.getLogger(PoolStatusPublisher.class);
@@ -48,33 +46,21 @@ public final class PoolStatusPublisher implements PoolListener {
   /** What a full reconcile found, for the status written after it. */
   public record Observed(Long generation, String policy, Problem problem) {}
 
-  private static final class Entry {
-    volatile Observed observed;
-
-    /** A flush is scheduled or running; at most one per pool at a time. */
-    boolean scheduled;
-
-    /** Asked for while a flush was scheduled or running: flush once more after it. */
-    boolean again;
-
-    long lastWrite = Long.MIN_VALUE / 2;
-  }
-
   /** Sharded: this replica's shard name, shown in every status it writes; null: not sharded. */
   private volatile String shard;
 
-  private final Map<PoolKey, Entry> entries = new ConcurrentHashMap<>();
+  private final Map<PoolKey, Observed> entries = new ConcurrentHashMap<>();
+  private final CoalescingLane<PoolKey> lane;
   private final KubernetesClient client;
   private final WriteBudget budget;
-  private final ScheduledExecutorService executor;
   private final Function<PoolKey, Optional<PoolView>> views;
   private final Function<PoolKey, Optional<String>> publishFailure;
   private final Supplier<ManagedInformerEventSource<BackendPool, ?, ?>> primaries;
   private final LongSupplier clock;
-  private final long minIntervalMs;
   private final Runnable onWrite;
 
   /**
+   * @param executor runs the writes (never an event loop) and their delays
    * @param primaries JOSDK's cache of BackendPools (available once the controller started)
    * @param publishFailure why the pool's slices could not be written, while that lasts
    * @param onWrite told after each write (metrics)
@@ -91,28 +77,27 @@ public final class PoolStatusPublisher implements PoolListener {
       Runnable onWrite) {
     this.client = client;
     this.budget = budget;
-    this.executor = executor;
+    this.lane =
+        new CoalescingLane<>(
+            executor, executor, PoolKey::namespace, clock, minIntervalMs, this::write);
     this.views = views;
     this.publishFailure = publishFailure;
     this.primaries = primaries;
     this.clock = clock;
-    this.minIntervalMs = minIntervalMs;
     this.onWrite = onWrite;
   }
 
   /** Records what a reconcile found and writes the status it implies (coalesced). */
   public void observed(PoolKey key, Observed observed) {
-    Entry e = entries.computeIfAbsent(key, k -> new Entry());
-    e.observed = observed;
-    request(key, e, 0);
+    entries.put(key, observed);
+    lane.request(key);
   }
 
   /** A runtime's view changed, or its publishing started or stopped failing. */
   @Override
   public void changed(PoolKey key) {
-    Entry e = entries.get(key);
-    if (e != null && e.observed != null) {
-      request(key, e, 0);
+    if (entries.containsKey(key)) {
+      lane.request(key);
     }
   }
 
@@ -123,23 +108,32 @@ public final class PoolStatusPublisher implements PoolListener {
 
   public void forget(PoolKey key) {
     entries.remove(key);
+    lane.forget(key);
   }
 
   /**
-   * Sharded: the status that hands the pool to {@code owner} (null: to nobody), built like every
-   * other from what the last reconcile observed and the runtime's last view (sealed by the caller),
-   * on the pool's {@code previous} status; without either (this replica never ran the pool), the
-   * previous status with only the owner changed.
+   * Sharded: writes the status that hands the pool to {@code owner} (null: to nobody), built like
+   * every other from what the last reconcile observed and the runtime's last view (sealed by the
+   * caller), on the pool's status as {@code current} has it; without either (this replica never ran
+   * the pool), that status with only the owner changed. A PUT of the status subresource on {@code
+   * current}'s resourceVersion (a conflict throws), after a {@link WriteBudget.Priority#HANDOVER}
+   * token: the pool has left the primary cache, so the write goes around it.
    */
-  public BackendPoolStatus handOver(PoolKey key, BackendPoolStatus previous, String owner) {
-    Entry e = entries.get(key);
-    BackendPoolStatus status =
-        e == null || e.observed == null ? null : build(key, e.observed, previous);
+  public void handOver(BackendPool current, String owner) throws InterruptedException {
+    PoolKey key =
+        new PoolKey(current.getMetadata().getNamespace(), current.getMetadata().getName());
+    BackendPoolStatus previous = current.getStatus();
+    Observed observed = entries.get(key);
+    BackendPoolStatus status = observed == null ? null : build(key, observed, previous);
     if (status == null) {
       status = previous == null ? new BackendPoolStatus() : Serialization.clone(previous);
     }
     PoolStatusAggregator.owned(status, previous, owner, shard, clock.getAsLong());
-    return status;
+    BackendPool copy = Serialization.clone(current);
+    copy.setStatus(status);
+    budget.acquire(WriteBudget.Priority.HANDOVER, key.namespace());
+    client.resource(copy).updateStatus();
+    onWrite.run();
   }
 
   /**
@@ -147,13 +141,12 @@ public final class PoolStatusPublisher implements PoolListener {
    * it could not be written.
    */
   private boolean flushNow(PoolKey key) {
-    Entry e = entries.get(key);
-    for (int attempt = 0; e != null && attempt < 5; attempt++) {
-      if (write(key, e) < 0) {
+    for (int attempt = 0; entries.containsKey(key) && attempt < 5; attempt++) {
+      if (write(key).retryAfterMs() < 0) {
         return true;
       }
     }
-    return e == null;
+    return !entries.containsKey(key);
   }
 
   /**
@@ -172,53 +165,14 @@ public final class PoolStatusPublisher implements PoolListener {
     return failed;
   }
 
-  private void request(PoolKey key, Entry e, long atLeastMs) {
-    long delay;
-    synchronized (e) {
-      if (e.scheduled) {
-        e.again = true;
-        return;
-      }
-      e.scheduled = true;
-      delay = Math.max(atLeastMs, e.lastWrite + minIntervalMs - clock.getAsLong());
-    }
-    try {
-      executor.schedule(() -> flush(key, e), Math.max(0, delay), TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException ex) {
-      synchronized (e) {
-        e.scheduled = false;
-      }
-    }
-  }
-
-  private void flush(PoolKey key, Entry e) {
-    long retryMs = -1;
-    try {
-      retryMs = write(key, e);
-    } finally {
-      boolean again;
-      synchronized (e) {
-        e.scheduled = false;
-        again = e.again;
-        e.again = false;
-      }
-      if (entries.get(key) == e && (retryMs >= 0 || again)) {
-        request(key, e, Math.max(0, retryMs));
-      }
-    }
-  }
-
-  /** Writes the pool's status if it changed; returns when to try again, or -1. */
-  private long write(PoolKey key, Entry e) {
-    if (entries.get(key) != e) {
-      return -1;
-    }
+  /** Writes the pool's status if it changed (one run of its lane). */
+  private CoalescingLane.Done write(PoolKey key) {
+    Observed observed = entries.get(key);
     ManagedInformerEventSource<BackendPool, ?, ?> cache = primaries.get();
     Optional<BackendPool> cached =
         cache == null ? Optional.empty() : cache.get(new ResourceID(key.name(), key.namespace()));
-    Observed observed = e.observed;
     if (cached.isEmpty() || observed == null) {
-      return -1;
+      return CoalescingLane.Done.NOTHING;
     }
     BackendPool pool = cached.get();
     BackendPoolStatus status = build(key, observed, pool.getStatus());
@@ -226,37 +180,34 @@ public final class PoolStatusPublisher implements PoolListener {
       PoolStatusAggregator.owned(status, pool.getStatus(), shard, shard, clock.getAsLong());
     }
     if (status == null || StatusWriter.materiallyEqual(pool.getStatus(), status)) {
-      return -1;
+      return CoalescingLane.Done.NOTHING;
     }
     BackendPool copy = Serialization.clone(pool);
     copy.setStatus(status);
     try {
       budget.acquire(WriteBudget.Priority.STATUS, key.namespace());
       cache.eventFilteringUpdateAndCacheResource(copy, c -> client.resource(c).updateStatus());
-      synchronized (e) {
-        e.lastWrite = clock.getAsLong();
-      }
       onWrite.run();
-      return -1;
+      return CoalescingLane.Done.WROTE;
     } catch (KubernetesClientException ex) {
       if (ex.getCode() == 409) {
-        return CONFLICT_RETRY_MS;
+        return CoalescingLane.Done.retryAfter(CONFLICT_RETRY_MS);
       }
       if (ex.getCode() == 404) {
-        return -1;
+        return CoalescingLane.Done.NOTHING;
       }
       LOG.warn(
           "could not write status of BackendPool {}: {} (retry in {} ms)",
           key,
           ApiErrors.describe(ex),
           ERROR_RETRY_MS);
-      return ERROR_RETRY_MS;
+      return CoalescingLane.Done.retryAfter(ERROR_RETRY_MS);
     } catch (InterruptedException ex) {
       Thread.currentThread().interrupt();
-      return -1;
+      return CoalescingLane.Done.NOTHING;
     } catch (RuntimeException ex) {
       LOG.warn("could not write status of BackendPool {}: {}", key, ex.toString());
-      return ERROR_RETRY_MS;
+      return CoalescingLane.Done.retryAfter(ERROR_RETRY_MS);
     }
   }
 

@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 /** Reasons of the Kubernetes Events Vigil emits, one per kind of transition or refusal. */
 public enum EventReason {

@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.health.AvailabilitySnapshot;
@@ -86,54 +86,58 @@ public final class TransitionReporter implements TransitionSink {
 
   @Override
   public void ejected(PoolKey pool, String backend, long untilMs, String why) {
-    log(pool, backend, "NOT_EJECTED", "EJECTED", why)
-        .addKeyValue("until", Instant.ofEpochMilli(untilMs).toString())
-        .log(
-            "transition pool={} backend={} to=EJECTED until={} reason=\"{}\"",
-            pool,
-            backend,
-            Instant.ofEpochMilli(untilMs),
-            why);
-    counter(EJECTIONS, pool).increment();
-    events.record(
-        reference(pool),
-        EventReason.BackendEjected,
-        backend,
-        why + ", ejected until " + Instant.ofEpochMilli(untilMs));
+    entered(pool, backend, "EJECTED", untilMs, why, EJECTIONS, EventReason.BackendEjected);
   }
 
   @Override
   public void unejected(PoolKey pool, String backend, String why) {
-    log(pool, backend, "EJECTED", "NOT_EJECTED", why)
-        .log("transition pool={} backend={} from=EJECTED reason=\"{}\"", pool, backend, why);
-    counter(UNEJECTIONS, pool).increment();
-    events.record(reference(pool), EventReason.BackendUnejected, backend, why);
+    left(pool, backend, "EJECTED", why, UNEJECTIONS, EventReason.BackendUnejected);
   }
 
   @Override
   public void damped(PoolKey pool, String backend, long untilMs, String why) {
-    log(pool, backend, "NOT_DAMPED", "DAMPED", why)
-        .addKeyValue("until", Instant.ofEpochMilli(untilMs).toString())
-        .log(
-            "transition pool={} backend={} to=DAMPED until={} reason=\"{}\"",
-            pool,
-            backend,
-            Instant.ofEpochMilli(untilMs),
-            why);
-    counter(DAMPINGS, pool).increment();
-    events.record(
-        reference(pool),
-        EventReason.BackendDamped,
-        backend,
-        why + ", damped until " + Instant.ofEpochMilli(untilMs));
+    entered(pool, backend, "DAMPED", untilMs, why, DAMPINGS, EventReason.BackendDamped);
   }
 
   @Override
   public void released(PoolKey pool, String backend, String why) {
-    log(pool, backend, "DAMPED", "NOT_DAMPED", why)
-        .log("transition pool={} backend={} from=DAMPED reason=\"{}\"", pool, backend, why);
-    counter(RELEASES, pool).increment();
-    events.record(reference(pool), EventReason.BackendReleased, backend, why);
+    left(pool, backend, "DAMPED", why, RELEASES, EventReason.BackendReleased);
+  }
+
+  /** A state entered until a time (ejected, damped): a log line, a counter, an Event. */
+  private void entered(
+      PoolKey pool,
+      String backend,
+      String state,
+      long untilMs,
+      String why,
+      String counter,
+      EventReason reason) {
+    Instant until = Instant.ofEpochMilli(untilMs);
+    log(pool, backend, "NOT_" + state, state, why)
+        .addKeyValue("until", until.toString())
+        .log(
+            "transition pool={} backend={} to={} until={} reason=\"{}\"",
+            pool,
+            backend,
+            state,
+            until,
+            why);
+    counter(counter, pool).increment();
+    events.record(
+        reference(pool),
+        reason,
+        backend,
+        why + ", " + state.toLowerCase(Locale.ROOT) + " until " + until);
+  }
+
+  /** That state left: a log line, a counter, an Event. */
+  private void left(
+      PoolKey pool, String backend, String state, String why, String counter, EventReason reason) {
+    log(pool, backend, state, "NOT_" + state, why)
+        .log("transition pool={} backend={} from={} reason=\"{}\"", pool, backend, state, why);
+    counter(counter, pool).increment();
+    events.record(reference(pool), reason, backend, why);
   }
 
   @Override

@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,7 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendView;
-import dev.vigil.reconcile.PoolStatusAggregator.Problem;
+import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;

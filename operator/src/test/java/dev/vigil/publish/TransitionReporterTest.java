@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,6 +44,37 @@ class TransitionReporterTest {
     assertThat(sent).hasSize(1);
     assertThat(sent.get(0).getReason()).isEqualTo("EjectionRefused");
     assertThat(sent.get(0).getCount()).isEqualTo(1_000);
+  }
+
+  /** Ejection and damping, entered and left: each one Event of its reason and one count. */
+  @Test
+  void ejectionAndDampingAreEachAnEventAndACount() {
+    reporter.ejected(web, "web-1", 1_700_000_000_000L, "5 consecutive errors");
+    reporter.unejected(web, "web-1", "ejection ended");
+    reporter.damped(web, "web-2", 1_700_000_060_000L, "flapped 4 times");
+    reporter.released(web, "web-2", "merit decayed to 700");
+    events.flush(1_000);
+
+    assertThat(sent)
+        .extracting(Event::getReason, Event::getMessage)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "BackendEjected",
+                "web-1: 5 consecutive errors, ejected until 2023-11-14T22:13:20Z"),
+            org.assertj.core.groups.Tuple.tuple("BackendUnejected", "web-1: ejection ended"),
+            org.assertj.core.groups.Tuple.tuple(
+                "BackendDamped", "web-2: flapped 4 times, damped until 2023-11-14T22:14:20Z"),
+            org.assertj.core.groups.Tuple.tuple("BackendReleased", "web-2: merit decayed to 700"));
+    for (String counter :
+        List.of(
+            TransitionReporter.EJECTIONS,
+            TransitionReporter.UNEJECTIONS,
+            TransitionReporter.DAMPINGS,
+            TransitionReporter.RELEASES)) {
+      assertThat(meters.counter(counter, "namespace", "shop", "pool", "web").count())
+          .as(counter)
+          .isEqualTo(1);
+    }
   }
 
   @Test

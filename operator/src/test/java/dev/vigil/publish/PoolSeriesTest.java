@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

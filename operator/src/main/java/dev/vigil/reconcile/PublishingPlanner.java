@@ -2,13 +2,13 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.publish.PublishingGuard;
 import dev.vigil.publish.ServiceDesired;
 import dev.vigil.publish.ServicePort;
 import dev.vigil.publish.ServiceWriter;
 import dev.vigil.publish.SlicePublisher;
 import dev.vigil.publish.SliceTarget;
-import dev.vigil.reconcile.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolView;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -23,19 +23,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Prepares a pool's publishing in a full reconcile: checks for conflicts from the informers' caches
- * (refused, never merged), keeps the managed Service, and hands the {@link SliceTarget} to the
- * {@link SlicePublisher}, which writes the slices now and on every later change of the verdict. A
- * refused pool is held: its slices stay as they were.
+ * Plans a pool's publishing in a full reconcile (it writes no slice itself): checks for conflicts
+ * from the informers' caches (refused, never merged), keeps the managed Service, and hands the
+ * {@link SliceTarget} to the {@link SlicePublisher}, which writes the slices now and on every later
+ * change of the verdict. A refused pool is held: its slices stay as they were.
  */
-public final class PoolPublisher {
-  /** What preparing found: why the pool cannot publish, or null. */
-  public record Outcome(Problem problem) {}
-
+public final class PublishingPlanner {
   private final ServiceWriter services;
   private final SlicePublisher slices;
 
-  public PoolPublisher(ServiceWriter services, SlicePublisher slices) {
+  public PublishingPlanner(ServiceWriter services, SlicePublisher slices) {
     this.services = services;
     this.slices = slices;
   }
@@ -43,8 +40,9 @@ public final class PoolPublisher {
   /**
    * @param foreignSlices slices of the Service that Vigil did not write (from a watch)
    * @param leftoverEndpoints an Endpoints object of the Service's name exists (from a watch)
+   * @return why the pool cannot publish (it is held), or null
    */
-  public Outcome publish(
+  public Problem plan(
       PoolKey key,
       BackendPool pool,
       List<Pod> pods,
@@ -62,12 +60,11 @@ public final class PoolPublisher {
     Optional<List<ServicePort>> ports = PoolMembers.servicePorts(pool.getSpec().getPorts(), pods);
     if (ports.isEmpty()) {
       slices.hold(key);
-      return new Outcome(
-          pods.isEmpty()
-              ? noBackends(pool)
-              : new Problem(
-                  Conditions.NO_BACKENDS,
-                  "a named spec.ports[].targetPort is declared by no selected Pod"));
+      return pods.isEmpty()
+          ? noBackends(pool)
+          : new Problem(
+              Conditions.NO_BACKENDS,
+              "a named spec.ports[].targetPort is declared by no selected Pod");
     }
     String claimant = earlierClaimant(pool, serviceName, otherPools);
     Optional<PublishingGuard.Refusal> refusal =
@@ -80,7 +77,7 @@ public final class PoolPublisher {
             claimant);
     if (refusal.isPresent()) {
       slices.hold(key);
-      return new Outcome(new Problem(refusal.get().reason(), refusal.get().message()));
+      return new Problem(refusal.get().reason(), refusal.get().message());
     }
     OwnerReference owner = owner(pool);
     Service desiredService =
@@ -100,7 +97,7 @@ public final class PoolPublisher {
                 ? 100
                 : pool.getSpec().getMaxEndpointsPerSlice());
     slices.plan(key, pool.getMetadata().getUid(), target);
-    return new Outcome(view.backends().isEmpty() ? noBackends(pool) : null);
+    return view.backends().isEmpty() ? noBackends(pool) : null;
   }
 
   private static Problem noBackends(BackendPool pool) {

@@ -1,4 +1,4 @@
-package dev.vigil.reconcile;
+package dev.vigil.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,7 @@ import dev.vigil.health.BackendView;
 import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.PoolHealth;
+import dev.vigil.reconcile.RestoreFromStatus;
 import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;
