@@ -105,6 +105,29 @@ public final class AuditLog {
     return out;
   }
 
+  /**
+   * When each completed write of {@code resource} in {@code namespace} after the mark reached the
+   * API server and when it was answered ({@code requestReceivedTimestamp}, {@code stageTimestamp};
+   * ms since the epoch, the server's clock), in log order.
+   */
+  public List<long[]> writeTimesSince(long mark, String namespace, String resource) {
+    List<long[]> out = new ArrayList<>();
+    for (JsonNode e : entriesSince(mark)) {
+      JsonNode ref = e.path("objectRef");
+      if (e.path("stage").asText().equals("ResponseComplete")
+          && WRITES.contains(e.path("verb").asText())
+          && namespace.equals(ref.path("namespace").asText())
+          && resource.equals(ref.path("resource").asText())) {
+        out.add(
+            new long[] {
+              java.time.Instant.parse(e.path("requestReceivedTimestamp").asText()).toEpochMilli(),
+              java.time.Instant.parse(e.path("stageTimestamp").asText()).toEpochMilli()
+            });
+      }
+    }
+    return out;
+  }
+
   /** Every call {@code username} made after the mark (all stages the log holds). */
   public List<Call> callsSince(long mark, String username) {
     List<Call> out = new ArrayList<>();
