@@ -63,7 +63,7 @@ final class HostBackends implements AutoCloseable {
       if (System.nanoTime() > deadline || !processes.get(name).isAlive()) {
         throw new AssertionError("backend " + name + " did not start: " + log(name));
       }
-      sleep(50);
+      TestHosts.sleep(50);
     }
   }
 
@@ -117,14 +117,6 @@ final class HostBackends implements AutoCloseable {
       return Files.readString(dir.resolve(name + ".log"));
     } catch (IOException e) {
       return "";
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }

@@ -140,7 +140,8 @@ public final class TestHosts implements AutoCloseable {
     }
   }
 
-  private static void sleep(long ms) {
+  /** Sleeps, keeping an interrupt. */
+  static void sleep(long ms) {
     try {
       Thread.sleep(ms);
     } catch (InterruptedException e) {
