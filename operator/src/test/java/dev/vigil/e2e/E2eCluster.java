@@ -226,14 +226,22 @@ public final class E2eCluster {
     if (nodeName != null) {
       want.getSpec().setNodeName(nodeName);
     }
-    want.getMetadata().setUid(null);
     want.getStatus().setPodIPs(List.of(new PodIP(ip)));
+    createWithStatus(want);
+  }
+
+  /**
+   * Creates {@code want}, then sets its status through the status subresource (the create drops
+   * it), as a kubelet would.
+   */
+  public void createWithStatus(Pod want) {
+    want.getMetadata().setUid(null);
     PodStatus status = want.getStatus();
     admin.resource(want).create();
     admin
         .pods()
-        .inNamespace(namespace)
-        .withName(name)
+        .inNamespace(want.getMetadata().getNamespace())
+        .withName(want.getMetadata().getName())
         .editStatus(
             p -> {
               p.setStatus(status);

@@ -20,10 +20,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -227,17 +223,17 @@ class HostileTenantE2E {
     admin.resource(flap).create();
     admin.resource(Fixtures.policy(a, "slow", "1s", "500ms")).create();
     for (int i = 0; i < 6; i++) {
-      poolOfOne("redos-" + i, "redos", hostA, PORT_REDOS, true);
+      poolOfOne("redos-" + i, "redos", hostA, PORT_REDOS);
     }
     for (int i = 0; i < 20; i++) {
-      poolOfOne("flap-" + i, "flap", hostA, PORT_FLAP, true);
+      poolOfOne("flap-" + i, "flap", hostA, PORT_FLAP);
     }
 
     Pod done = Fixtures.pod(a, "recycled-0", "recycled", RECYCLED_IP);
     done.getSpec().setRestartPolicy("Never");
     done.getStatus().setPhase("Succeeded");
     done.getStatus().getConditions().forEach(c -> c.setStatus("False"));
-    createWithStatus(done);
+    cluster.createWithStatus(done);
     BackendPool recycled = Fixtures.pool(a, "recycled", "slow", "recycled", PORT_RECYCLED);
     recycled.getSpec().setRespectPodReadiness(false);
     admin.resource(Fixtures.headlessService(a, "recycled", PORT_RECYCLED)).create();
@@ -249,29 +245,12 @@ class HostileTenantE2E {
     attackers.forEach(Thread::start);
   }
 
-  private void poolOfOne(String name, String policy, String ip, int port, boolean headless) {
+  /** A pool of one running Pod at {@code ip}, with its headless Service made in advance. */
+  private void poolOfOne(String name, String policy, String ip, int port) {
     KubernetesClient admin = cluster.admin();
     cluster.createRunningPod(a, name + "-0", name, ip);
-    if (headless) {
-      admin.resource(Fixtures.headlessService(a, name, port)).create();
-    }
+    admin.resource(Fixtures.headlessService(a, name, port)).create();
     admin.resource(Fixtures.pool(a, name, policy, name, port)).create();
-  }
-
-  private void createWithStatus(Pod pod) {
-    var status = pod.getStatus();
-    pod.getMetadata().setUid(null);
-    cluster.admin().resource(pod).create();
-    cluster
-        .admin()
-        .pods()
-        .inNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName())
-        .editStatus(
-            p -> {
-              p.setStatus(status);
-              return p;
-            });
   }
 
   /** Row 4: a hundred Pods of 255 KiB of annotations each, selected by no pool. */
@@ -424,8 +403,8 @@ class HostileTenantE2E {
     return -1;
   }
 
+  /** Posts a batch of one success every 500 ms while {@code reporting}: (status, ms) each. */
   private void send(String token, AtomicBoolean reporting, List<long[]> out) {
-    HttpClient http = TestTls.client();
     String body =
         "[{\"namespace\":\"%s\",\"pool\":\"web\",\"backend\":\"%s:%d\",\"ok\":true,\"status\":200,\"origin\":\"upstream\",\"latencyMs\":3}]"
             .formatted(b, ipB(BACKENDS - 1), PORT_B);
@@ -433,24 +412,11 @@ class HostileTenantE2E {
       long t0 = System.nanoTime();
       int status;
       try {
-        HttpResponse<String> r =
-            http.send(
-                HttpRequest.newBuilder(
-                        URI.create(
-                            "https://127.0.0.1:"
-                                + operator.outcomePort()
-                                + OutcomeIntake.path(b, "web")))
-                    .timeout(Duration.ofSeconds(5))
-                    .header("Content-Type", "application/json")
-                    .header("Authorization", "Bearer " + token)
-                    .POST(HttpRequest.BodyPublishers.ofString(body))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        status = r.statusCode();
-      } catch (IOException e) {
-        status = 0;
+        status = OutcomeReporter.post(operator.outcomePort(), b, token, body).statusCode();
       } catch (InterruptedException e) {
         return;
+      } catch (Exception e) {
+        status = 0;
       }
       out.add(new long[] {status, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)});
       try {
