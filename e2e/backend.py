@@ -9,7 +9,7 @@ request (a missing file means healthy):
     healthy   200 "ok ADDRESS"
     failing   503 "failing ADDRESS"
     hang      accepts, reads the request and never answers (the prober's timeout fires)
-    abody     200 with 4,096 "a" then "!" (a body on which a backtracking regex explodes)
+    abody     200 with 60,000 "a" then "!" (a body on which a backtracking regex explodes, and RE2 spends ~0.1 s)
     flap      200 and 503 in turn, request after request
 
 With BACKEND_LOG_REQUESTS=1 in the environment each request prints a line "request PATH", so a
@@ -61,7 +61,7 @@ def main():
             code, word = (503, "failing") if failing else (200, "ok")
             body = ("%s %s\n" % (word, address)).encode()
             if m == "abody":
-                body = b"a" * 4096 + b"!"
+                body = b"a" * 60000 + b"!"
             self.send_response(code)
             self.send_header("Content-Type", "text/plain")
             self.send_header("X-Backend", address)

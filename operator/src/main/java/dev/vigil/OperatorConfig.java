@@ -85,8 +85,11 @@ public record OperatorConfig(
    * @param statusIntervalMs at most one status write per pool per this many ms
    * @param apiQps the write budget's sustained rate (writes per second to the API server)
    * @param apiBurst the write budget's bucket: writes allowed at once after a quiet spell
+   * @param namespaceWriteQps one namespace's cap, slice updates and status writes a second each,
+   *     however idle the budget (0: none)
    */
-  public record Publishing(long statusIntervalMs, double apiQps, int apiBurst) {}
+  public record Publishing(
+      long statusIntervalMs, double apiQps, int apiBurst, double namespaceWriteQps) {}
 
   /**
    * @param logFormat {@code text} or {@code json}
@@ -102,6 +105,11 @@ public record OperatorConfig(
   public static final double DEFAULT_API_QPS = 200;
 
   public static final int DEFAULT_API_BURST = 400;
+
+  /**
+   * One namespace's cap on slice updates (and on status writes) a second: a quarter of the budget.
+   */
+  public static final double DEFAULT_NAMESPACE_WRITE_QPS = 50;
 
   /** The Lease's namespace outside a cluster: where the README and the chart install Vigil. */
   public static final String DEFAULT_LEASE_NAMESPACE = "vigil-system";
@@ -241,7 +249,9 @@ public record OperatorConfig(
         (int)
             Math.min(
                 Integer.MAX_VALUE,
-                positive("api-burst", or(get.apply("api-burst"), "" + DEFAULT_API_BURST))));
+                positive("api-burst", or(get.apply("api-burst"), "" + DEFAULT_API_BURST))),
+        namespaceQps(
+            or(get.apply("namespace-write-qps"), Double.toString(DEFAULT_NAMESPACE_WRITE_QPS))));
   }
 
   private static Launch launch(Function<String, String> get) {
@@ -322,6 +332,19 @@ public record OperatorConfig(
       // reported below
     }
     throw new InvalidConfigException("--api-qps must be a positive number, got " + v);
+  }
+
+  private static double namespaceQps(String v) {
+    try {
+      double q = Double.parseDouble(v);
+      if (q >= 0 && Double.isFinite(q)) {
+        return q;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidConfigException(
+        "--namespace-write-qps must be a number >= 0 (0: no cap), got " + v);
   }
 
   private static long positive(String flag, String v) {

@@ -108,6 +108,12 @@ final class OperatorFlags {
           new Flag(
               "api-burst", "N", "write budget: writes at once after a quiet spell (default 400)"),
           new Flag(
+              "namespace-write-qps",
+              "N",
+              """
+              one namespace's cap: slice updates and status writes a second each,
+              however idle the budget; 0 = none (default 50)"""),
+          new Flag(
               "sharding",
               "BOOL",
               """

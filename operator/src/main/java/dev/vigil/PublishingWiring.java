@@ -7,6 +7,7 @@ import dev.vigil.ops.MeteredWriteCounter;
 import dev.vigil.publish.EndpointSliceWriter;
 import dev.vigil.publish.EventRecorder;
 import dev.vigil.publish.EventWriter;
+import dev.vigil.publish.NamespacePace;
 import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.publish.ServiceWriter;
 import dev.vigil.publish.SlicePublisher;
@@ -43,6 +44,8 @@ import org.slf4j.LoggerFactory;
 final class PublishingWiring {
   private static final Logger LOG = LoggerFactory.getLogger(PublishingWiring.class);
   // Slice writes block a thread for one API round trip; 8 keep ~400 writes/s in flight at 20 ms.
+  // One namespace holds at most half of them (and of the status writers), so another namespace's
+  // write finds a free writer however slowly the API server answers the first one's (issue 31).
   private static final int SLICE_WRITERS = 8;
   private static final int STATUS_WRITERS = 2;
   // A pool's slice writes start at least this far apart; changes in between are merged.
@@ -121,6 +124,8 @@ final class PublishingWiring {
               sliceWriters,
               clock,
               SLICE_BATCH_MS,
+              NamespacePace.perSecond(config.publishing().namespaceWriteQps()),
+              SLICE_WRITERS / 2,
               registry);
       status =
           new PoolStatusPublisher(
@@ -132,6 +137,8 @@ final class PublishingWiring {
               sources::primaries,
               clock,
               config.publishing().statusIntervalMs(),
+              NamespacePace.perSecond(config.publishing().namespaceWriteQps()),
+              STATUS_WRITERS / 2,
               () -> writes.status(1));
       runtimes.addListener(slices);
       runtimes.addListener(status);

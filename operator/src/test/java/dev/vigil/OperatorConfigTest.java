@@ -27,7 +27,7 @@ class OperatorConfigTest {
                 new OperatorConfig.Metrics(8080, 8081, true),
                 new OperatorConfig.Intake(8443, "vigil.dev"),
                 new OperatorConfig.Tls("/tls/tls.crt", "/tls/tls.key"),
-                new OperatorConfig.Publishing(1000, 200, 400),
+                new OperatorConfig.Publishing(1000, 200, 400, 50),
                 new ShardConfig(false, null, "vigil", "vigil-system", 15, 0.1),
                 TenantFloors.NONE,
                 new OperatorConfig.Launch("text", false, true)));
@@ -143,6 +143,7 @@ class OperatorConfigTest {
             "VIGIL_API_QPS", "50.5",
             "VIGIL_API_BURST", "70"));
     env.put("VIGIL_DEBUG", "false");
+    env.put("VIGIL_NAMESPACE_WRITE_QPS", "0");
     env.put("VIGIL_MIN_INTERVAL", "1s");
     env.put("VIGIL_DEFAULT_DAMPING", "true");
     assertThat(parse(List.of("--min-interval=3s"), env).floors())
@@ -165,7 +166,7 @@ class OperatorConfigTest {
                 new OperatorConfig.Metrics(9000, 9002, true),
                 new OperatorConfig.Intake(9001, "intake"),
                 new OperatorConfig.Tls("/c", "/k"),
-                new OperatorConfig.Publishing(500, 50.5, 70),
+                new OperatorConfig.Publishing(500, 50.5, 70, 0),
                 new ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25),
                 new TenantFloors(1_000, true),
                 new OperatorConfig.Launch("json", false, false)));
@@ -223,6 +224,10 @@ class OperatorConfigTest {
     assertRefused(List.of("--api-qps=0"), Map.of(), "--api-qps must be a positive number, got 0");
     assertRefused(List.of("--api-qps=NaN"), Map.of(), "--api-qps must be a positive number");
     assertRefused(List.of("--api-burst=-3"), Map.of(), "--api-burst must be a positive number");
+    assertRefused(
+        List.of("--namespace-write-qps=-1"),
+        Map.of(),
+        "--namespace-write-qps must be a number >= 0 (0: no cap), got -1");
     assertRefused(List.of("--namespaces=Shop"), Map.of(), "--namespaces must be a Kubernetes name");
     assertRefused(
         List.of("--lease-name=vigil_leader"), Map.of(), "--lease-name must be a Kubernetes name");

@@ -1,5 +1,6 @@
 package dev.vigil.publish;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -22,7 +23,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A key due to run waits in its namespace's line ({@link WriteTurns}), and a free runner takes
  * the key whose turn it is: round robin between namespaces, oldest first within one, so one
- * tenant's many due keys cannot keep another tenant's key from a runner (issue 31).
+ * tenant's many due keys cannot keep another tenant's key from a runner (issue 31). A namespace
+ * runs at most {@code maxRunning} keys at once, so the others always find a free runner, however
+ * slow the API server answers the first one's writes (a bulkhead). Before it waits there, a run
+ * takes its start from its namespace's {@link NamespacePace}: a namespace over its cap waits on a
+ * timer, holding no runner, however idle the others are.
  *
  * <p>Thread-safe; {@link #request} never blocks (an event loop calls it). Runs happen on {@code
  * runners}, delays on {@code timers}.
@@ -78,6 +83,12 @@ public final class CoalescingLane<K> {
   private final ScheduledExecutorService timers;
   private final Executor runners;
   private final Function<K, String> namespace;
+  private final NamespacePace pace;
+  private final int maxRunning;
+
+  /** Keys running now, per namespace; guarded by {@link #due}. */
+  private final Map<String, Integer> running = new HashMap<>();
+
   private final LongSupplier clock;
   private final long spacingMs;
   private final Work<K> work;
@@ -86,6 +97,8 @@ public final class CoalescingLane<K> {
    * @param timers delays runs (spacing, retries)
    * @param runners runs the work
    * @param namespace the line a key waits in
+   * @param pace the cap on each namespace's runs
+   * @param maxRunning the most keys of one namespace that run at once (>= 1)
    * @param clock milliseconds
    * @param spacingMs the least time between the starts of two runs of a key that wrote
    */
@@ -93,12 +106,19 @@ public final class CoalescingLane<K> {
       ScheduledExecutorService timers,
       Executor runners,
       Function<K, String> namespace,
+      NamespacePace pace,
+      int maxRunning,
       LongSupplier clock,
       long spacingMs,
       Work<K> work) {
+    if (maxRunning < 1) {
+      throw new IllegalArgumentException("maxRunning must be >= 1, got " + maxRunning);
+    }
     this.timers = timers;
     this.runners = runners;
     this.namespace = namespace;
+    this.pace = pace;
+    this.maxRunning = maxRunning;
     this.clock = clock;
     this.spacingMs = spacingMs;
     this.work = work;
@@ -123,12 +143,17 @@ public final class CoalescingLane<K> {
     flights.remove(key);
   }
 
-  /** Queues the flight in its namespace's line now, or once its spacing and delay have passed. */
+  /**
+   * Queues the flight in its namespace's line now, or once its spacing, its delay and its
+   * namespace's pace allow.
+   */
   private void dispatch(Flight<K> flight, long atLeastMs) {
-    long wait;
+    long now = clock.getAsLong();
+    long earliest;
     synchronized (flight) {
-      wait = Math.max(atLeastMs, flight.lastWroteAt + spacingMs - clock.getAsLong());
+      earliest = Math.max(now + atLeastMs, flight.lastWroteAt + spacingMs);
     }
+    long wait = pace.reserve(namespace.apply(flight.key), earliest, now) - now;
     try {
       if (wait > 0) {
         timers.schedule(() -> queue(flight), wait, TimeUnit.MILLISECONDS);
@@ -158,18 +183,42 @@ public final class CoalescingLane<K> {
     }
   }
 
+  /**
+   * Runs the due key whose turn it is among the namespaces under {@code maxRunning}; each run's end
+   * looks again, for a key passed over while its namespace was full.
+   */
   private void runNextInTurn() {
     Flight<K> flight;
+    String line;
     synchronized (due) {
-      flight = due.poll();
+      flight = due.poll(ns -> running.getOrDefault(ns, 0) < maxRunning);
+      if (flight == null) {
+        return;
+      }
+      line = namespace.apply(flight.key);
+      running.merge(line, 1, Integer::sum);
     }
-    if (flight != null) {
+    boolean more;
+    try {
       run(flight);
+    } finally {
+      synchronized (due) {
+        running.computeIfPresent(line, (ns, n) -> n == 1 ? null : n - 1);
+        more = !due.isEmpty();
+      }
+    }
+    if (more) {
+      try {
+        runners.execute(this::runNextInTurn);
+      } catch (RejectedExecutionException e) {
+        // stopping
+      }
     }
   }
 
   private void run(Flight<K> flight) {
     if (flights.get(flight.key) != flight) {
+      pace.refund(namespace.apply(flight.key), clock.getAsLong());
       land(flight); // forgotten
       return;
     }
@@ -184,6 +233,9 @@ public final class CoalescingLane<K> {
       LOG.warn(
           "run for {} failed (retry in {} ms): {}", flight.key, RETRY_AFTER_BUG_MS, e.toString());
       done = Done.retryAfter(RETRY_AFTER_BUG_MS);
+    }
+    if (!done.wrote() && done.retryAfterMs() < 0) {
+      pace.refund(namespace.apply(flight.key), clock.getAsLong()); // the API server saw nothing
     }
     boolean again;
     synchronized (flight) {

@@ -63,6 +63,8 @@ public final class PoolStatusPublisher implements PoolListener {
    * @param executor runs the writes (never an event loop) and their delays
    * @param primaries JOSDK's cache of BackendPools (available once the controller started)
    * @param publishFailure why the pool's slices could not be written, while that lasts
+   * @param pace the cap on each namespace's status writes ({@code --namespace-write-qps})
+   * @param maxWritingPerNamespace the most writers one namespace's pools hold at once
    * @param onWrite told after each write (metrics)
    */
   public PoolStatusPublisher(
@@ -74,12 +76,21 @@ public final class PoolStatusPublisher implements PoolListener {
       Supplier<ManagedInformerEventSource<BackendPool, ?, ?>> primaries,
       LongSupplier clock,
       long minIntervalMs,
+      NamespacePace pace,
+      int maxWritingPerNamespace,
       Runnable onWrite) {
     this.client = client;
     this.budget = budget;
     this.lane =
         new CoalescingLane<>(
-            executor, executor, PoolKey::namespace, clock, minIntervalMs, this::write);
+            executor,
+            executor,
+            PoolKey::namespace,
+            pace,
+            maxWritingPerNamespace,
+            clock,
+            minIntervalMs,
+            this::write);
     this.views = views;
     this.publishFailure = publishFailure;
     this.primaries = primaries;

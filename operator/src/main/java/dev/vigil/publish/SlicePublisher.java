@@ -105,6 +105,8 @@ public final class SlicePublisher implements PoolListener {
    * @param batchMs a pool's next write starts at least this long after its previous one began (the
    *     first change after a quiet spell is written at once); changes in between are merged, as the
    *     EndpointSlice controller's {@code --endpoint-updates-batch-period}
+   * @param pace the cap on each namespace's slice updates ({@code --namespace-write-qps})
+   * @param maxWritingPerNamespace the most writers one namespace's pools hold at once
    */
   public SlicePublisher(
       Function<PoolKey, Optional<PoolView>> views,
@@ -114,12 +116,22 @@ public final class SlicePublisher implements PoolListener {
       ScheduledExecutorService retries,
       LongSupplier clock,
       long batchMs,
+      NamespacePace pace,
+      int maxWritingPerNamespace,
       MeterRegistry meters) {
     this.views = views;
     this.cache = cache;
     this.writer = writer;
     this.lane =
-        new CoalescingLane<>(retries, writers, PoolKey::namespace, clock, batchMs, this::publish);
+        new CoalescingLane<>(
+            retries,
+            writers,
+            PoolKey::namespace,
+            pace,
+            maxWritingPerNamespace,
+            clock,
+            batchMs,
+            this::publish);
     this.publishTime =
         Timer.builder(PUBLISH_SECONDS)
             .description(

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Whose turn it is at the write budget, pure (no clock, no threads; the budget locks around it):
@@ -37,19 +38,32 @@ final class WriteTurns<T> {
 
   /** Takes the waiter whose turn it is, or null when none waits. */
   T poll() {
+    return poll(namespace -> true);
+  }
+
+  /**
+   * Takes the waiter whose turn it is among the namespaces that may go now, or null when none of
+   * theirs waits. A namespace passed over keeps its place at the front of its line.
+   */
+  T poll(Predicate<String> mayGo) {
     for (int p = 0; p < lines.length; p++) {
       if (sizes[p] == 0) {
         continue;
       }
-      Iterator<Map.Entry<String, ArrayDeque<T>>> first = lines[p].entrySet().iterator();
-      Map.Entry<String, ArrayDeque<T>> turn = first.next();
-      first.remove();
-      T waiter = turn.getValue().poll();
-      sizes[p]--;
-      if (!turn.getValue().isEmpty()) {
-        lines[p].put(turn.getKey(), turn.getValue());
+      for (Iterator<Map.Entry<String, ArrayDeque<T>>> it = lines[p].entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<String, ArrayDeque<T>> turn = it.next();
+        if (!mayGo.test(turn.getKey())) {
+          continue;
+        }
+        it.remove();
+        T waiter = turn.getValue().poll();
+        sizes[p]--;
+        if (!turn.getValue().isEmpty()) {
+          lines[p].put(turn.getKey(), turn.getValue());
+        }
+        return waiter;
       }
-      return waiter;
     }
     return null;
   }

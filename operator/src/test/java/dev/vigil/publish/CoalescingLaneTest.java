@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +27,15 @@ class CoalescingLaneTest {
   }
 
   private CoalescingLane<String> lane(long spacingMs, CoalescingLane.Work<String> work) {
-    return new CoalescingLane<>(executor, executor, k -> "ns", now::get, spacingMs, work);
+    return new CoalescingLane<>(
+        executor,
+        executor,
+        k -> "ns",
+        NamespacePace.unlimited(),
+        Integer.MAX_VALUE,
+        now::get,
+        spacingMs,
+        work);
   }
 
   @Test
@@ -93,6 +102,90 @@ class CoalescingLaneTest {
     lane.forget("pool");
     Thread.sleep(1_500);
     assertThat(runs.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aNamespaceOverItsCapWaitsWithoutHoldingARunner() throws Exception {
+    // 50 pools of one namespace flapping as fast as they can (each run asks for another), capped
+    // at 20 runs a second (40 at once): the rest of its runs wait on a timer, not on a runner
+    AtomicInteger runsA = new AtomicInteger();
+    AtomicLong ranB = new AtomicLong();
+    long t0 = System.nanoTime();
+    LongSupplier ms = () -> (System.nanoTime() - t0) / 1_000_000;
+    CoalescingLane<String>[] lane = new CoalescingLane[1];
+    lane[0] =
+        new CoalescingLane<>(
+            executor,
+            executor,
+            k -> k.substring(0, 1),
+            NamespacePace.perSecond(20),
+            Integer.MAX_VALUE,
+            ms,
+            0,
+            k -> {
+              if (k.startsWith("a")) {
+                runsA.incrementAndGet();
+                lane[0].request(k);
+              } else {
+                ranB.set(ms.getAsLong());
+              }
+              return Done.WROTE;
+            });
+    for (int i = 0; i < 50; i++) {
+      lane[0].request("a" + i);
+    }
+    Thread.sleep(500);
+    long askedB = ms.getAsLong();
+    lane[0].request("b");
+    Thread.sleep(500);
+    long elapsedMs = ms.getAsLong();
+    int cap = 40 + (int) (20 * elapsedMs / 1000) + 1;
+    assertThat(runsA.get())
+        .as("namespace a's runs in %d ms, cap %d", elapsedMs, cap)
+        .isLessThan(cap);
+    await().atMost(Duration.ofSeconds(5)).until(() -> ranB.get() > 0);
+    assertThat(ranB.get() - askedB)
+        .as("namespace b's run waited for nothing of a's")
+        .isLessThan(400);
+  }
+
+  @Test
+  void aNamespaceWhoseWritesHangHoldsAtMostItsShareOfTheRunners() throws Exception {
+    // four runners; namespace a's 20 pools each block in a write the API server does not answer:
+    // they may hold 2 runners, so namespace b's pool still finds one
+    CountDownLatch apiServer = new CountDownLatch(1);
+    AtomicInteger startedA = new AtomicInteger();
+    CountDownLatch ranB = new CountDownLatch(1);
+    CoalescingLane<String> lane =
+        new CoalescingLane<>(
+            executor,
+            executor,
+            k -> k.substring(0, 1),
+            NamespacePace.unlimited(),
+            2,
+            now::get,
+            0,
+            k -> {
+              if (k.startsWith("a")) {
+                startedA.incrementAndGet();
+                awaitLatch(apiServer);
+              } else {
+                ranB.countDown();
+              }
+              return Done.WROTE;
+            });
+    try {
+      for (int i = 0; i < 20; i++) {
+        lane.request("a" + i);
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> startedA.get() == 2);
+      lane.request("b");
+      assertThat(ranB.await(3, TimeUnit.SECONDS)).as("b ran while a's writes hung").isTrue();
+      assertThat(startedA.get()).as("a's writes running at once").isEqualTo(2);
+    } finally {
+      apiServer.countDown();
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> startedA.get() == 20);
   }
 
   private Done wroteOnce(AtomicInteger wrote) {

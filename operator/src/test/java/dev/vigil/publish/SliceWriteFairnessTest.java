@@ -40,6 +40,8 @@ class SliceWriteFairnessTest {
           timers,
           writers,
           PoolKey::namespace,
+          NamespacePace.unlimited(),
+          WRITERS,
           () -> nanos.get() / 1_000_000,
           0, // no batch period: every flapping pool is always due, the hardest case
           key -> {

@@ -45,6 +45,21 @@ class WriteTurnsTest {
     assertThat(drain(turns)).containsExactly("a1", "b1", "c1", "a2", "b2", "a3");
   }
 
+  @Test
+  void aNamespaceThatMayNotGoKeepsItsPlaceAtTheFront() {
+    WriteTurns<String> turns = new WriteTurns<>(1);
+    turns.add(0, "a", "a1");
+    turns.add(0, "a", "a2");
+    turns.add(0, "b", "b1");
+    turns.add(0, "b", "b2");
+
+    assertThat(turns.poll(ns -> !ns.equals("a"))).isEqualTo("b1");
+    assertThat(turns.poll(ns -> !ns.equals("a"))).isEqualTo("b2");
+    assertThat(turns.poll(ns -> !ns.equals("a"))).isNull();
+    assertThat(turns.poll()).as("a kept its turn").isEqualTo("a1");
+    assertThat(turns.size(0)).isEqualTo(1);
+  }
+
   /** The budget's priority order holds across namespaces: slices, then status, then Events. */
   @Test
   void aHigherPriorityGoesFirstWhateverItsNamespace() {

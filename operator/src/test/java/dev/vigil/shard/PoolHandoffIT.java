@@ -6,6 +6,7 @@ import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.demo.EmbeddedApiServer;
+import dev.vigil.publish.NamespacePace;
 import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.publish.WriteBudget;
 import dev.vigil.runtime.PoolKey;
@@ -159,6 +160,8 @@ class PoolHandoffIT {
             () -> null,
             () -> NOW,
             0,
+            NamespacePace.unlimited(),
+            1,
             () -> {});
     p.ownedBy(identity);
     return p;

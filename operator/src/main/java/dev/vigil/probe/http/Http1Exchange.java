@@ -21,6 +21,7 @@ final class Http1Exchange implements ProbeConnection.Receiver {
   private final ProbeConnection.Connector tlsConnector;
   private final ProbeConnection.Connector plainConnector;
   private final KeptConnections idle;
+  private final PatternCosts patterns;
   private final ProbeTarget target;
   private final CheckSpec spec;
   final Promise<ProbeResult> promise = Promise.promise();
@@ -44,6 +45,7 @@ final class Http1Exchange implements ProbeConnection.Receiver {
     this.tlsConnector = prober.tlsConnector;
     this.plainConnector = prober.plainConnector;
     this.idle = prober.idle;
+    this.patterns = prober.patterns;
     this.target = target;
     this.spec = spec;
     this.websocket = spec.protocol() == ProbeProtocol.WEBSOCKET;
@@ -181,7 +183,8 @@ final class Http1Exchange implements ProbeConnection.Receiver {
 
   /** The first headerMatch entry the response fails, as a verdict; null when all hold. */
   ProbeResult headerMismatch() {
-    String detail = HeaderCheck.firstMismatch(spec.http().headerMatch(), parser::headerValues);
+    String detail =
+        HeaderCheck.firstMismatch(spec.http().headerMatch(), parser::headerValues, patterns);
     return detail == null
         ? null
         : ProbeResult.fail(Reason.HEADER_MISMATCH, detail, ProbeResult.elapsedMs(start))
@@ -203,12 +206,15 @@ final class Http1Exchange implements ProbeConnection.Receiver {
 
   ProbeResult bodyVerdict() {
     int code = parser.statusCode();
-    if (spec.http().bodyMatch().matcher(parser.bodyText()).find()) {
+    PatternCosts.Found found = patterns.find(spec.http().bodyMatch(), parser.bodyText());
+    if (found.found()) {
       return ProbeResult.httpStatus(true, code, ProbeResult.elapsedMs(start));
     }
     return ProbeResult.fail(
             Reason.BODY_MISMATCH,
-            "body does not match" + (parser.bodyTruncated() ? " (first 64 KiB)" : ""),
+            found.refused()
+                ? "bodyMatch " + found.refusal()
+                : "body does not match" + (parser.bodyTruncated() ? " (first 64 KiB)" : ""),
             ProbeResult.elapsedMs(start))
         .withStatusCode(code);
   }

@@ -40,6 +40,7 @@ public final class Http2Prober implements Prober {
   private final HttpClient trustingAll;
   private final HttpClient namedVerifying;
   private final HttpClient namedTrustingAll;
+  private final PatternCosts patterns = PatternCosts.measuringThreadCpu();
 
   public Http2Prober(Vertx vertx) {
     this.vertx = vertx;
@@ -166,7 +167,8 @@ public final class Http2Prober implements Prober {
         finish(status);
         return;
       }
-      String mismatch = HeaderCheck.firstMismatch(http.headerMatch(), response.headers()::getAll);
+      String mismatch =
+          HeaderCheck.firstMismatch(http.headerMatch(), response.headers()::getAll, patterns);
       if (mismatch != null) {
         finish(new ProbeResult(false, Reason.HEADER_MISMATCH, code, mismatch, elapsed()));
         return;
@@ -193,14 +195,17 @@ public final class Http2Prober implements Prober {
     }
 
     ProbeResult bodyVerdict(int code, Buffer kept, boolean truncated) {
-      if (spec.http().bodyMatch().matcher(kept.toString()).find()) {
+      PatternCosts.Found found = patterns.find(spec.http().bodyMatch(), kept.toString());
+      if (found.found()) {
         return ProbeResult.httpStatus(true, code, elapsed());
       }
       return new ProbeResult(
           false,
           Reason.BODY_MISMATCH,
           code,
-          "body does not match" + (truncated ? " (first 64 KiB)" : ""),
+          found.refused()
+              ? "bodyMatch " + found.refusal()
+              : "body does not match" + (truncated ? " (first 64 KiB)" : ""),
           elapsed());
     }
 

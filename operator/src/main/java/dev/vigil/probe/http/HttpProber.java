@@ -36,6 +36,7 @@ public final class HttpProber implements Prober {
   final ProbeConnection.Connector tlsConnector;
   final ProbeConnection.Connector plainConnector;
   final KeptConnections idle = new KeptConnections();
+  final PatternCosts patterns = PatternCosts.measuringThreadCpu();
 
   public HttpProber(Vertx vertx) {
     this.vertx = vertx;

@@ -84,6 +84,28 @@ class TenantPatternTest {
   }
 
   @Test
+  void aCostlyBodyMatchIsRefusedAfterItsFirstMatchSoTheLoopStaysFree() throws Exception {
+    // linear, but about 90 ms of CPU a match on 64 KiB: ten probes a second of a few such pools
+    // would fill the event loops again (60,000 bytes: under the 64 KiB kept); after the first match
+    // the pattern is not run for 30 s
+    int hostile = answering("a".repeat(60_000) + "!", Map.of());
+    HttpProber prober = new HttpProber(vertx);
+    try {
+      List<ProbeResult> verdicts = new java.util.ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        verdicts.add(within(probe(prober, hostile, spec().bodyMatch(EXPLOSIVE))));
+      }
+      assertThat(verdicts).allMatch(v -> v.reason() == Reason.BODY_MISMATCH);
+      assertThat(verdicts.get(0).detail()).isEqualTo("body does not match");
+      assertThat(verdicts.subList(1, 20))
+          .as("refused after its first match")
+          .allMatch(v -> v.detail().startsWith("bodyMatch not run: it costs "));
+    } finally {
+      LoopbackServers.await(prober.close());
+    }
+  }
+
+  @Test
   void anExplosiveHeaderValueMatchFailsQuickly() throws Exception {
     int hostile = answering("ok", Map.of("X-Ready", "a".repeat(2048) + "!"));
     CheckSpec.Http http =
@@ -101,6 +123,34 @@ class TenantPatternTest {
     ProbeResult verdict = within(probe(http1, hostile, spec().http(http)));
 
     assertThat(verdict.reason()).isEqualTo(Reason.HEADER_MISMATCH);
+  }
+
+  @Test
+  void aCostlyHeaderValueMatchIsRefusedAfterItsFirstMatch() throws Exception {
+    int hostile = answering("ok", Map.of("X-Ready", "a".repeat(20_000) + "!"));
+    CheckSpec.Http http =
+        new CheckSpec.Http(
+            "GET",
+            "/healthz",
+            null,
+            Map.of(),
+            ExpectedStatuses.DEFAULT,
+            null,
+            null,
+            List.of(CheckSpec.HeaderMatch.of(0, "X-Ready", EXPLOSIVE)),
+            null);
+    HttpProber prober = new HttpProber(vertx);
+    try {
+      ProbeResult first = within(probe(prober, hostile, spec().http(http)));
+      ProbeResult second = within(probe(prober, hostile, spec().http(http)));
+      assertThat(first.detail())
+          .startsWith("header X-Ready: ")
+          .endsWith("does not match " + EXPLOSIVE);
+      assertThat(second.reason()).isEqualTo(Reason.HEADER_MISMATCH);
+      assertThat(second.detail()).startsWith("headerMatch X-Ready not run: it costs ");
+    } finally {
+      LoopbackServers.await(prober.close());
+    }
   }
 
   @Test
