@@ -35,7 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,8 +68,8 @@ class ShardingIT {
       };
 
   private final HttpClient http = TestTls.client();
-  private MockCluster cluster;
-  private KubernetesClient client;
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+  private final KubernetesClient client = cluster.client();
   private SliceFlaps flaps;
   private final List<Replica> replicas = new ArrayList<>();
   private final List<DemoBackend> backends = new ArrayList<>();
@@ -85,18 +85,12 @@ class ShardingIT {
     }
   }
 
-  @BeforeEach
-  void setUp() {
-    cluster = MockCluster.start();
-    client = cluster.client();
-  }
-
+  /** Before the cluster closes (JUnit closes {@code @AutoClose} fields after this). */
   @AfterEach
-  void tearDown() {
+  void stopWatchingFlaps() {
     if (flaps != null) {
       flaps.close();
     }
-    cluster.close();
   }
 
   private Replica start(String identity) {
