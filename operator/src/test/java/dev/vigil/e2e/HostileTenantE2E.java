@@ -102,8 +102,7 @@ class HostileTenantE2E {
 
   @BeforeEach
   void setUp() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
+    cluster = E2eCluster.withChart();
     a = cluster.freshNamespace("tenant-a");
     b = cluster.freshNamespace("tenant-b");
     backends = new HostBackends(cluster);
