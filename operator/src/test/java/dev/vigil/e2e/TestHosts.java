@@ -78,6 +78,13 @@ public final class TestHosts implements AutoCloseable {
    */
   static ProcessBuilder backendProcess(
       E2eCluster cluster, int host, String bind, int port, Path modeFile, String... more) {
+    List<String> args = new ArrayList<>(List.of(bind, Integer.toString(port), modeFile.toString()));
+    args.addAll(List.of(more));
+    return new ProcessBuilder(inHost(cluster, host, "e2e/backend.py", args));
+  }
+
+  /** The command that runs the Python {@code script} in host {@code host}'s network namespace. */
+  static List<String> inHost(E2eCluster cluster, int host, String script, List<String> args) {
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -86,12 +93,9 @@ public final class TestHosts implements AutoCloseable {
                 "exec",
                 "vigil-h" + host,
                 "python3",
-                cluster.path("e2e/backend.py").toString(),
-                bind,
-                Integer.toString(port),
-                modeFile.toString()));
-    command.addAll(List.of(more));
-    return new ProcessBuilder(command);
+                cluster.path(script).toString()));
+    command.addAll(args);
+    return command;
   }
 
   /** Waits up to 20 s until {@code started}; fails with {@code failure} if {@code process} dies. */

@@ -3,7 +3,6 @@ package dev.vigil.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.ActiveState;
-import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.HealthSettingsBuilder;
@@ -239,9 +238,6 @@ class PoolRuntimeTest {
   /** Records what the runtime reports, as {@code <what> <backend> <why>}. */
   private class RecordingSink implements TransitionSink {
     @Override
-    public void stateChanged(PoolKey p, String b, String from, String to, String why) {}
-
-    @Override
     public void ejected(PoolKey p, String b, long until, String why) {
       sink.add("ejected " + b);
     }
@@ -265,8 +261,5 @@ class PoolRuntimeTest {
     public void unejected(PoolKey p, String b, String why) {
       sink.add("unejected " + b + " " + why);
     }
-
-    @Override
-    public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
   }
 }

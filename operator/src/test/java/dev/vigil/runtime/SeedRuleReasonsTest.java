@@ -2,7 +2,6 @@ package dev.vigil.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
@@ -54,9 +53,6 @@ class SeedRuleReasonsTest {
         public void wouldEject(PoolKey p, String b, String w) {
           events.add(b + " would eject: " + w);
         }
-
-        @Override
-        public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
       };
 
   @BeforeEach

@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import javax.net.ssl.SSLSocket;
 
 /**
@@ -43,6 +44,32 @@ public final class LoopbackSockets {
     } catch (IOException e) {
       return true;
     }
+  }
+
+  /**
+   * Writes {@code head}, then one more byte every 100 ms (a header that never ends), until the peer
+   * closes the connection or {@code atMost} passes: how long after the head it closed, or null when
+   * it did not.
+   */
+  public static Duration trickleUntilClosed(Socket s, String head, Duration atMost)
+      throws IOException, InterruptedException {
+    OutputStream out = s.getOutputStream();
+    out.write(head.getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    long start = System.nanoTime();
+    while (System.nanoTime() - start < atMost.toNanos()) {
+      try {
+        out.write('a');
+        out.flush();
+        Thread.sleep(100);
+      } catch (IOException e) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+      if (closedByPeer(s)) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+    }
+    return null;
   }
 
   /**
