@@ -138,6 +138,19 @@ class LeaderElectionIT {
     return r.probes();
   }
 
+  /**
+   * A pool of three, replica-a started and holding the Lease, then replica-b, and the three
+   * backends published: [a, b].
+   */
+  private List<MockCluster.Replica> leaderThenStandby() {
+    webPool(3);
+    MockCluster.Replica a = start("replica-a");
+    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
+    MockCluster.Replica b = start("replica-b");
+    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    return List.of(a, b);
+  }
+
   private HttpResponse<String> readyz(MockCluster.Replica r) throws Exception {
     return http.send(
         HttpRequest.newBuilder(
@@ -149,12 +162,9 @@ class LeaderElectionIT {
 
   @Test
   void oneOfTwoReplicasLeadsAndOnlyTheLeaderProbesAndWrites() throws Exception {
-    webPool(3);
-    MockCluster.Replica a = start("replica-a");
-    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
-    MockCluster.Replica b = start("replica-b");
-
-    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    List<MockCluster.Replica> started = leaderThenStandby();
+    MockCluster.Replica a = started.get(0);
+    MockCluster.Replica b = started.get(1);
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
@@ -183,11 +193,9 @@ class LeaderElectionIT {
 
   @Test
   void theStandbyTakesOverWithinTheLeaseDurationAndPublishes() throws Exception {
-    webPool(3);
-    MockCluster.Replica a = start("replica-a");
-    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
-    MockCluster.Replica b = start("replica-b");
-    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    List<MockCluster.Replica> started = leaderThenStandby();
+    MockCluster.Replica a = started.get(0);
+    MockCluster.Replica b = started.get(1);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> readyz(b).body().contains("standing by; leader is replica-a"));

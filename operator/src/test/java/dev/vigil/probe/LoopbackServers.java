@@ -1,5 +1,6 @@
 package dev.vigil.probe;
 
+import dev.vigil.testing.LoopbackSockets;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.vertx.core.Future;
@@ -160,12 +161,7 @@ public final class LoopbackServers implements AutoCloseable {
   /** A port where nothing listens (bound, then released). */
   public int refusing() {
     // a plain socket: Vert.x shares listeners between its servers, closing one may keep the port
-    try (java.net.ServerSocket socket =
-        new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      return socket.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return LoopbackSockets.closedPort();
   }
 
   public static <T> T await(Future<T> future) {

@@ -28,7 +28,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -140,13 +139,7 @@ class ShardingIT {
   }
 
   private Map<String, String> owners() {
-    Map<String, String> owners = new HashMap<>();
-    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
-      Map<String, String> labels = p.getMetadata().getLabels();
-      owners.put(
-          p.getMetadata().getName(), labels == null ? null : labels.get(ShardConfig.SHARD_LABEL));
-    }
-    return owners;
+    return PoolOwners.labels(client.resources(BackendPool.class).inNamespace(NS).list().getItems());
   }
 
   /** Every pool is labelled, runs on its owner alone, and its status names the owner. */

@@ -3,7 +3,9 @@ package dev.vigil.testing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +18,15 @@ import javax.net.ssl.SSLSocket;
  */
 public final class LoopbackSockets {
   private LoopbackSockets() {}
+
+  /** A port on 127.0.0.1 where nothing listens (bound by a plain socket, then released). */
+  public static int closedPort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /** A plain connection to 127.0.0.1:{@code port} from {@code local} (e.g. "127.0.0.2"). */
   public static Socket from(String local, int port) throws IOException {
