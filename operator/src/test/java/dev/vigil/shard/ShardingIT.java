@@ -138,6 +138,14 @@ class ShardingIT {
     return all;
   }
 
+  /** Each of {@code a} and {@code b} owns a pool, and every pool runs on its owner alone. */
+  private boolean sharedBy(Replica a, Replica b) {
+    Map<String, String> owners = owners();
+    return owners.containsValue(a.identity())
+        && owners.containsValue(b.identity())
+        && settled(a, b);
+  }
+
   private Map<String, String> owners() {
     return PoolOwners.labels(client.resources(BackendPool.class).inNamespace(NS).list().getItems());
   }
@@ -293,12 +301,7 @@ class ShardingIT {
     Replica b = start("replica-b");
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                readyIps().equals(allIps())
-                    && owners().containsValue("replica-a")
-                    && owners().containsValue("replica-b")
-                    && settled(a, b));
+        .until(() -> readyIps().equals(allIps()) && sharedBy(a, b));
     flaps = new SliceFlaps(client, NS);
 
     // the sharder's takeover of a's Lease, as after a missed renewal
@@ -337,13 +340,7 @@ class ShardingIT {
     pools();
     Replica a = start("replica-a");
     Replica b = start("replica-b");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                owners().containsValue("replica-a")
-                    && owners().containsValue("replica-b")
-                    && settled(a, b));
+    await().atMost(Duration.ofSeconds(30)).until(() -> sharedBy(a, b));
     String pool =
         owners().entrySet().stream()
             .filter(e -> e.getValue().equals("replica-a"))
