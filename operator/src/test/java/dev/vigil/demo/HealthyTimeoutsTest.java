@@ -17,7 +17,22 @@ import org.junit.jupiter.api.Test;
 class HealthyTimeoutsTest {
   private static Observation probed(String pod, ProbeSummary probe) {
     BackendView up =
-        new BackendView(pod, dev.vigil.health.ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
+        new BackendView(
+            pod,
+            dev.vigil.health.ActiveState.UP,
+            2,
+            0,
+            0,
+            0,
+            0,
+            false,
+            0,
+            false,
+            true,
+            false,
+            0,
+            0,
+            0);
     PoolView view =
         new PoolView(
             new AvailabilitySnapshot(
@@ -29,7 +44,7 @@ class HealthyTimeoutsTest {
                 new AvailabilitySnapshot.Counts(1, 1, 1, 0, 0, 0, 0, 1, 0)),
             List.of(
                 new BackendSnapshot(
-                    new Member(pod, "u", "10.0.0.1", 8080, null, null, false, false),
+                    new Member(pod, "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
                     up,
                     true,
                     true,

@@ -27,12 +27,26 @@ class ObservationTest {
   private static PoolView upView() {
     BackendView up =
         new BackendView(
-            "web-0", dev.vigil.health.ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
+            "web-0",
+            dev.vigil.health.ActiveState.UP,
+            2,
+            0,
+            0,
+            0,
+            0,
+            false,
+            0,
+            false,
+            true,
+            false,
+            0,
+            0,
+            0);
     return new PoolView(
         new AvailabilitySnapshot(1, false, Set.of("web-0"), Set.of("web-0"), Set.of(), COUNTS),
         List.of(
             new BackendSnapshot(
-                new Member("web-0", "u", "10.0.0.1", 8080, null, null, false, false),
+                new Member("web-0", "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
                 up,
                 true,
                 true,

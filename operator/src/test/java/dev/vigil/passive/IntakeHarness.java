@@ -88,7 +88,15 @@ final class IntakeHarness implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       members.add(
           new Member(
-              key.name() + "-" + i, "uid-" + i, ip(i), 8080, "node-1", "zone-a", false, false));
+              key.name() + "-" + i,
+              "uid-" + i,
+              ip(i),
+              8080,
+              "node-1",
+              "zone-a",
+              false,
+              false,
+              List.of()));
     }
     await(runtime.update(settings, CheckSpec.builder().build(), 1, members, Map.of()));
     return runtime;

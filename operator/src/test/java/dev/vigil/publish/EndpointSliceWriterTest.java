@@ -48,7 +48,8 @@ class EndpointSliceWriterTest {
           2);
 
   private static PublishedEndpoint ep(String ip, boolean ready) {
-    return PublishedEndpoint.of(ip, "pod-" + ip, "uid-" + ip, null, null, ready, ready, false);
+    return PublishedEndpoint.of(
+        ip, "pod-" + ip, "uid-" + ip, null, null, ready, ready, false, List.of());
   }
 
   private List<EndpointSlice> live() {

@@ -137,7 +137,8 @@ class GrpcWatchRuntimeTest {
             settings,
             check,
             1,
-            List.of(new Member("a", "uid-a", "127.0.0.1", port, null, null, false, false)),
+            List.of(
+                new Member("a", "uid-a", "127.0.0.1", port, null, null, false, false, List.of())),
             Map.of())
         .toCompletionStage()
         .toCompletableFuture()

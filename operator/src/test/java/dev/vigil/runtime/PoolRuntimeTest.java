@@ -77,7 +77,16 @@ class PoolRuntimeTest {
     List<Member> out = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
       out.add(
-          new Member(ids[i], "uid-" + ids[i], "10.0.0." + (i + 1), 8080, null, null, false, false));
+          new Member(
+              ids[i],
+              "uid-" + ids[i],
+              "10.0.0." + (i + 1),
+              8080,
+              null,
+              null,
+              false,
+              false,
+              List.of()));
     }
     return out;
   }
@@ -226,7 +235,17 @@ class PoolRuntimeTest {
     List<Member> moved = new ArrayList<>(members("a", "b", "c", "d"));
     Member d = moved.get(3);
     moved.set(
-        3, new Member(d.id(), d.podUid(), d.ip(), d.probePort(), "node-2", "zone-b", false, false));
+        3,
+        new Member(
+            d.id(),
+            d.podUid(),
+            d.ip(),
+            d.probePort(),
+            "node-2",
+            "zone-b",
+            false,
+            false,
+            List.of()));
     done(r.update(s, CheckSpec.builder().build(), 1, moved, Map.of()));
     assertThat(backend(r, "d").member().zone()).isEqualTo("zone-b");
 
