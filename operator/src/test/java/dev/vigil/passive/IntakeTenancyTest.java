@@ -9,9 +9,7 @@ import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -150,14 +148,7 @@ class IntakeTenancyTest {
   }
 
   private HttpResponse<String> post(String path, String token) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + harness.port + path))
-            .timeout(Duration.ofSeconds(10))
-            .header("Authorization", "Bearer " + token)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(ONE))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return harness.post(http, path, token, ONE);
   }
 
   private SSLSocket socketFrom(String local) throws IOException {
