@@ -122,62 +122,37 @@ EOF
   )
 }
 
-build_etcd() {
-  local dir="$CACHE/build/etcd-$ETCD_VERSION"
-  mkdir -p "$dir"
-  cat >"$dir/go.mod" <<EOF
-module vigil.local/e2e-build/etcd
-
-go 1.26.0
-
-require go.etcd.io/etcd/server/v3 $ETCD_VERSION
-EOF
-  cat >"$dir/tools.go" <<'EOF'
-//go:build tools
-
-package tools
-
-import _ "go.etcd.io/etcd/server/v3"
-EOF
+# go_module_build DIR NAME MODULE VERSION PKG OUT LDFLAGS: builds PKG into OUT in DIR, a module of
+# its own (vigil.local/e2e-build/NAME) that requires MODULE at VERSION. PKG "." builds the main.go
+# the caller put in DIR; any other PKG is imported by a tools.go so that go mod tidy keeps it.
+go_module_build() {
+  local dir=$1 name=$2 module=$3 version=$4 pkg=$5 out=$6 ldflags=$7
+  mkdir -p "$dir" "$(dirname "$out")"
+  printf '%s\n' "module vigil.local/e2e-build/$name" "" "go 1.26.0" "" \
+    "require $module $version" >"$dir/go.mod"
+  if [ "$pkg" != . ]; then
+    printf '%s\n' "//go:build tools" "" "package tools" "" "import _ \"$pkg\"" >"$dir/tools.go"
+  fi
   (
     cd "$dir"
     go_build_env
-    log "resolving go.etcd.io/etcd/server/v3 $ETCD_VERSION"
+    log "resolving $module $version"
     go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
-    log "building etcd $ETCD_VERSION"
-    nice -n 10 go build -trimpath -ldflags "-s -w" -o "$BIN/.etcd.tmp" go.etcd.io/etcd/server/v3
-    mv "$BIN/.etcd.tmp" "$BIN/etcd"
+    log "building $name ($module $version)"
+    nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$(dirname "$out")/.$(basename "$out").tmp" "$pkg"
+    mv "$(dirname "$out")/.$(basename "$out").tmp" "$out"
   )
 }
 
+build_etcd() {
+  go_module_build "$CACHE/build/etcd-$ETCD_VERSION" etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION" \
+    go.etcd.io/etcd/server/v3 "$BIN/etcd" "-s -w"
+}
+
 build_helm() {
-  local dir="$CACHE/build/helm-$HELM_VERSION"
-  mkdir -p "$dir"
-  cat >"$dir/go.mod" <<EOF
-module vigil.local/e2e-build/helm
-
-go 1.26.0
-
-require helm.sh/helm/v3 $HELM_VERSION
-EOF
-  cat >"$dir/tools.go" <<'EOF'
-//go:build tools
-
-package tools
-
-import _ "helm.sh/helm/v3/cmd/helm"
-EOF
-  (
-    cd "$dir"
-    go_build_env
-    log "resolving helm.sh/helm/v3 $HELM_VERSION"
-    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
-    log "building helm $HELM_VERSION"
-    nice -n 10 go build -trimpath \
-      -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
-      -o "$BIN/.helm.tmp" helm.sh/helm/v3/cmd/helm
-    mv "$BIN/.helm.tmp" "$BIN/helm"
-  )
+  go_module_build "$CACHE/build/helm-$HELM_VERSION" helm helm.sh/helm/v3 "$HELM_VERSION" \
+    helm.sh/helm/v3/cmd/helm "$BIN/helm" \
+    "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
 }
 
 # promtool from its own module's go.mod and go.sum (go install pkg@version: exactly the versions
@@ -204,19 +179,10 @@ build_promtool() {
 build_olm() {
   local dir="$CACHE/build/olm-api-$OLM_API_VERSION"
   [ -f "$E2E_DIR/bundle-validate/main.go" ] || die "no $E2E_DIR/bundle-validate/main.go"
-  mkdir -p "$dir" "$OLM_BIN"
-  printf '%s\n' "module vigil.local/e2e-build/bundle-validate" "" "go 1.26.0" "" \
-    "require github.com/operator-framework/api $OLM_API_VERSION" >"$dir/go.mod"
+  mkdir -p "$dir"
   cp "$E2E_DIR/bundle-validate/main.go" "$dir/main.go"
-  (
-    cd "$dir"
-    go_build_env
-    log "resolving github.com/operator-framework/api $OLM_API_VERSION"
-    go mod tidy -e >/dev/null 2>"$dir/tidy.log" || { cat "$dir/tidy.log" >&2; exit 1; }
-    log "building bundle-validate (operator-framework/api $OLM_API_VERSION)"
-    nice -n 10 go build -trimpath -ldflags "-s -w" -o "$OLM_BIN/.bundle-validate.tmp" .
-    mv "$OLM_BIN/.bundle-validate.tmp" "$OLM_BIN/bundle-validate"
-  )
+  go_module_build "$dir" bundle-validate github.com/operator-framework/api "$OLM_API_VERSION" . \
+    "$OLM_BIN/bundle-validate" "-s -w"
 }
 
 # cmd_tool promtool|bundle-validate: the path of a built tool

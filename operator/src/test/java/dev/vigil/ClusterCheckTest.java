@@ -2,6 +2,7 @@ package dev.vigil;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.testing.LoopbackSockets;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -37,16 +38,26 @@ class ClusterCheckTest {
     return new ConfigBuilder(Config.empty()).withMasterUrl(url).build();
   }
 
+  /** A mock API server that answers /version and lists no HealthPolicies. */
+  private void serverWithPolicies() {
+    server = new KubernetesMockServer(false);
+    server.init(InetAddress.getLoopbackAddress(), 0);
+    server.expect().get().withPath("/version").andReturn(200, VERSION).always();
+    server
+        .expect()
+        .get()
+        .withPath("/apis/vigil.dev/v1alpha1/healthpolicies?limit=1")
+        .andReturn(200, emptyPolicies())
+        .always();
+  }
+
   private static Optional<ClusterCheck.Failure> check(Config config, OperatorConfig settings) {
     return new ClusterCheck(config, "kubeconfig /tmp/k, context test", settings, DEADLINE).run();
   }
 
   @Test
   void aClosedPortIsNamedWithTheServerAndTheCause() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = LoopbackSockets.closedPort();
     String url = "https://127.0.0.1:" + port;
     long start = System.nanoTime();
 
@@ -80,15 +91,7 @@ class ClusterCheckTest {
 
   @Test
   void aMissingCrdNamesTheCommandThatInstallsIt() {
-    server = new KubernetesMockServer(false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    server.expect().get().withPath("/version").andReturn(200, VERSION).always();
-    server
-        .expect()
-        .get()
-        .withPath("/apis/vigil.dev/v1alpha1/healthpolicies?limit=1")
-        .andReturn(200, emptyPolicies())
-        .always();
+    serverWithPolicies();
 
     Optional<ClusterCheck.Failure> failure =
         check(server.createClient().getConfiguration(), OperatorConfig.embedded());
@@ -101,15 +104,7 @@ class ClusterCheckTest {
 
   @Test
   void passesWhenTheCrdsAreServedAndSaysWhenTheLeaseNamespaceIsMissing() {
-    server = new KubernetesMockServer(false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    server.expect().get().withPath("/version").andReturn(200, VERSION).always();
-    server
-        .expect()
-        .get()
-        .withPath("/apis/vigil.dev/v1alpha1/healthpolicies?limit=1")
-        .andReturn(200, emptyPolicies())
-        .always();
+    serverWithPolicies();
     server
         .expect()
         .get()

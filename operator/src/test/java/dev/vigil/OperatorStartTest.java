@@ -2,9 +2,8 @@ package dev.vigil;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.testing.LoopbackSockets;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,10 +81,7 @@ class OperatorStartTest {
 
   @Test
   void withoutAClusterItExitsWithinTenSecondsNamingKubeconfigServerAndCause() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = LoopbackSockets.closedPort();
     String url = "https://127.0.0.1:" + port;
     Path config = kubeconfig(url);
 
@@ -109,10 +105,7 @@ class OperatorStartTest {
 
   @Test
   void theDebugFlagAddsTheStackTrace() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
+    int port = LoopbackSockets.closedPort();
     Path config = kubeconfig("https://127.0.0.1:" + port);
 
     Run run =

@@ -46,18 +46,5 @@ public record AvailabilitySnapshot(
       int ejected,
       int draining,
       int decided,
-      int damped) {
-    /** Counts of a pool without flap damping. */
-    public Counts(
-        int total,
-        int available,
-        int up,
-        int down,
-        int unknown,
-        int ejected,
-        int draining,
-        int decided) {
-      this(total, available, up, down, unknown, ejected, draining, decided, 0);
-    }
-  }
+      int damped) {}
 }

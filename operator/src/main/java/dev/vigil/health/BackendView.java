@@ -24,37 +24,6 @@ public record BackendView(
     long meritAt,
     long releaseAt) {
 
-  /** A backend that was never penalized by flap damping. */
-  public BackendView(
-      String id,
-      ActiveState state,
-      int passRun,
-      int failRun,
-      int upstreamErrors,
-      int localOriginErrors,
-      int multiplier,
-      boolean ejected,
-      long ejectedUntil,
-      boolean draining,
-      boolean available) {
-    this(
-        id,
-        state,
-        passRun,
-        failRun,
-        upstreamErrors,
-        localOriginErrors,
-        multiplier,
-        ejected,
-        ejectedUntil,
-        draining,
-        available,
-        false,
-        0,
-        0,
-        0);
-  }
-
   /** Which interval the scheduler should use for this backend's next probe. */
   public ProbePhase phase() {
     return ProbePhase.of(state, passRun, failRun);

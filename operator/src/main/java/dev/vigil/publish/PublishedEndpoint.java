@@ -24,19 +24,6 @@ public record PublishedEndpoint(
     ports = List.copyOf(ports);
   }
 
-  /** The ready/serving/terminating table of docs/design.md §3, with the target's port numbers. */
-  public static PublishedEndpoint of(
-      String ip,
-      String podName,
-      String podUid,
-      String nodeName,
-      String zone,
-      boolean published,
-      boolean healthy,
-      boolean podTerminating) {
-    return of(ip, podName, podUid, nodeName, zone, published, healthy, podTerminating, List.of());
-  }
-
   /**
    * The ready/serving/terminating table of docs/design.md §3.
    *

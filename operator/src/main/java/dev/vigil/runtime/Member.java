@@ -28,19 +28,6 @@ public record Member(
     ports = List.copyOf(ports);
   }
 
-  /** A member whose ports are the pool's own numbers. */
-  public Member(
-      String id,
-      String podUid,
-      String ip,
-      int probePort,
-      String nodeName,
-      String zone,
-      boolean terminating,
-      boolean notReady) {
-    this(id, podUid, ip, probePort, nodeName, zone, terminating, notReady, List.of());
-  }
-
   public boolean draining() {
     return terminating || notReady;
   }

@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
  */
 final class CrdSchema {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final Cel CEL =
+
+  /** CEL as the API server evaluates {@code x-kubernetes-validations} (with its string library). */
+  static final Cel CEL =
       CelFactory.standardCelBuilder()
           .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
           .addVar("self", SimpleType.DYN)
@@ -168,13 +170,16 @@ final class CrdSchema {
 
   private boolean eval(String rule, JsonNode self, String path) {
     try {
-      Object result =
-          CEL.createProgram(CEL.compile(rule).getAst()).eval(Map.of("self", celValue(self)));
-      return Boolean.TRUE.equals(result);
+      return Boolean.TRUE.equals(evaluate(rule, celValue(self)));
     } catch (Exception e) {
       problems.add(path + ": rule " + rule + " failed: " + e.getMessage());
       return true;
     }
+  }
+
+  /** {@code rule} evaluated with {@code self} bound to {@code self}. */
+  static Object evaluate(String rule, Object self) throws Exception {
+    return CEL.createProgram(CEL.compile(rule).getAst()).eval(Map.of("self", self));
   }
 
   private static Object celValue(JsonNode n) {

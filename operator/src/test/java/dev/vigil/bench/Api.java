@@ -2,10 +2,10 @@ package dev.vigil.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vigil.e2e.E2eCluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
-import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -33,9 +33,21 @@ import java.util.stream.Stream;
  * audit policy records writes alone).
  */
 abstract class Api {
-  abstract KubernetesClient client();
+  private final KubernetesClient client;
+  private final String namespace;
 
-  abstract String namespace();
+  private Api(KubernetesClient client, String namespace) {
+    this.client = client;
+    this.namespace = namespace;
+  }
+
+  KubernetesClient client() {
+    return client;
+  }
+
+  String namespace() {
+    return namespace;
+  }
 
   abstract Map<String, Long> stats() throws IOException;
 
@@ -76,17 +88,7 @@ abstract class Api {
                     .withRequestTimeout(60_000)
                     .build())
             .build();
-    return new Api() {
-      @Override
-      KubernetesClient client() {
-        return client;
-      }
-
-      @Override
-      String namespace() {
-        return "bench";
-      }
-
+    return new Api(client, "bench") {
       @Override
       Map<String, Long> stats() throws IOException {
         in.println("STATS");
@@ -129,17 +131,7 @@ abstract class Api {
         .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
         .create();
     ObjectMapper json = new ObjectMapper();
-    return new Api() {
-      @Override
-      KubernetesClient client() {
-        return client;
-      }
-
-      @Override
-      String namespace() {
-        return ns;
-      }
-
+    return new Api(client, ns) {
       @Override
       Map<String, Long> stats() throws IOException {
         Map<String, Long> m = new TreeMap<>();
@@ -171,19 +163,8 @@ abstract class Api {
 
       @Override
       void createRunningPod(Pod want) {
-        want.getMetadata().setUid(null);
         want.getStatus().setPodIPs(List.of(new PodIP(want.getStatus().getPodIP())));
-        PodStatus status = want.getStatus();
-        client.resource(want).create();
-        client
-            .pods()
-            .inNamespace(want.getMetadata().getNamespace())
-            .withName(want.getMetadata().getName())
-            .editStatus(
-                p -> {
-                  p.setStatus(status);
-                  return p;
-                });
+        E2eCluster.createWithStatus(client, want);
       }
 
       @Override

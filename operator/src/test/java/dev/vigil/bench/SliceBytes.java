@@ -98,7 +98,9 @@ public final class SliceBytes {
       String node = "gke-prod-pool-1-a1b2c3d4-" + Integer.toString(i % 500 + 1296, 36);
       String zone = "europe-west1-" + "bcd".charAt(i % 3);
       String uid = UUID.nameUUIDFromBytes(pod.getBytes(StandardCharsets.UTF_8)).toString();
-      out.add(PublishedEndpoint.of(ip, pod, uid, node, zone, i % 10 != 0, i % 10 != 0, false));
+      out.add(
+          PublishedEndpoint.of(
+              ip, pod, uid, node, zone, i % 10 != 0, i % 10 != 0, false, List.of()));
     }
     return out;
   }

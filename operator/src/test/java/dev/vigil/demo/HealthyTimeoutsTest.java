@@ -8,6 +8,7 @@ import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;
 import dev.vigil.runtime.ProbeSummary;
+import dev.vigil.testing.Fixtures;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,8 +17,7 @@ import org.junit.jupiter.api.Test;
 /** A failed demo run whose healthy backends timed out says to lower --speed; others do not. */
 class HealthyTimeoutsTest {
   private static Observation probed(String pod, ProbeSummary probe) {
-    BackendView up =
-        new BackendView(pod, dev.vigil.health.ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
+    BackendView up = Fixtures.upBackend(pod);
     PoolView view =
         new PoolView(
             new AvailabilitySnapshot(
@@ -29,7 +29,7 @@ class HealthyTimeoutsTest {
                 new AvailabilitySnapshot.Counts(1, 1, 1, 0, 0, 0, 0, 1, 0)),
             List.of(
                 new BackendSnapshot(
-                    new Member(pod, "u", "10.0.0.1", 8080, null, null, false, false),
+                    new Member(pod, "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
                     up,
                     true,
                     true,

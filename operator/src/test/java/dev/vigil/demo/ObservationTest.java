@@ -11,6 +11,7 @@ import dev.vigil.health.BackendView;
 import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;
+import dev.vigil.testing.Fixtures;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,14 +26,12 @@ class ObservationTest {
 
   /** Backend web-0 at 10.0.0.1, Up and published by the runtime. */
   private static PoolView upView() {
-    BackendView up =
-        new BackendView(
-            "web-0", dev.vigil.health.ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true);
+    BackendView up = Fixtures.upBackend("web-0");
     return new PoolView(
         new AvailabilitySnapshot(1, false, Set.of("web-0"), Set.of("web-0"), Set.of(), COUNTS),
         List.of(
             new BackendSnapshot(
-                new Member("web-0", "u", "10.0.0.1", 8080, null, null, false, false),
+                new Member("web-0", "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
                 up,
                 true,
                 true,

@@ -37,8 +37,7 @@ class AdmissionPolicyE2E {
 
   @Test
   void vigilsTokenMayWriteItsOwnSlicesAndServicesAndIsDeniedForeignOnes() {
-    E2eCluster cluster = E2eCluster.get();
-    cluster.installChart();
+    E2eCluster cluster = E2eCluster.withChart();
     KubernetesClient admin = cluster.admin();
     assertThat(
             admin

@@ -8,6 +8,9 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -54,6 +57,13 @@ public final class E2eCluster {
             .withConfig(
                 Config.fromKubeconfig(Files.readString(Path.of(env.get("VIGIL_E2E_KUBECONFIG")))))
             .build();
+  }
+
+  /** {@link #get()}, with the chart installed ({@link #installChart()}). */
+  public static E2eCluster withChart() {
+    E2eCluster cluster = get();
+    cluster.installChart();
+    return cluster;
   }
 
   /** The cluster, or a skipped test when the harness is not running. */
@@ -235,10 +245,15 @@ public final class E2eCluster {
    * it), as a kubelet would.
    */
   public void createWithStatus(Pod want) {
+    createWithStatus(admin, want);
+  }
+
+  /** {@link #createWithStatus(Pod)} through {@code client}. */
+  public static void createWithStatus(KubernetesClient client, Pod want) {
     want.getMetadata().setUid(null);
     PodStatus status = want.getStatus();
-    admin.resource(want).create();
-    admin
+    client.resource(want).create();
+    client
         .pods()
         .inNamespace(want.getMetadata().getNamespace())
         .withName(want.getMetadata().getName())
@@ -247,6 +262,56 @@ public final class E2eCluster {
               p.setStatus(status);
               return p;
             });
+  }
+
+  /** Creates the ServiceAccount {@code namespace/name}. */
+  public void serviceAccount(String namespace, String name) {
+    admin
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
+  }
+
+  /** Binds the ServiceAccount {@code saNamespace/sa} cluster-wide to {@code clusterRole}. */
+  public void bindClusterRole(String binding, String clusterRole, String saNamespace, String sa) {
+    admin
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(binding)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(sa)
+                .withNamespace(saNamespace)
+                .endSubject()
+                .build())
+        .create();
+  }
+
+  /**
+   * Binds the ServiceAccount {@code namespace/sa}, in {@code namespace} only, to the {@code
+   * roleKind} ({@code Role} or {@code ClusterRole}) {@code role}.
+   */
+  public void bindRole(String namespace, String binding, String roleKind, String role, String sa) {
+    admin
+        .resource(
+            new RoleBindingBuilder()
+                .withNewMetadata()
+                .withName(binding)
+                .withNamespace(namespace)
+                .endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", roleKind, role)
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(sa)
+                .withNamespace(namespace)
+                .endSubject()
+                .build())
+        .create();
   }
 
   /** A token for {@code namespace/serviceAccount} from the TokenRequest API. */

@@ -40,17 +40,7 @@ final class HostBackends implements AutoCloseable {
     try {
       Files.writeString(dir.resolve(name + ".mode"), mode + "\n");
       ProcessBuilder pb =
-          new ProcessBuilder(
-                  "ip",
-                  "netns",
-                  "exec",
-                  "vigil-h" + host,
-                  "python3",
-                  cluster.path("e2e/backend.py").toString(),
-                  bind,
-                  Integer.toString(port),
-                  dir.resolve(name + ".mode").toString(),
-                  "900")
+          TestHosts.backendProcess(cluster, host, bind, port, dir.resolve(name + ".mode"), "900")
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve(name + ".log").toFile());
       pb.environment().put("BACKEND_LOG_REQUESTS", "1");
@@ -58,13 +48,10 @@ final class HostBackends implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!log(name).contains("listening on")) {
-      if (System.nanoTime() > deadline || !processes.get(name).isAlive()) {
-        throw new AssertionError("backend " + name + " did not start: " + log(name));
-      }
-      TestHosts.sleep(50);
-    }
+    TestHosts.awaitStarted(
+        processes.get(name),
+        () -> log(name).contains("listening on"),
+        () -> "backend " + name + " did not start: " + log(name));
   }
 
   /** Requests backend {@code name} has received, from its own log. */

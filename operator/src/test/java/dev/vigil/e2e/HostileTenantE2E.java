@@ -105,8 +105,7 @@ class HostileTenantE2E {
 
   @BeforeEach
   void setUp() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
+    cluster = E2eCluster.withChart();
     a = cluster.freshNamespace("tenant-a");
     b = cluster.freshNamespace("tenant-b");
     backends = new HostBackends(cluster);
@@ -452,29 +451,27 @@ class HostileTenantE2E {
 
   /** Watches both tenants' slices from the API server. */
   private void watchSlices() {
+    watchSlices(
+        b,
+        e -> {
+          if (!Boolean.TRUE.equals(e.getConditions().getReady())) {
+            long now = System.currentTimeMillis();
+            e.getAddresses().forEach(ip -> sliceNotReady.putIfAbsent(ip, now));
+          }
+        });
+    watchSlices(a, e -> publishedInA.addAll(e.getAddresses()));
+  }
+
+  /** Hands every endpoint of every slice event in {@code namespace} to {@code onEndpoint}. */
+  private void watchSlices(String namespace, java.util.function.Consumer<Endpoint> onEndpoint) {
     watches.add(
         cluster
             .admin()
             .discovery()
             .v1()
             .endpointSlices()
-            .inNamespace(b)
-            .watch(
-                new SliceWatcher(
-                    e -> {
-                      if (!Boolean.TRUE.equals(e.getConditions().getReady())) {
-                        long now = System.currentTimeMillis();
-                        e.getAddresses().forEach(ip -> sliceNotReady.putIfAbsent(ip, now));
-                      }
-                    })));
-    watches.add(
-        cluster
-            .admin()
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(a)
-            .watch(new SliceWatcher(e -> publishedInA.addAll(e.getAddresses()))));
+            .inNamespace(namespace)
+            .watch(new SliceWatcher(onEndpoint)));
   }
 
   private record SliceWatcher(java.util.function.Consumer<Endpoint> each)

@@ -15,9 +15,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,35 +32,14 @@ class KubectlVigilE2E {
   private static final Duration CONVERGE = Duration.ofSeconds(60);
   private static E2eCluster cluster;
 
-  private String ns;
-  private TestHosts hosts;
-  private OperatorLog log;
+  @AutoClose private final ChartTestBed bed = ChartTestBed.open(cluster, "plugin", PORT);
+  private final String ns = bed.ns();
+  private final TestHosts hosts = bed.hosts();
   private InProcessOperator operator;
 
   @BeforeAll
   static void chart() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
-  }
-
-  @BeforeEach
-  void setUp() {
-    ns = cluster.freshNamespace("plugin");
-    hosts = new TestHosts(cluster, PORT);
-    log = OperatorLog.attach();
-  }
-
-  @AfterEach
-  void tearDown() {
-    try {
-      if (operator != null) {
-        operator.close();
-      }
-      hosts.close();
-    } finally {
-      log.detach();
-    }
-    assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
+    cluster = E2eCluster.withChart();
   }
 
   @Test
@@ -78,7 +56,7 @@ class KubectlVigilE2E {
     }
     cluster.admin().resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
     OutcomeReporter reporter = OutcomeReporter.bind(cluster, ns, "reporter");
-    operator = InProcessOperator.start(cluster, ns, null, 0);
+    operator = bed.started(InProcessOperator.start(cluster, ns, null, 0));
     awaitStates(Map.of("web-1", "UP", "web-2", "UP", "web-3", "UP", "web-4", "UP"));
 
     hosts.set(2, Mode.REFUSE);

@@ -38,8 +38,7 @@ class LeaderStopE2E {
 
   @BeforeEach
   void setUp() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
+    cluster = E2eCluster.withChart();
     ns = cluster.freshNamespace("stop");
     lease = "vigil-" + ns;
     token = ProcessOperator.serviceAccountToken(cluster);

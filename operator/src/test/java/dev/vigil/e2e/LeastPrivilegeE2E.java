@@ -10,12 +10,9 @@ import dev.vigil.e2e.TestHosts.Mode;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.TestTls;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -57,8 +54,7 @@ class LeastPrivilegeE2E {
 
   @Test
   void theChartGrantsOnlyTheCallsARealRunMakesAndNoneIsDenied() throws Exception {
-    E2eCluster cluster = E2eCluster.get();
-    cluster.installChart();
+    E2eCluster cluster = E2eCluster.withChart();
     KubernetesClient admin = cluster.admin();
     AuditLog audit = new AuditLog(cluster.auditLog());
     String ns = cluster.freshNamespace("lp");
@@ -254,37 +250,11 @@ class LeastPrivilegeE2E {
   /** A ServiceAccount in {@code ns} bound to one of the chart's ClusterRoles. */
   private static void serviceAccountBoundTo(
       E2eCluster cluster, String ns, String sa, String clusterRole, boolean clusterWide) {
-    KubernetesClient admin = cluster.admin();
-    admin
-        .serviceAccounts()
-        .inNamespace(ns)
-        .resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-        .create();
-    Subject subject = new Subject(null, "ServiceAccount", sa, ns);
-    RoleRef role = new RoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole);
+    cluster.serviceAccount(ns, sa);
     if (clusterWide) {
-      admin
-          .resource(
-              new ClusterRoleBindingBuilder()
-                  .withNewMetadata()
-                  .withName(ns + "-" + sa)
-                  .endMetadata()
-                  .withRoleRef(role)
-                  .withSubjects(subject)
-                  .build())
-          .create();
+      cluster.bindClusterRole(ns + "-" + sa, clusterRole, ns, sa);
     } else {
-      admin
-          .resource(
-              new RoleBindingBuilder()
-                  .withNewMetadata()
-                  .withName(sa)
-                  .withNamespace(ns)
-                  .endMetadata()
-                  .withRoleRef(role)
-                  .withSubjects(subject)
-                  .build())
-          .create();
+      cluster.bindRole(ns, sa, "ClusterRole", clusterRole, sa);
     }
   }
 

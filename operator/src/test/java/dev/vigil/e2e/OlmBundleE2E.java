@@ -9,15 +9,12 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.vigil.OperatorConfig;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.TestTls;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentSpec;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -61,11 +58,7 @@ class OlmBundleE2E {
     String ns = cluster.freshNamespace("olm");
     String sa = install.at("/permissions/0/serviceAccountName").asText();
     assertThat(install.at("/clusterPermissions/0/serviceAccountName").asText()).isEqualTo(sa);
-    admin
-        .serviceAccounts()
-        .inNamespace(ns)
-        .resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-        .create();
+    cluster.serviceAccount(ns, sa);
     admin
         .rbac()
         .roles()
@@ -78,23 +71,7 @@ class OlmBundleE2E {
                 .withRules(rules(install.at("/permissions/0/rules")))
                 .build())
         .create();
-    admin
-        .rbac()
-        .roleBindings()
-        .inNamespace(ns)
-        .resource(
-            new RoleBindingBuilder()
-                .withNewMetadata()
-                .withName("vigil-olm")
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "Role", "vigil-olm")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(sa)
-                .withNamespace(ns)
-                .endSubject()
-                .build())
-        .create();
+    cluster.bindRole(ns, "vigil-olm", "Role", "vigil-olm", sa);
     String clusterRole = "vigil-olm-" + ns;
     admin
         .rbac()
@@ -107,22 +84,7 @@ class OlmBundleE2E {
                 .withRules(rules(install.at("/clusterPermissions/0/rules")))
                 .build())
         .create();
-    admin
-        .rbac()
-        .clusterRoleBindings()
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName(clusterRole)
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", clusterRole)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(sa)
-                .withNamespace(ns)
-                .endSubject()
-                .build())
-        .create();
+    cluster.bindClusterRole(clusterRole, clusterRole, ns, sa);
 
     // OLM creates this Deployment; the API server accepts it (the downward API path of
     // olm.targetNamespaces included).

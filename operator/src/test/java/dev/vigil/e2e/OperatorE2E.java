@@ -7,24 +7,20 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.e2e.TestHosts.Mode;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -60,38 +56,14 @@ class OperatorE2E {
   private static final long RETRY_MS = 750;
   protected static E2eCluster cluster;
 
-  protected String ns;
-  private TestHosts hosts;
-  private OperatorLog log;
-  private PublishedSlices slices;
-  private final List<RunningOperator> operators = new ArrayList<>();
-  private boolean expectForbidden;
+  @AutoClose private final ChartTestBed bed = ChartTestBed.open(cluster, "op", PORT);
+  protected final String ns = bed.ns();
+  private final TestHosts hosts = bed.hosts();
+  private final PublishedSlices slices = bed.slices();
 
   @BeforeAll
   static void chart() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
-  }
-
-  @BeforeEach
-  void setUp() {
-    ns = cluster.freshNamespace("op");
-    hosts = new TestHosts(cluster, PORT);
-    log = OperatorLog.attach();
-    slices = new PublishedSlices(cluster.admin(), ns, "web");
-  }
-
-  @AfterEach
-  void tearDown() {
-    try {
-      operators.forEach(RunningOperator::close);
-      hosts.close();
-    } finally {
-      log.detach();
-    }
-    if (!expectForbidden) {
-      assertThat(forbidden()).as("requests the chart's RBAC refused").isEmpty();
-    }
+    cluster = E2eCluster.withChart();
   }
 
   @Test
@@ -288,11 +260,7 @@ class OperatorE2E {
     // operator runs as a ServiceAccount with the chart's ClusterRole minus Events.
     String sa = "vigil-noevents-" + ns;
     KubernetesClient admin = cluster.admin();
-    admin
-        .serviceAccounts()
-        .inNamespace(E2eCluster.RELEASE_NAMESPACE)
-        .resource(new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-        .create();
+    cluster.serviceAccount(E2eCluster.RELEASE_NAMESPACE, sa);
     ClusterRole chart = admin.rbac().clusterRoles().withName(E2eCluster.RELEASE).get();
     admin
         .resource(
@@ -306,39 +274,13 @@ class OperatorE2E {
                         .toList())
                 .build())
         .create();
-    admin
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName(sa)
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", sa)
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(sa)
-                .withNamespace(E2eCluster.RELEASE_NAMESPACE)
-                .endSubject()
-                .build())
-        .create();
+    cluster.bindClusterRole(sa, sa, E2eCluster.RELEASE_NAMESPACE, sa);
     // the chart's cluster-scoped calls (Nodes for zones, the reviews) stay granted as the chart
     // does
-    admin
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName(sa + "-cluster")
-                .endMetadata()
-                .withNewRoleRef(
-                    "rbac.authorization.k8s.io", "ClusterRole", E2eCluster.RELEASE + "-reviews")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(sa)
-                .withNamespace(E2eCluster.RELEASE_NAMESPACE)
-                .endSubject()
-                .build())
-        .create();
+    cluster.bindClusterRole(
+        sa + "-cluster", E2eCluster.RELEASE + "-reviews", E2eCluster.RELEASE_NAMESPACE, sa);
     webPool(1, 2);
-    operators.add(startAs(sa, null));
+    bed.started(startAs(sa, null));
     awaitReady(1, 2);
     hosts.set(2, Mode.REFUSE);
     awaitReady(1);
@@ -346,18 +288,16 @@ class OperatorE2E {
         .atMost(CONVERGE)
         .untilAsserted(
             () ->
-                assertThat(forbidden())
+                assertThat(bed.forbidden())
                     .anySatisfy(l -> assertThat(l).contains("events").contains("forbidden")));
-    forbidden().forEach(l -> System.out.println("expected refusal: " + l));
-    expectForbidden = true;
+    bed.forbidden().forEach(l -> System.out.println("expected refusal: " + l));
+    bed.expectForbidden();
   }
 
   // ---- helpers ------------------------------------------------------------------------------
 
   private RunningOperator start(String lease) {
-    RunningOperator o = startAs(E2eCluster.RELEASE, lease);
-    operators.add(o);
-    return o;
+    return bed.started(startAs(E2eCluster.RELEASE, lease));
   }
 
   /**
@@ -368,13 +308,6 @@ class OperatorE2E {
    */
   protected RunningOperator startAs(String serviceAccount, String lease) {
     return InProcessOperator.startAs(serviceAccount, cluster, ns, lease, -1);
-  }
-
-  /** What the test JVM's log and every operator's own log say the API server refused. */
-  private List<String> forbidden() {
-    List<String> lines = new ArrayList<>(log.forbidden());
-    operators.forEach(o -> lines.addAll(o.forbidden()));
-    return lines;
   }
 
   /** The HealthPolicy "fast", Pods web-i on test host i, and the BackendPool "web". */

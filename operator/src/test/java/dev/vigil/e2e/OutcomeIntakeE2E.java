@@ -11,9 +11,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,37 +29,15 @@ class OutcomeIntakeE2E {
   private static final Duration CONVERGE = Duration.ofSeconds(60);
   private static E2eCluster cluster;
 
-  private String ns;
-  private TestHosts hosts;
-  private OperatorLog log;
-  private PublishedSlices slices;
+  @AutoClose private final ChartTestBed bed = ChartTestBed.open(cluster, "intake", PORT);
+  private final String ns = bed.ns();
+  private final TestHosts hosts = bed.hosts();
+  private final PublishedSlices slices = bed.slices();
   private InProcessOperator operator;
 
   @BeforeAll
   static void chart() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
-  }
-
-  @BeforeEach
-  void setUp() {
-    ns = cluster.freshNamespace("intake");
-    hosts = new TestHosts(cluster, PORT);
-    log = OperatorLog.attach();
-    slices = new PublishedSlices(cluster.admin(), ns, "web");
-  }
-
-  @AfterEach
-  void tearDown() {
-    try {
-      if (operator != null) {
-        operator.close();
-      }
-      hosts.close();
-    } finally {
-      log.detach();
-    }
-    assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
+    cluster = E2eCluster.withChart();
   }
 
   @Test
@@ -79,7 +56,7 @@ class OutcomeIntakeE2E {
     OutcomeReporter reporter = OutcomeReporter.bind(cluster, ns, "reporter");
     OutcomeReporter stranger = OutcomeReporter.unbound(cluster, ns, "stranger");
 
-    operator = InProcessOperator.start(cluster, ns, null, 0);
+    operator = bed.started(InProcessOperator.start(cluster, ns, null, 0));
     awaitReady(1, 2, 3);
     String victim = TestHosts.address(2);
     String failures = OutcomeReporter.failures(ns, victim, 8, PORT);

@@ -2,9 +2,6 @@ package dev.vigil.e2e;
 
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.TestTls;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,40 +33,15 @@ final class OutcomeReporter {
 
   /** The ServiceAccount, without a binding: its reports are refused. */
   static OutcomeReporter unbound(E2eCluster cluster, String namespace, String serviceAccount) {
-    cluster
-        .admin()
-        .serviceAccounts()
-        .inNamespace(namespace)
-        .resource(
-            new ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName(serviceAccount)
-                .endMetadata()
-                .build())
-        .create();
+    cluster.serviceAccount(namespace, serviceAccount);
     return new OutcomeReporter(cluster, namespace, serviceAccount);
   }
 
   /** The ServiceAccount with a RoleBinding (in the pool's namespace) to the reporter role. */
   static OutcomeReporter bind(E2eCluster cluster, String namespace, String serviceAccount) {
     OutcomeReporter r = unbound(cluster, namespace, serviceAccount);
-    KubernetesClient admin = cluster.admin();
-    admin
-        .resource(
-            new RoleBindingBuilder()
-                .withNewMetadata()
-                .withName(serviceAccount)
-                .withNamespace(namespace)
-                .endMetadata()
-                .withNewRoleRef(
-                    "rbac.authorization.k8s.io", "ClusterRole", "vigil-outcome-reporter")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName(serviceAccount)
-                .withNamespace(namespace)
-                .endSubject()
-                .build())
-        .create();
+    cluster.bindRole(
+        namespace, serviceAccount, "ClusterRole", "vigil-outcome-reporter", serviceAccount);
     return r;
   }
 

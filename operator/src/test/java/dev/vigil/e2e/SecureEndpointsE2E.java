@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.security.CertificateAuthority;
 import dev.vigil.testing.TestTls;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import java.math.BigInteger;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,9 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,33 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
 class SecureEndpointsE2E {
   private static E2eCluster cluster;
   private final HttpClient http = TestTls.client();
-  private String ns;
-  private OperatorLog log;
+  @AutoClose private final ChartTestBed bed = ChartTestBed.open(cluster, "secure", 8080);
+  private final String ns = bed.ns();
   private InProcessOperator operator;
   @TempDir Path tls;
 
   @BeforeAll
   static void chart() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
-  }
-
-  @BeforeEach
-  void setUp() {
-    ns = cluster.freshNamespace("secure");
-    log = OperatorLog.attach();
-  }
-
-  @AfterEach
-  void tearDown() {
-    try {
-      if (operator != null) {
-        operator.close();
-      }
-    } finally {
-      log.detach();
-    }
-    assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
+    cluster = E2eCluster.withChart();
   }
 
   private HttpResponse<String> metrics(String token) throws Exception {
@@ -84,31 +62,11 @@ class SecureEndpointsE2E {
         TestTls.ca().issue("localhost", List.of("localhost", "127.0.0.1"), Duration.ofHours(1));
     first.writeTo(tls);
     for (String sa : List.of("scraper", "nosy")) {
-      cluster
-          .admin()
-          .serviceAccounts()
-          .inNamespace(ns)
-          .resource(
-              new ServiceAccountBuilder().withNewMetadata().withName(sa).endMetadata().build())
-          .create();
+      cluster.serviceAccount(ns, sa);
     }
-    cluster
-        .admin()
-        .resource(
-            new ClusterRoleBindingBuilder()
-                .withNewMetadata()
-                .withName(ns + "-scraper")
-                .endMetadata()
-                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "vigil-metrics-reader")
-                .addNewSubject()
-                .withKind("ServiceAccount")
-                .withName("scraper")
-                .withNamespace(ns)
-                .endSubject()
-                .build())
-        .create();
+    cluster.bindClusterRole(ns + "-scraper", "vigil-metrics-reader", ns, "scraper");
     try {
-      operator = InProcessOperator.startSecure(cluster, ns, tls);
+      operator = bed.started(InProcessOperator.startSecure(cluster, ns, tls));
 
       assertThat(metrics(null).statusCode()).isEqualTo(401);
       assertThat(metrics(cluster.token(ns, "nosy")).statusCode()).isEqualTo(403);

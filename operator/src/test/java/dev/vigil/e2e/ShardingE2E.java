@@ -76,8 +76,7 @@ class ShardingE2E {
 
   @BeforeEach
   void setUp() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
+    cluster = E2eCluster.withChart();
     ns = cluster.freshNamespace("shard");
     outNs = cluster.freshNamespace("shard-out");
     hosts = new TestHosts(cluster, PORT);

@@ -6,9 +6,13 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Real HTTP backends on the test hosts that {@code e2e/netns.sh up N} creates: host {@code i} is
@@ -54,16 +58,7 @@ public final class TestHosts implements AutoCloseable {
     stop(host);
     try {
       Process p =
-          new ProcessBuilder(
-                  "ip",
-                  "netns",
-                  "exec",
-                  "vigil-h" + host,
-                  "python3",
-                  cluster.path("e2e/backend.py").toString(),
-                  address(host),
-                  Integer.toString(port),
-                  modeFile(host).toString())
+          backendProcess(cluster, host, address(host), port, modeFile(host))
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("h" + host + ".log").toFile())
               .start();
@@ -71,11 +66,44 @@ public final class TestHosts implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    awaitStarted(
+        processes.get(host),
+        () -> accepts(host),
+        () -> "backend on " + address(host) + ":" + port + " did not start: " + log(host));
+  }
+
+  /**
+   * {@code e2e/backend.py} in host {@code host}'s network namespace on {@code bind:port}, reading
+   * its mode from {@code modeFile}, with {@code more} arguments.
+   */
+  static ProcessBuilder backendProcess(
+      E2eCluster cluster, int host, String bind, int port, Path modeFile, String... more) {
+    List<String> args = new ArrayList<>(List.of(bind, Integer.toString(port), modeFile.toString()));
+    args.addAll(List.of(more));
+    return new ProcessBuilder(inHost(cluster, host, "e2e/backend.py", args));
+  }
+
+  /** The command that runs the Python {@code script} in host {@code host}'s network namespace. */
+  static List<String> inHost(E2eCluster cluster, int host, String script, List<String> args) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "ip",
+                "netns",
+                "exec",
+                "vigil-h" + host,
+                "python3",
+                cluster.path(script).toString()));
+    command.addAll(args);
+    return command;
+  }
+
+  /** Waits up to 20 s until {@code started}; fails with {@code failure} if {@code process} dies. */
+  static void awaitStarted(Process process, BooleanSupplier started, Supplier<String> failure) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!accepts(host)) {
-      if (System.nanoTime() > deadline || !processes.get(host).isAlive()) {
-        throw new AssertionError(
-            "backend on " + address(host) + ":" + port + " did not start: " + log(host));
+    while (!started.getAsBoolean()) {
+      if (System.nanoTime() > deadline || !process.isAlive()) {
+        throw new AssertionError(failure.get());
       }
       sleep(50);
     }

@@ -62,14 +62,8 @@ final class Traffic implements AutoCloseable {
         Via.KUBE_PROXY,
         cluster,
         duration,
-        List.of(
-            "ip",
-            "netns",
-            "exec",
-            "vigil-h" + host,
-            "python3",
-            cluster.path("e2e/traffic.py").toString(),
-            "http://" + clusterIp + ":" + port + "/"));
+        TestHosts.inHost(
+            cluster, host, "e2e/traffic.py", List.of("http://" + clusterIp + ":" + port + "/")));
   }
 
   /** Requests to Traefik's entry point {@code url} for the Ingress host {@code hostName}. */

@@ -24,9 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -83,16 +82,15 @@ class TrafficE2E {
   private static E2eCluster cluster;
   private static Consumers consumers;
 
-  private String ns;
-  private TestHosts hosts;
-  private OperatorLog log;
-  private PublishedSlices slices;
+  @AutoClose private final ChartTestBed bed = ChartTestBed.open(cluster, "traffic", PORT);
+  private final String ns = bed.ns();
+  private final TestHosts hosts = bed.hosts();
+  private final PublishedSlices slices = bed.slices();
   private InProcessOperator operator;
 
   @BeforeAll
   static void consumers() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
+    cluster = E2eCluster.withChart();
     consumers = Consumers.start(cluster, VIAS.contains(Via.TRAEFIK));
   }
 
@@ -101,27 +99,6 @@ class TrafficE2E {
     if (consumers != null) {
       consumers.close();
     }
-  }
-
-  @BeforeEach
-  void setUp() {
-    ns = cluster.freshNamespace("traffic");
-    hosts = new TestHosts(cluster, PORT);
-    log = OperatorLog.attach();
-    slices = new PublishedSlices(cluster.admin(), ns, "web");
-  }
-
-  @AfterEach
-  void tearDown() {
-    try {
-      if (operator != null) {
-        operator.close();
-      }
-      hosts.close();
-    } finally {
-      log.detach();
-    }
-    assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
   }
 
   @Test
@@ -437,7 +414,7 @@ class TrafficE2E {
   }
 
   private void startOperator(int outcomePort) {
-    operator = InProcessOperator.start(cluster, ns, null, outcomePort);
+    operator = bed.started(InProcessOperator.start(cluster, ns, null, outcomePort));
   }
 
   private String hostName() {

@@ -22,8 +22,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,41 +47,28 @@ class ZonesE2E {
   private static final Duration CONVERGE = Duration.ofSeconds(60);
   private static E2eCluster cluster;
 
-  private String ns;
-  private TestHosts hosts;
-  private OperatorLog log;
-  private PublishedSlices slices;
+  @AutoClose private final ChartTestBed bed = ChartTestBed.open(cluster, "zones", PORT);
+  private final String ns = bed.ns();
+  private final TestHosts hosts = bed.hosts();
+  private final PublishedSlices slices = bed.slices();
   private InProcessOperator operator;
   private final List<String> nodes = new ArrayList<>();
 
   @BeforeAll
   static void chart() {
-    cluster = E2eCluster.get();
-    cluster.installChart();
+    cluster = E2eCluster.withChart();
   }
 
-  @BeforeEach
-  void setUp() {
-    ns = cluster.freshNamespace("zones");
-    hosts = new TestHosts(cluster, PORT);
-    log = OperatorLog.attach();
-    slices = new PublishedSlices(cluster.admin(), ns, "web");
-  }
-
+  /** The test's Nodes go after the operator and hosts have stopped. */
   @AfterEach
   void tearDown() {
     try {
-      if (operator != null) {
-        operator.close();
-      }
-      hosts.close();
+      bed.close();
+    } finally {
       for (String node : nodes) {
         cluster.admin().nodes().withName(node).delete();
       }
-    } finally {
-      log.detach();
     }
-    assertThat(log.forbidden()).as("requests the chart's RBAC refused").isEmpty();
   }
 
   @Test
@@ -121,7 +108,7 @@ class ZonesE2E {
     pool.getSpec().setService(service);
     admin.resource(pool).create();
 
-    operator = InProcessOperator.start(cluster, ns, null);
+    operator = bed.started(InProcessOperator.start(cluster, ns, null));
     slices.awaitReady(CONVERGE, 1, 2, 3);
     // web-3's Node has no zone and web-3 is ready: no endpoint gets a hint
     awaitEndpoints(

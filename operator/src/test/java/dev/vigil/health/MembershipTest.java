@@ -32,7 +32,7 @@ class MembershipTest {
     pool.add("b10");
     pool.remove("b0");
     AvailabilitySnapshot.Counts c = pool.snapshot().counts();
-    assertThat(c).isEqualTo(new AvailabilitySnapshot.Counts(10, 9, 9, 0, 1, 0, 0, 9));
+    assertThat(c).isEqualTo(new AvailabilitySnapshot.Counts(10, 9, 9, 0, 1, 0, 0, 9, 0));
     assertThat(pool.nextEjectionEnd()).isEqualTo(Long.MAX_VALUE);
     assertThat(errors("b1", 1).kind()).isEqualTo(Kind.EJECTED);
   }
@@ -46,7 +46,7 @@ class MembershipTest {
     assertThat(pool.snapshot().counts().down()).isEqualTo(1);
     pool.remove("b3");
     AvailabilitySnapshot s = pool.snapshot();
-    assertThat(s.counts()).isEqualTo(new AvailabilitySnapshot.Counts(3, 3, 3, 0, 0, 0, 0, 3));
+    assertThat(s.counts()).isEqualTo(new AvailabilitySnapshot.Counts(3, 3, 3, 0, 0, 0, 0, 3, 0));
     assertThat(s.available()).containsExactlyInAnyOrder("b0", "b1", "b2");
   }
 
@@ -56,7 +56,7 @@ class MembershipTest {
     pool.setDraining("b0", true);
     pool.remove("b0");
     assertThat(pool.snapshot().counts())
-        .isEqualTo(new AvailabilitySnapshot.Counts(2, 2, 2, 0, 0, 0, 0, 2));
+        .isEqualTo(new AvailabilitySnapshot.Counts(2, 2, 2, 0, 0, 0, 0, 2, 0));
   }
 
   @Test
@@ -151,7 +151,9 @@ class MembershipTest {
     errors("b1", 3);
     assertThat(pool.views())
         .containsExactly(
-            new BackendView("b0", ActiveState.UP, 1, 0, 0, 0, 0, false, 0, false, true),
-            new BackendView("b1", ActiveState.UP, 1, 0, 3, 0, 0, false, 0, false, true));
+            new BackendView(
+                "b0", ActiveState.UP, 1, 0, 0, 0, 0, false, 0, false, true, false, 0, 0, 0),
+            new BackendView(
+                "b1", ActiveState.UP, 1, 0, 3, 0, 0, false, 0, false, true, false, 0, 0, 0));
   }
 }

@@ -2,9 +2,9 @@ package dev.vigil.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.probe.LoopbackServers;
 import dev.vigil.security.CertificateAuthority;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -37,17 +37,12 @@ class ColdStartTlsTest {
     CertificateAuthority.Issued cert =
         new CertificateAuthority("test-ca")
             .issue("localhost", List.of("localhost", "127.0.0.1"), Duration.ofHours(1));
+    LoopbackServers servers = new LoopbackServers(vertx);
     for (int i = 0; i < BACKENDS; i++) {
-      HttpServer server =
-          vertx.createHttpServer(
-              new HttpServerOptions()
-                  .setHost("127.0.0.1")
-                  .setPort(0)
-                  .setSsl(true)
-                  .setKeyCertOptions(cert.keyCertOptions()));
-      server.requestHandler(r -> r.response().setStatusCode(200).end("ok"));
-      server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      ports.add(server.actualPort());
+      ports.add(
+          servers.http(
+              new HttpServerOptions().setSsl(true).setKeyCertOptions(cert.keyCertOptions()),
+              server -> server.requestHandler(r -> r.response().setStatusCode(200).end("ok"))));
     }
     // Healthy backends are warm: one handshake with each before the cold prober starts.
     io.vertx.core.http.HttpClient client =

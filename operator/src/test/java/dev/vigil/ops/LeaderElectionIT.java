@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
 import dev.vigil.StartOptions;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
@@ -26,7 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,17 +64,16 @@ class LeaderElectionIT {
   private static final Duration RENEW_DEADLINE = Duration.ofSeconds(2);
   private static final Duration RETRY = Duration.ofMillis(300);
 
-  private MockCluster cluster;
-  private KubernetesClient client;
+  /** A server per test: see MockCluster. */
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+
+  private final KubernetesClient client = cluster.client();
   private List<DemoBackend> backends;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @BeforeEach
   void setUp() {
-    // A server per test: see MockCluster.
-    cluster = MockCluster.start();
-    client = cluster.client();
     SelfSubjectRulesReview allowed =
         new SelfSubjectRulesReviewBuilder()
             .withNewSpec()
@@ -101,20 +99,10 @@ class LeaderElectionIT {
         .always();
   }
 
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
-
   private MockCluster.Replica start(String identity) {
     return cluster.operator(
-        OperatorConfig.embedded(
-            "--namespaces=" + NS,
-            "--outcome-port=-1",
-            "--leader-election=true",
-            "--lease-name=" + LEASE,
-            "--lease-namespace=" + LEASE_NS,
-            "--status-interval-ms=200"),
+        MockCluster.config(
+            NS, "--leader-election=true", "--lease-name=" + LEASE, "--lease-namespace=" + LEASE_NS),
         o ->
             o.election(new StartOptions.Election(identity, LEASE_DURATION, RENEW_DEADLINE, RETRY)));
   }
@@ -150,6 +138,19 @@ class LeaderElectionIT {
     return r.probes();
   }
 
+  /**
+   * A pool of three, replica-a started and holding the Lease, then replica-b, and the three
+   * backends published: [a, b].
+   */
+  private List<MockCluster.Replica> leaderThenStandby() {
+    webPool(3);
+    MockCluster.Replica a = start("replica-a");
+    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
+    MockCluster.Replica b = start("replica-b");
+    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    return List.of(a, b);
+  }
+
   private HttpResponse<String> readyz(MockCluster.Replica r) throws Exception {
     return http.send(
         HttpRequest.newBuilder(
@@ -161,12 +162,9 @@ class LeaderElectionIT {
 
   @Test
   void oneOfTwoReplicasLeadsAndOnlyTheLeaderProbesAndWrites() throws Exception {
-    webPool(3);
-    MockCluster.Replica a = start("replica-a");
-    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
-    MockCluster.Replica b = start("replica-b");
-
-    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    List<MockCluster.Replica> started = leaderThenStandby();
+    MockCluster.Replica a = started.get(0);
+    MockCluster.Replica b = started.get(1);
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(
@@ -195,11 +193,9 @@ class LeaderElectionIT {
 
   @Test
   void theStandbyTakesOverWithinTheLeaseDurationAndPublishes() throws Exception {
-    webPool(3);
-    MockCluster.Replica a = start("replica-a");
-    await().atMost(Duration.ofSeconds(15)).until(() -> "replica-a".equals(holder()));
-    MockCluster.Replica b = start("replica-b");
-    await().atMost(Duration.ofSeconds(15)).until(() -> readyIps().equals(ips(0, 1, 2)));
+    List<MockCluster.Replica> started = leaderThenStandby();
+    MockCluster.Replica a = started.get(0);
+    MockCluster.Replica b = started.get(1);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> readyz(b).body().contains("standing by; leader is replica-a"));

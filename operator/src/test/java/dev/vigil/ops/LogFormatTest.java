@@ -45,7 +45,7 @@ class LogFormatTest {
       PoolKey pool = new PoolKey("shop", "web");
       reporter.stateChanged(pool, "web-1", "UP", "DOWN", "3 probes failed: status 503");
       reporter.ejected(pool, "web-2", 1_700_000_000_000L, "5 consecutive errors");
-      reporter.panicChanged(pool, true, new AvailabilitySnapshot.Counts(3, 1, 1, 2, 0, 0, 0, 3));
+      reporter.panicChanged(pool, true, new AvailabilitySnapshot.Counts(3, 1, 1, 2, 0, 0, 0, 3, 0));
     } finally {
       transitions.detachAppender(appender);
       appender.stop();

@@ -16,10 +16,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,19 +27,9 @@ import org.junit.jupiter.api.Test;
 class OpsEndpointsIT {
   private static final String NS = "shop";
 
-  private MockCluster cluster;
+  @AutoClose private final MockCluster cluster = MockCluster.start();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-  @BeforeEach
-  void setUp() {
-    cluster = MockCluster.start();
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
 
   @Test
   void servesEveryMetricFamilyAndTheProbesOverLoopback() throws Exception {
@@ -115,9 +103,7 @@ class OpsEndpointsIT {
   }
 
   private static OperatorConfig config(String... flags) {
-    List<String> all = new ArrayList<>(List.of("--namespaces=" + NS, "--outcome-port=-1"));
-    all.addAll(List.of(flags));
-    return OperatorConfig.embedded(all.toArray(String[]::new));
+    return MockCluster.config(NS, flags);
   }
 
   private HttpResponse<String> get(int port, String path) throws Exception {

@@ -16,9 +16,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -77,14 +75,7 @@ class IntakeBoundsTest {
   }
 
   private HttpResponse<String> post(String path, String token, String body) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + harness.port + path))
-            .timeout(Duration.ofSeconds(10))
-            .header("Authorization", "Bearer " + token)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return harness.post(http, path, token, body);
   }
 
   /** Sends headers that promise a body of {@code length} bytes and only {@code sent} of it. */

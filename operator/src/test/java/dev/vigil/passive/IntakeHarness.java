@@ -15,7 +15,12 @@ import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +93,15 @@ final class IntakeHarness implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       members.add(
           new Member(
-              key.name() + "-" + i, "uid-" + i, ip(i), 8080, "node-1", "zone-a", false, false));
+              key.name() + "-" + i,
+              "uid-" + i,
+              ip(i),
+              8080,
+              "node-1",
+              "zone-a",
+              false,
+              false,
+              List.of()));
     }
     await(runtime.update(settings, CheckSpec.builder().build(), 1, members, Map.of()));
     return runtime;
@@ -101,6 +114,19 @@ final class IntakeHarness implements AutoCloseable {
   /** Every backend's decision state, read on the pool's context. */
   static List<BackendView> state(PoolRuntime runtime) {
     return await(runtime.freshView()).backends().stream().map(b -> b.decision()).toList();
+  }
+
+  /** A report POSTed to this intake over TLS with {@code token} as its bearer token. */
+  HttpResponse<String> post(HttpClient http, String path, String token, String body)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   static <T> T await(Future<T> f) {

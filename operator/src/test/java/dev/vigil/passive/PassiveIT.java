@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,8 +63,8 @@ class PassiveIT {
 
   private static final String API_AUDIENCE = "https://kubernetes.default.svc.cluster.local";
 
-  private MockCluster cluster;
-  private KubernetesClient client;
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+  private final KubernetesClient client = cluster.client();
   private KubernetesMockServer reviewServer;
   private KubernetesClient reviewClient;
   private final List<List<String>> audiencesAsked =
@@ -78,8 +79,6 @@ class PassiveIT {
 
   @BeforeEach
   void setUp() throws Exception {
-    cluster = MockCluster.start();
-    client = cluster.client();
     reviewServer = new KubernetesMockServer(false);
     reviewServer.init(InetAddress.getLoopbackAddress(), 0);
     ReviewStubs.tokenReviews(
@@ -128,6 +127,7 @@ class PassiveIT {
     reviewClient = reviewServer.createClient();
   }
 
+  /** The operators first: they call the review server until they stop. */
   @AfterEach
   void tearDown() {
     cluster.close();

@@ -1,5 +1,6 @@
 package dev.vigil.probe;
 
+import dev.vigil.testing.LoopbackSockets;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.vertx.core.Future;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /** Real servers on 127.0.0.1 for prober tests; everything started here is closed by close(). */
@@ -47,6 +49,17 @@ public final class LoopbackServers implements AutoCloseable {
     return server.actualPort();
   }
 
+  /**
+   * An HTTP server with {@code options}, its handlers set by {@code handlers}; returns its port.
+   */
+  public int http(HttpServerOptions options, Consumer<HttpServer> handlers) {
+    HttpServer server = vertx.createHttpServer(options.setHost("127.0.0.1").setPort(0));
+    handlers.accept(server);
+    await(server.listen());
+    closers.add(server::close);
+    return server.actualPort();
+  }
+
   /** A server that answers the first bytes of each request with {@code reply}, then closes. */
   public int replying(String reply) {
     return raw(
@@ -60,11 +73,8 @@ public final class LoopbackServers implements AutoCloseable {
 
   /** A TLS server with a self-signed certificate for "localhost", answering 200. */
   public int tlsSelfSigned() {
-    if (certificate == null) {
-      certificate = SelfSignedCertificate.create("localhost");
-    }
     NetServerOptions options =
-        new NetServerOptions().setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
+        new NetServerOptions().setSsl(true).setKeyCertOptions(certificate().keyCertOptions());
     return raw(
         options,
         socket ->
@@ -98,12 +108,7 @@ public final class LoopbackServers implements AutoCloseable {
                     }
                   }));
     }
-    HttpServer server =
-        vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0));
-    server.requestHandler(grpc);
-    await(server.listen());
-    closers.add(server::close);
-    return server.actualPort();
+    return http(new HttpServerOptions(), server -> server.requestHandler(grpc));
   }
 
   /**
@@ -112,9 +117,6 @@ public final class LoopbackServers implements AutoCloseable {
    * was sent) to {@code sni}.
    */
   public int grpcHealthTls(java.util.function.Consumer<String> sni) {
-    if (certificate == null) {
-      certificate = SelfSignedCertificate.create("localhost");
-    }
     GrpcServer grpc = GrpcServer.server(vertx);
     grpc.callHandler(
         healthMethod("Check"),
@@ -127,20 +129,24 @@ public final class LoopbackServers implements AutoCloseable {
                             HealthCheckResponse.newBuilder()
                                 .setStatus(HealthCheckResponse.ServingStatus.SERVING)
                                 .build())));
-    HttpServer server =
-        vertx.createHttpServer(
-            new HttpServerOptions()
-                .setHost("127.0.0.1")
-                .setPort(0)
-                .setSsl(true)
-                .setUseAlpn(true)
-                .setSni(true)
-                .setKeyCertOptions(certificate.keyCertOptions()));
-    server.connectionHandler(c -> sni.accept(c.indicatedServerName()));
-    server.requestHandler(grpc);
-    await(server.listen());
-    closers.add(server::close);
-    return server.actualPort();
+    return http(
+        new HttpServerOptions()
+            .setSsl(true)
+            .setUseAlpn(true)
+            .setSni(true)
+            .setKeyCertOptions(certificate().keyCertOptions()),
+        server ->
+            server
+                .connectionHandler(c -> sni.accept(c.indicatedServerName()))
+                .requestHandler(grpc));
+  }
+
+  /** The self-signed certificate for "localhost" of these servers (made at the first ask). */
+  public SelfSignedCertificate certificate() {
+    if (certificate == null) {
+      certificate = SelfSignedCertificate.create("localhost");
+    }
+    return certificate;
   }
 
   /** The server side of a {@code grpc.health.v1.Health} method ({@code Check}, {@code Watch}). */
@@ -155,12 +161,7 @@ public final class LoopbackServers implements AutoCloseable {
   /** A port where nothing listens (bound, then released). */
   public int refusing() {
     // a plain socket: Vert.x shares listeners between its servers, closing one may keep the port
-    try (java.net.ServerSocket socket =
-        new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      return socket.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    return LoopbackSockets.closedPort();
   }
 
   public static <T> T await(Future<T> future) {

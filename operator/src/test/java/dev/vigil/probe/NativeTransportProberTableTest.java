@@ -15,8 +15,8 @@ class NativeTransportProberTableTest extends ProberTableTest {
   @BeforeAll
   static void start() {
     startOn(new VertxOptions().setPreferNativeTransport(true));
-    assertThat(vertx.isNativeTransportEnabled())
-        .as("epoll transport: %s", vertx.unavailableNativeTransportCause())
+    assertThat(rig.vertx().isNativeTransportEnabled())
+        .as("epoll transport: %s", rig.vertx().unavailableNativeTransportCause())
         .isTrue();
   }
 }

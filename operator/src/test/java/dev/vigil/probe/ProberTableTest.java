@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vigil.probe.http.ExpectedStatuses;
 import dev.vigil.probe.http.StatusLineClassifier;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
-import io.vertx.core.Context;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetServerOptions;
@@ -15,7 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,22 +42,16 @@ class ProberTableTest {
    */
   static final long TIMER_SLACK_MS = 250;
 
-  static Vertx vertx;
-  static LoopbackServers servers;
-  static ProtocolProber prober;
-  static Context context;
+  @AutoClose static ProberRig<ProtocolProber> rig;
 
   @BeforeAll
   static void start() {
     startOn(new VertxOptions().setPreferNativeTransport(false));
-    assertThat(vertx.isNativeTransportEnabled()).isFalse();
+    assertThat(rig.vertx().isNativeTransportEnabled()).isFalse();
   }
 
   static void startOn(VertxOptions options) {
-    vertx = Vertx.vertx(options);
-    servers = new LoopbackServers(vertx);
-    prober = ProtocolProber.create(vertx);
-    context = vertx.getOrCreateContext();
+    rig = ProberRig.start(options, ProtocolProber::create);
     warmUp();
   }
 
@@ -70,9 +61,9 @@ class ProberTableTest {
    */
   static void warmUp() {
     Duration generous = Duration.ofSeconds(20);
-    int ok = servers.replying("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
-    int tls = servers.tlsSelfSigned();
-    int grpc = servers.grpcHealth(Map.of("", ServingStatus.SERVING));
+    int ok = rig.servers().replying("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    int tls = rig.servers().tlsSelfSigned();
+    int grpc = rig.servers().grpcHealth(Map.of("", ServingStatus.SERVING));
     ProbeTarget local = new ProbeTarget("127.0.0.1", 1);
     CheckSpecBuilder spec = CheckSpec.builder().timeout(generous);
     probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.HTTP).build());
@@ -85,13 +76,6 @@ class ProberTableTest {
         spec.protocol(ProbeProtocol.GRPC).tls(CheckSpec.Tls.NONE).build());
     probe(new ProbeTarget("127.0.0.1", ok), spec.protocol(ProbeProtocol.TCP).build());
     assertThat(local.port()).isEqualTo(1);
-  }
-
-  @AfterAll
-  static void stop() {
-    LoopbackServers.await(prober.close());
-    servers.close();
-    LoopbackServers.await(vertx.close());
   }
 
   /**
@@ -347,7 +331,7 @@ class ProberTableTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void probesGiveTheExpectedVerdictAndReason(Case c) {
-    int port = c.server().applyAsInt(servers);
+    int port = c.server().applyAsInt(rig.servers());
     CheckSpec spec =
         c.reason() == Reason.TIMEOUT ? c.spec().toBuilder().timeout(TIMEOUT).build() : c.spec();
     long started = System.nanoTime();
@@ -407,7 +391,7 @@ class ProberTableTest {
   @MethodSource("oddStatusLines")
   void oddStatusLinesGetTheirExpectedVerdict(
       String line, boolean pass, Reason reason, int statusCode) {
-    int port = servers.replying(line + "\r\nContent-Length: 0\r\n\r\n");
+    int port = rig.servers().replying(line + "\r\nContent-Length: 0\r\n\r\n");
     ProbeResult result = probe(new ProbeTarget("127.0.0.1", port), http().build());
     ProbeResult offline = new StatusLineClassifier(ExpectedStatuses.DEFAULT).classify(line);
 
@@ -422,9 +406,7 @@ class ProberTableTest {
   }
 
   static ProbeResult probe(ProbeTarget target, CheckSpec spec) {
-    Promise<ProbeResult> promise = Promise.promise();
-    context.runOnContext(v -> prober.probe(target, spec).onComplete(promise));
-    return LoopbackServers.await(promise.future());
+    return rig.probe(target, spec);
   }
 
   static int trickle(LoopbackServers s) {
@@ -436,14 +418,15 @@ class ProberTableTest {
                   c.handler(null);
                   int[] next = {0};
                   long timer =
-                      vertx.setPeriodic(
-                          20,
-                          id -> {
-                            if (next[0] < reply.length) {
-                              c.write(Buffer.buffer(new byte[] {reply[next[0]++]}));
-                            }
-                          });
-                  c.closeHandler(v -> vertx.cancelTimer(timer));
+                      rig.vertx()
+                          .setPeriodic(
+                              20,
+                              id -> {
+                                if (next[0] < reply.length) {
+                                  c.write(Buffer.buffer(new byte[] {reply[next[0]++]}));
+                                }
+                              });
+                  c.closeHandler(v -> rig.vertx().cancelTimer(timer));
                 }));
   }
 
@@ -456,15 +439,16 @@ class ProberTableTest {
                   c.handler(null);
                   c.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n");
                   long timer =
-                      vertx.setPeriodic(
-                          1,
-                          id -> {
-                            if (!c.writeQueueFull()) {
-                              c.write(chunk);
-                            }
-                          });
-                  c.closeHandler(v -> vertx.cancelTimer(timer));
-                  c.exceptionHandler(t -> vertx.cancelTimer(timer));
+                      rig.vertx()
+                          .setPeriodic(
+                              1,
+                              id -> {
+                                if (!c.writeQueueFull()) {
+                                  c.write(chunk);
+                                }
+                              });
+                  c.closeHandler(v -> rig.vertx().cancelTimer(timer));
+                  c.exceptionHandler(t -> rig.vertx().cancelTimer(timer));
                 }));
   }
 
@@ -485,7 +469,7 @@ class ProberTableTest {
                 request -> {
                   c.handler(null);
                   c.write("HTTP/1.1 200 OK\r\nContent-Le");
-                  vertx.setTimer(20, id -> c.close());
+                  rig.vertx().setTimer(20, id -> c.close());
                 }));
   }
 

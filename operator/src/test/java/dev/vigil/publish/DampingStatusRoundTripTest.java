@@ -52,7 +52,8 @@ class DampingStatusRoundTripTest {
     for (BackendView v : pool.views()) {
       backends.add(
           new BackendSnapshot(
-              new Member(v.id(), "uid-" + v.id(), "10.0.0.1", 8080, "n1", null, false, false),
+              new Member(
+                  v.id(), "uid-" + v.id(), "10.0.0.1", 8080, "n1", null, false, false, List.of()),
               v,
               v.available(),
               v.available(),

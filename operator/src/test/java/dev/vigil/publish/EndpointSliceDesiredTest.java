@@ -34,21 +34,21 @@ class EndpointSliceDesiredTest {
 
   private static PublishedEndpoint up(String ip) {
     return PublishedEndpoint.of(
-        ip, "pod-" + ip, "uid-" + ip, "node-1", "zone-a", true, true, false);
+        ip, "pod-" + ip, "uid-" + ip, "node-1", "zone-a", true, true, false, List.of());
   }
 
   @Test
   void writesAllThreeConditionsAsExplicitBooleansPerTheTable() {
     PublishedEndpoint available =
-        PublishedEndpoint.of("10.0.0.1", "a", "ua", null, null, true, true, false);
+        PublishedEndpoint.of("10.0.0.1", "a", "ua", null, null, true, true, false, List.of());
     PublishedEndpoint down =
-        PublishedEndpoint.of("10.0.0.2", "b", "ub", null, null, false, false, false);
+        PublishedEndpoint.of("10.0.0.2", "b", "ub", null, null, false, false, false, List.of());
     PublishedEndpoint panicPublishedDown =
-        PublishedEndpoint.of("10.0.0.3", "c", "uc", null, null, true, false, false);
+        PublishedEndpoint.of("10.0.0.3", "c", "uc", null, null, true, false, false, List.of());
     PublishedEndpoint drainingHealthy =
-        PublishedEndpoint.of("10.0.0.4", "d", "ud", null, null, false, true, true);
+        PublishedEndpoint.of("10.0.0.4", "d", "ud", null, null, false, true, true, List.of());
     PublishedEndpoint drainingUnhealthy =
-        PublishedEndpoint.of("10.0.0.5", "e", "ue", null, null, true, false, true);
+        PublishedEndpoint.of("10.0.0.5", "e", "ue", null, null, true, false, true, List.of());
 
     List<EndpointSlice> slices =
         EndpointSliceDesired.build(

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * deleted, a conflict costs one read and one retry.
  */
 class EndpointSliceWriterTest {
-  private final EmbeddedApiServer api = EmbeddedApiServer.start();
+  @AutoClose private final EmbeddedApiServer api = EmbeddedApiServer.start();
   private final KubernetesClient client = api.client();
   private final EndpointSliceWriter writer =
       new EndpointSliceWriter(client, WriteBudget.unlimited(), WriteCounter.NONE);
@@ -47,13 +47,9 @@ class EndpointSliceWriterTest {
                   .build()),
           2);
 
-  @AfterEach
-  void close() {
-    api.close();
-  }
-
   private static PublishedEndpoint ep(String ip, boolean ready) {
-    return PublishedEndpoint.of(ip, "pod-" + ip, "uid-" + ip, null, null, ready, ready, false);
+    return PublishedEndpoint.of(
+        ip, "pod-" + ip, "uid-" + ip, null, null, ready, ready, false, List.of());
   }
 
   private List<EndpointSlice> live() {

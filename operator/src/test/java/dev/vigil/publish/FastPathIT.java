@@ -34,8 +34,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -110,58 +109,32 @@ class FastPathIT {
     }
   }
 
-  private MockCluster cluster;
   private Recording dispatcher;
-  private KubernetesClient client;
+
+  @AutoClose
+  private final MockCluster cluster =
+      MockCluster.start(
+          expectations -> {
+            dispatcher = new Recording(expectations);
+            return dispatcher;
+          });
+
+  @AutoClose
+  private final KubernetesClient client =
+      cluster.newClient(config -> config.withUserAgent(TEST_AGENT));
+
   private Vigil.Running operator;
   private SimpleMeterRegistry meters;
   private final List<DemoBackend> backends = new ArrayList<>();
-  private int port;
-
-  @BeforeEach
-  void setUp() {
-    cluster =
-        MockCluster.start(
-            expectations -> {
-              dispatcher = new Recording(expectations);
-              return dispatcher;
-            });
-    client =
-        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-            .withConfig(
-                new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
-                    .withUserAgent(TEST_AGENT)
-                    .build())
-            .build();
-    port = cluster.port();
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-    client.close();
-  }
+  private final int port = cluster.port();
 
   private void startOperator(double qps, int burst) {
     // One retry of a failed request (Fabric8 retries 5xx answers with backoff, 10 times by
     // default), so an injected 500 reaches the operator within a test's patience.
-    KubernetesClient own =
-        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-            .withConfig(
-                new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
-                    .withRequestRetryBackoffLimit(1)
-                    .build())
-            .build();
+    KubernetesClient own = cluster.newClient(config -> config.withRequestRetryBackoffLimit(1));
     MockCluster.Replica replica =
         cluster.operator(
-            own,
-            OperatorConfig.embedded(
-                "--namespaces=" + NS,
-                "--outcome-port=-1",
-                "--status-interval-ms=200",
-                "--api-qps=" + qps,
-                "--api-burst=" + burst),
-            o -> o);
+            own, MockCluster.config(NS, "--api-qps=" + qps, "--api-burst=" + burst), o -> o);
     operator = replica.running();
     meters = replica.meters();
   }

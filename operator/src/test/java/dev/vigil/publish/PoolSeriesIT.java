@@ -3,7 +3,6 @@ package dev.vigil.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
 import dev.vigil.Vigil;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
@@ -19,8 +18,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,22 +37,11 @@ class PoolSeriesIT {
   private static final java.util.regex.Pattern POOL_NAME =
       java.util.regex.Pattern.compile("web-\\d+-\\d+");
 
-  private MockCluster cluster;
-  private KubernetesClient client;
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+  private final KubernetesClient client = cluster.client();
   private Vigil.Running operator;
   private SimpleMeterRegistry meters;
   private final HttpClient http = HttpClient.newHttpClient();
-
-  @BeforeEach
-  void setUp() {
-    cluster = MockCluster.start();
-    client = cluster.client();
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
 
   @Test
   void creatingAndDeletingPoolsInALoopLeavesTheSeriesCountAtItsBaseline() throws Exception {
@@ -62,10 +49,7 @@ class PoolSeriesIT {
     DemoBackend backend = cluster.backend("127.0.0.10");
     client.resource(Fixtures.policy(NS, "fast", "200ms", "150ms")).create();
     client.resource(Fixtures.pod(NS, "web-0", "web", backend.host())).create();
-    MockCluster.Replica replica =
-        cluster.operator(
-            OperatorConfig.embedded(
-                "--namespaces=" + NS, "--outcome-port=-1", "--status-interval-ms=200"));
+    MockCluster.Replica replica = cluster.operator(MockCluster.config(NS));
     operator = replica.running();
     meters = replica.meters();
 

@@ -27,7 +27,15 @@ class PoolStatusAggregatorTest {
     boolean available = state == dev.vigil.health.ActiveState.UP && !ejected && !draining;
     return new BackendSnapshot(
         new Member(
-            id, "uid-" + id, "10.0.0." + id.hashCode() % 200, 8080, "n1", null, draining, false),
+            id,
+            "uid-" + id,
+            "10.0.0." + id.hashCode() % 200,
+            8080,
+            "n1",
+            null,
+            draining,
+            false,
+            List.of()),
         new BackendView(
             id,
             state,
@@ -39,7 +47,11 @@ class PoolStatusAggregatorTest {
             ejected,
             ejected ? NOW + 30_000 : 0,
             draining,
-            available),
+            available,
+            false,
+            0,
+            0,
+            0),
         available,
         available,
         NOW - 5_000,
@@ -76,7 +88,8 @@ class PoolStatusAggregatorTest {
                 0,
                 ejected,
                 draining,
-                decided)),
+                decided,
+                0)),
         backends);
   }
 

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,17 +23,12 @@ import org.junit.jupiter.api.Test;
  * each call recorded): no write when only probe times changed, at most one per interval per object.
  */
 class StatusWriterTest {
-  private final EmbeddedApiServer api = EmbeddedApiServer.start();
+  @AutoClose private final EmbeddedApiServer api = EmbeddedApiServer.start();
   private final AtomicLong now = new AtomicLong(1_000_000);
   private final AtomicInteger counted = new AtomicInteger();
   private final StatusWriter<BackendPoolStatus, BackendPool> writer =
       new StatusWriter<>(now::get, 1_000, WriteBudget.unlimited(), counted::incrementAndGet);
   private final List<BackendPool> puts = new ArrayList<>();
-
-  @AfterEach
-  void close() {
-    api.close();
-  }
 
   private Optional<Duration> write(BackendPool pool, BackendPoolStatus status) throws Exception {
     return writer.write(

@@ -3,7 +3,6 @@ package dev.vigil.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
@@ -26,8 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,35 +49,19 @@ class BackendPoolIT {
    */
   private static final long PUBLISH_SLACK = 250;
 
-  private MockCluster cluster;
-  private KubernetesMockServer server;
-  private KubernetesClient client;
-  private String ns;
+  /** A server per test: see MockCluster. */
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+
+  private final KubernetesMockServer server = cluster.api().server();
+  private final KubernetesClient client = cluster.client();
+  private final String ns = "shop";
   private MockCluster.Replica operator;
   private SimpleMeterRegistry meters;
   private final List<DemoBackend> backends = new ArrayList<>();
-  private int port;
-
-  @BeforeEach
-  void setUp() {
-    // A server per test: see MockCluster.
-    cluster = MockCluster.start();
-    server = cluster.api().server();
-    client = cluster.client();
-    ns = "shop";
-    port = cluster.port();
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
+  private final int port = cluster.port();
 
   private void startOperator() {
-    operator =
-        cluster.operator(
-            OperatorConfig.embedded(
-                "--namespaces=" + ns, "--outcome-port=-1", "--status-interval-ms=200"));
+    operator = cluster.operator(MockCluster.config(ns));
     meters = operator.meters();
   }
 

@@ -3,7 +3,6 @@ package dev.vigil.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.demo.DemoBackend;
@@ -14,8 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,27 +26,15 @@ import org.junit.jupiter.api.Test;
 class FinishedPodIT {
   private static final String NS = "shop";
 
-  private MockCluster cluster;
-  private KubernetesClient client;
-  private int port;
-
-  @BeforeEach
-  void setUp() {
-    cluster = MockCluster.start();
-    client = cluster.client();
-    port = cluster.port();
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+  private final KubernetesClient client = cluster.client();
+  private final int port = cluster.port();
 
   @Test
   void aFinishedPodIsNeverProbedNorPublishedAndARunningPodThatFinishesLeaves() {
-    DemoBackend live = backend("127.0.0.10");
-    DemoBackend recycled = backend("127.0.0.11");
-    DemoBackend other = backend("127.0.0.12");
+    DemoBackend live = cluster.backend("127.0.0.10");
+    DemoBackend recycled = cluster.backend("127.0.0.11");
+    DemoBackend other = cluster.backend("127.0.0.12");
     client.resource(Fixtures.policy(NS, "fast", "200ms", "150ms")).create();
     client.resource(Fixtures.pod(NS, "web-live", "web", live.host())).create();
     client.resource(Fixtures.pod(NS, "web-other", "web", other.host())).create();
@@ -92,14 +78,8 @@ class FinishedPodIT {
     assertThat(recycled.requests()).isZero();
   }
 
-  private DemoBackend backend(String host) {
-    return cluster.backend(host);
-  }
-
   private void startOperator() {
-    cluster.operator(
-        OperatorConfig.embedded(
-            "--namespaces=" + NS, "--outcome-port=-1", "--status-interval-ms=200"));
+    cluster.operator(MockCluster.config(NS));
   }
 
   /** Every address in the pool's slices, ready or not. */

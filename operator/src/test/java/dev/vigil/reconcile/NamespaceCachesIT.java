@@ -3,7 +3,6 @@ package dev.vigil.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.testing.Fixtures;
@@ -19,8 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,21 +33,9 @@ import org.junit.jupiter.api.Test;
 class NamespaceCachesIT {
   private static final List<String> NAMESPACES = List.of("team-a", "team-b");
 
-  private MockCluster cluster;
-  private KubernetesClient client;
-  private int port;
-
-  @BeforeEach
-  void setUp() {
-    cluster = MockCluster.start();
-    client = cluster.client();
-    port = cluster.port();
-  }
-
-  @AfterEach
-  void tearDown() {
-    cluster.close();
-  }
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+  private final KubernetesClient client = cluster.client();
+  private final int port = cluster.port();
 
   @Test
   void aReplicaStartedWhilePoolsExistSeesEveryWatchedNamespacesPodsAndForeignSlices() {
@@ -59,7 +45,7 @@ class NamespaceCachesIT {
       client.resource(Fixtures.policy(ns, "fast", "200ms", "150ms")).create();
       Set<String> ips = new TreeSet<>();
       for (int i = 0; i < 2; i++) {
-        DemoBackend b = backend("127.0.0." + host++);
+        DemoBackend b = cluster.backend("127.0.0." + host++);
         client.resource(Fixtures.pod(ns, "web-" + i, "web", b.host())).create();
         ips.add(b.host());
       }
@@ -85,16 +71,8 @@ class NamespaceCachesIT {
             });
   }
 
-  private DemoBackend backend(String host) {
-    return cluster.backend(host);
-  }
-
   private void startOperator() {
-    cluster.operator(
-        OperatorConfig.embedded(
-            "--namespaces=" + String.join(",", NAMESPACES),
-            "--outcome-port=-1",
-            "--status-interval-ms=200"));
+    cluster.operator(MockCluster.config(String.join(",", NAMESPACES)));
   }
 
   private static EndpointSlice foreignSlice(String ns, String service) {

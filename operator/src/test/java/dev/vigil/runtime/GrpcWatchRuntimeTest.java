@@ -2,7 +2,6 @@ package dev.vigil.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.GrpcProber;
@@ -96,18 +95,6 @@ class GrpcWatchRuntimeTest {
         public void stateChanged(PoolKey p, String b, String f, String t, String r) {
           events.add(b + " " + f + "->" + t + ": " + r);
         }
-
-        @Override
-        public void ejected(PoolKey p, String b, long u, String w) {}
-
-        @Override
-        public void ejectionRefused(PoolKey p, String b, String w) {}
-
-        @Override
-        public void wouldEject(PoolKey p, String b, String w) {}
-
-        @Override
-        public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
       };
 
   private void waitFor(java.util.function.BooleanSupplier condition) throws Exception {
@@ -150,7 +137,8 @@ class GrpcWatchRuntimeTest {
             settings,
             check,
             1,
-            List.of(new Member("a", "uid-a", "127.0.0.1", port, null, null, false, false)),
+            List.of(
+                new Member("a", "uid-a", "127.0.0.1", port, null, null, false, false, List.of())),
             Map.of())
         .toCompletionStage()
         .toCompletableFuture()

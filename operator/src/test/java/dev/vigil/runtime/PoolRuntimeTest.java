@@ -3,7 +3,6 @@ package dev.vigil.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.ActiveState;
-import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.HealthSettingsBuilder;
@@ -78,7 +77,16 @@ class PoolRuntimeTest {
     List<Member> out = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
       out.add(
-          new Member(ids[i], "uid-" + ids[i], "10.0.0." + (i + 1), 8080, null, null, false, false));
+          new Member(
+              ids[i],
+              "uid-" + ids[i],
+              "10.0.0." + (i + 1),
+              8080,
+              null,
+              null,
+              false,
+              false,
+              List.of()));
     }
     return out;
   }
@@ -227,7 +235,17 @@ class PoolRuntimeTest {
     List<Member> moved = new ArrayList<>(members("a", "b", "c", "d"));
     Member d = moved.get(3);
     moved.set(
-        3, new Member(d.id(), d.podUid(), d.ip(), d.probePort(), "node-2", "zone-b", false, false));
+        3,
+        new Member(
+            d.id(),
+            d.podUid(),
+            d.ip(),
+            d.probePort(),
+            "node-2",
+            "zone-b",
+            false,
+            false,
+            List.of()));
     done(r.update(s, CheckSpec.builder().build(), 1, moved, Map.of()));
     assertThat(backend(r, "d").member().zone()).isEqualTo("zone-b");
 
@@ -238,9 +256,6 @@ class PoolRuntimeTest {
 
   /** Records what the runtime reports, as {@code <what> <backend> <why>}. */
   private class RecordingSink implements TransitionSink {
-    @Override
-    public void stateChanged(PoolKey p, String b, String from, String to, String why) {}
-
     @Override
     public void ejected(PoolKey p, String b, long until, String why) {
       sink.add("ejected " + b);
@@ -265,8 +280,5 @@ class PoolRuntimeTest {
     public void unejected(PoolKey p, String b, String why) {
       sink.add("unejected " + b + " " + why);
     }
-
-    @Override
-    public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
   }
 }

@@ -2,7 +2,6 @@ package dev.vigil.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
@@ -54,9 +53,6 @@ class SeedRuleReasonsTest {
         public void wouldEject(PoolKey p, String b, String w) {
           events.add(b + " would eject: " + w);
         }
-
-        @Override
-        public void panicChanged(PoolKey p, boolean panic, AvailabilitySnapshot.Counts c) {}
       };
 
   @BeforeEach
@@ -86,8 +82,8 @@ class SeedRuleReasonsTest {
             clock::get);
     List<Member> members =
         List.of(
-            new Member("a", "uid-a", "10.0.0.1", 80, null, null, false, false),
-            new Member("b", "uid-b", "10.0.0.2", 80, null, null, false, false));
+            new Member("a", "uid-a", "10.0.0.1", 80, null, null, false, false, List.of()),
+            new Member("b", "uid-b", "10.0.0.2", 80, null, null, false, false, List.of()));
     await(rt.update(settings, CheckSpec.builder().build(), 1, members, Map.of()));
     return rt;
   }

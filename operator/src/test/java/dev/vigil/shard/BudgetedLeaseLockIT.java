@@ -13,8 +13,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLo
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,19 +22,8 @@ import org.junit.jupiter.api.Test;
  * and none waits for it, even with the bucket drained by slice writes and its clock standing still.
  */
 class BudgetedLeaseLockIT {
-  private EmbeddedApiServer api;
-  private KubernetesClient client;
-
-  @BeforeEach
-  void setUp() {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-  }
-
-  @AfterEach
-  void tearDown() {
-    api.close();
-  }
+  @AutoClose private final EmbeddedApiServer api = EmbeddedApiServer.start();
+  private final KubernetesClient client = api.client();
 
   @Test
   void theElectorsCreateAndRenewalsTakeLeaseTokensAndNeverWait() throws Exception {

@@ -8,11 +8,11 @@ import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.publish.WriteBudget;
 import dev.vigil.publish.WriteBudget.Priority;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.PoolOwners;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,24 +37,18 @@ class SharderIT {
   private static final String NS = "shop";
   private static final String LEASE_NS = "vigil-system";
 
-  private EmbeddedApiServer api;
-  private KubernetesClient client;
+  @AutoClose private final EmbeddedApiServer api = EmbeddedApiServer.start();
+  private final KubernetesClient client = api.client();
   private final AtomicLong now = new AtomicLong(1_000_000_000_000L);
   private final WriteBudget budget = WriteBudget.unlimited();
   private Sharder sharder;
 
-  @BeforeEach
-  void setUp() {
-    api = EmbeddedApiServer.start();
-    client = api.client();
-  }
-
+  /** Before the API server closes (JUnit closes {@code @AutoClose} fields after this). */
   @AfterEach
-  void tearDown() {
+  void stopSharder() {
     if (sharder != null) {
       sharder.stop();
     }
-    api.close();
   }
 
   private ShardConfig config(String identity, double moves) {
@@ -76,13 +70,7 @@ class SharderIT {
   }
 
   private Map<String, String> owners() {
-    Map<String, String> owners = new HashMap<>();
-    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
-      Map<String, String> labels = p.getMetadata().getLabels();
-      owners.put(
-          p.getMetadata().getName(), labels == null ? null : labels.get(ShardConfig.SHARD_LABEL));
-    }
-    return owners;
+    return PoolOwners.labels(client.resources(BackendPool.class).inNamespace(NS).list().getItems());
   }
 
   private long ownedBy(String shard) {

@@ -28,14 +28,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,8 +67,8 @@ class ShardingIT {
       };
 
   private final HttpClient http = TestTls.client();
-  private MockCluster cluster;
-  private KubernetesClient client;
+  @AutoClose private final MockCluster cluster = MockCluster.start();
+  private final KubernetesClient client = cluster.client();
   private SliceFlaps flaps;
   private final List<Replica> replicas = new ArrayList<>();
   private final List<DemoBackend> backends = new ArrayList<>();
@@ -85,18 +84,12 @@ class ShardingIT {
     }
   }
 
-  @BeforeEach
-  void setUp() {
-    cluster = MockCluster.start();
-    client = cluster.client();
-  }
-
+  /** Before the cluster closes (JUnit closes {@code @AutoClose} fields after this). */
   @AfterEach
-  void tearDown() {
+  void stopWatchingFlaps() {
     if (flaps != null) {
       flaps.close();
     }
-    cluster.close();
   }
 
   private Replica start(String identity) {
@@ -145,14 +138,16 @@ class ShardingIT {
     return all;
   }
 
+  /** Each of {@code a} and {@code b} owns a pool, and every pool runs on its owner alone. */
+  private boolean sharedBy(Replica a, Replica b) {
+    Map<String, String> owners = owners();
+    return owners.containsValue(a.identity())
+        && owners.containsValue(b.identity())
+        && settled(a, b);
+  }
+
   private Map<String, String> owners() {
-    Map<String, String> owners = new HashMap<>();
-    for (BackendPool p : client.resources(BackendPool.class).inNamespace(NS).list().getItems()) {
-      Map<String, String> labels = p.getMetadata().getLabels();
-      owners.put(
-          p.getMetadata().getName(), labels == null ? null : labels.get(ShardConfig.SHARD_LABEL));
-    }
-    return owners;
+    return PoolOwners.labels(client.resources(BackendPool.class).inNamespace(NS).list().getItems());
   }
 
   /** Every pool is labelled, runs on its owner alone, and its status names the owner. */
@@ -306,12 +301,7 @@ class ShardingIT {
     Replica b = start("replica-b");
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                readyIps().equals(allIps())
-                    && owners().containsValue("replica-a")
-                    && owners().containsValue("replica-b")
-                    && settled(a, b));
+        .until(() -> readyIps().equals(allIps()) && sharedBy(a, b));
     flaps = new SliceFlaps(client, NS);
 
     // the sharder's takeover of a's Lease, as after a missed renewal
@@ -350,13 +340,7 @@ class ShardingIT {
     pools();
     Replica a = start("replica-a");
     Replica b = start("replica-b");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                owners().containsValue("replica-a")
-                    && owners().containsValue("replica-b")
-                    && settled(a, b));
+    await().atMost(Duration.ofSeconds(30)).until(() -> sharedBy(a, b));
     String pool =
         owners().entrySet().stream()
             .filter(e -> e.getValue().equals("replica-a"))

@@ -3,10 +3,13 @@ package dev.vigil.testing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import javax.net.ssl.SSLSocket;
 
 /**
@@ -15,6 +18,15 @@ import javax.net.ssl.SSLSocket;
  */
 public final class LoopbackSockets {
   private LoopbackSockets() {}
+
+  /** A port on 127.0.0.1 where nothing listens (bound by a plain socket, then released). */
+  public static int closedPort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /** A plain connection to 127.0.0.1:{@code port} from {@code local} (e.g. "127.0.0.2"). */
   public static Socket from(String local, int port) throws IOException {
@@ -43,6 +55,32 @@ public final class LoopbackSockets {
     } catch (IOException e) {
       return true;
     }
+  }
+
+  /**
+   * Writes {@code head}, then one more byte every 100 ms (a header that never ends), until the peer
+   * closes the connection or {@code atMost} passes: how long after the head it closed, or null when
+   * it did not.
+   */
+  public static Duration trickleUntilClosed(Socket s, String head, Duration atMost)
+      throws IOException, InterruptedException {
+    OutputStream out = s.getOutputStream();
+    out.write(head.getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    long start = System.nanoTime();
+    while (System.nanoTime() - start < atMost.toNanos()) {
+      try {
+        out.write('a');
+        out.flush();
+        Thread.sleep(100);
+      } catch (IOException e) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+      if (closedByPeer(s)) {
+        return Duration.ofNanos(System.nanoTime() - start);
+      }
+    }
+    return null;
   }
 
   /**

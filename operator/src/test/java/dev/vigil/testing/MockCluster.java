@@ -7,7 +7,9 @@ import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.EmbeddedApiServer;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
@@ -24,6 +26,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
@@ -34,7 +37,11 @@ import java.util.function.UnaryOperator;
  * its own client and meters. {@link #close()} stops them all, operators first.
  *
  * <p>One per test: the mock server blocks about 30 s writing a watch event to a connection a
- * stopped operator left, which would stall the next test.
+ * stopped operator left, which would stall the next test. An IT holds it as {@code @AutoClose
+ * private final MockCluster cluster = MockCluster.start();} (a new test instance, so a new cluster,
+ * per test; JUnit closes it after the {@code @AfterEach} methods). An IT that must close something
+ * after the operators (a review server they call) closes the cluster first itself: {@link #close()}
+ * does its work once.
  */
 public final class MockCluster implements AutoCloseable {
   private final EmbeddedApiServer api;
@@ -42,6 +49,7 @@ public final class MockCluster implements AutoCloseable {
   private final int port;
   private final List<DemoBackend> backends = new CopyOnWriteArrayList<>();
   private final List<Replica> replicas = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   /** An operator replica: its own client and meters. */
   public record Replica(
@@ -86,6 +94,13 @@ public final class MockCluster implements AutoCloseable {
     return api.client();
   }
 
+  /** A new client of the API server, configured as the test's own but for {@code change}. */
+  public KubernetesClient newClient(UnaryOperator<ConfigBuilder> change) {
+    return new KubernetesClientBuilder()
+        .withConfig(change.apply(new ConfigBuilder(client().getConfiguration())).build())
+        .build();
+  }
+
   public Vertx vertx() {
     return vertx;
   }
@@ -116,6 +131,18 @@ public final class MockCluster implements AutoCloseable {
       started.add(b);
     }
     return started;
+  }
+
+  /**
+   * What most ITs start an operator with: it watches {@code namespaces} (comma-separated), serves
+   * no outcome intake and writes status at most every 200 ms; then the test's {@code flags}.
+   */
+  public static OperatorConfig config(String namespaces, String... flags) {
+    List<String> all =
+        new ArrayList<>(
+            List.of("--namespaces=" + namespaces, "--outcome-port=-1", "--status-interval-ms=200"));
+    all.addAll(List.of(flags));
+    return OperatorConfig.embedded(all.toArray(String[]::new));
   }
 
   /** Starts an operator with its own client and meters. */
@@ -176,6 +203,9 @@ public final class MockCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     for (Replica r : List.copyOf(replicas)) {
       stop(r);
     }

@@ -3,6 +3,7 @@ package dev.vigil.testing;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.shard.ShardConfig;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,6 +24,15 @@ public final class PoolOwners {
                         : p.getStatus().getShard(),
                 TreeMap::new,
                 Collectors.counting()));
+  }
+
+  /** Pool name -> its {@code vigil.dev/shard} label (null when unlabelled). */
+  public static Map<String, String> labels(List<BackendPool> pools) {
+    Map<String, String> owners = new HashMap<>();
+    for (BackendPool p : pools) {
+      owners.put(p.getMetadata().getName(), shardOf(p));
+    }
+    return owners;
   }
 
   /** The pool's {@code vigil.dev/shard} label, or null. */

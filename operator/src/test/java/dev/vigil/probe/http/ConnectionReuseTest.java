@@ -3,60 +3,38 @@ package dev.vigil.probe.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
-import io.vertx.core.Context;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
+import dev.vigil.probe.ProberRig;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 class ConnectionReuseTest {
 
-  Vertx vertx;
-  LoopbackServers servers;
-  HttpProber prober;
-  Context context;
+  @AutoClose final ProberRig<HttpProber> rig = ProberRig.start(HttpProber::new);
+  final HttpProber prober = rig.prober();
   final AtomicInteger connections = new AtomicInteger();
   final AtomicInteger requests = new AtomicInteger();
 
-  @BeforeEach
-  void start() {
-    vertx = Vertx.vertx();
-    servers = new LoopbackServers(vertx);
-    prober = new HttpProber(vertx);
-    context = vertx.getOrCreateContext();
-  }
-
-  @AfterEach
-  void stop() {
-    LoopbackServers.await(prober.close());
-    servers.close();
-    LoopbackServers.await(vertx.close());
-  }
-
   int keepAliveServer() {
-    return servers.raw(
-        socket -> {
-          connections.incrementAndGet();
-          socket.handler(
-              request -> {
-                requests.incrementAndGet();
-                socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-              });
-        });
+    return rig.servers()
+        .raw(
+            socket -> {
+              connections.incrementAndGet();
+              socket.handler(
+                  request -> {
+                    requests.incrementAndGet();
+                    socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                  });
+            });
   }
 
   ProbeResult probe(int port, boolean reuse) {
     CheckSpec spec =
         CheckSpec.builder().timeout(Duration.ofSeconds(2)).reuseConnection(reuse).build();
-    Promise<ProbeResult> p = Promise.promise();
-    context.runOnContext(v -> prober.probe(new ProbeTarget("127.0.0.1", port), spec).onComplete(p));
-    return LoopbackServers.await(p.future());
+    return rig.probe(port, spec);
   }
 
   @Test
@@ -91,21 +69,22 @@ class ConnectionReuseTest {
     // connection can make the second probe pass.
     AtomicInteger droppedRequests = new AtomicInteger();
     int port =
-        servers.raw(
-            socket -> {
-              int connection = connections.incrementAndGet();
-              AtomicInteger onThisConnection = new AtomicInteger();
-              socket.handler(
-                  request -> {
-                    requests.incrementAndGet();
-                    if (connection == 1 && onThisConnection.incrementAndGet() == 2) {
-                      droppedRequests.incrementAndGet();
-                      socket.close();
-                      return;
-                    }
-                    socket.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
-                  });
-            });
+        rig.servers()
+            .raw(
+                socket -> {
+                  int connection = connections.incrementAndGet();
+                  AtomicInteger onThisConnection = new AtomicInteger();
+                  socket.handler(
+                      request -> {
+                        requests.incrementAndGet();
+                        if (connection == 1 && onThisConnection.incrementAndGet() == 2) {
+                          droppedRequests.incrementAndGet();
+                          socket.close();
+                          return;
+                        }
+                        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+                      });
+                });
     assertThat(probe(port, true).passed()).isTrue();
     assertThat(prober.idleConnections()).as("the first connection is kept for reuse").isEqualTo(1);
 

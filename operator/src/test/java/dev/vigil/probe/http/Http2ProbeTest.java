@@ -4,26 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.CheckSpecBuilder;
-import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.ProberRig;
 import dev.vigil.probe.Reason;
-import io.vertx.core.Context;
 import io.vertx.core.Handler;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
-import io.vertx.core.net.SelfSignedCertificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,49 +27,26 @@ import org.junit.jupiter.api.Test;
  * HTTP/1.1, one that never answers. Every case asserts verdict, reason and detail.
  */
 class Http2ProbeTest {
-  static Vertx vertx;
-  static LoopbackServers servers;
-  static Http2Prober prober;
-  static Context context;
-  static SelfSignedCertificate certificate;
+  @AutoClose static ProberRig<Http2Prober> rig;
 
   @BeforeAll
   static void start() {
-    vertx = Vertx.vertx();
-    servers = new LoopbackServers(vertx);
-    prober = new Http2Prober(vertx);
-    context = vertx.getOrCreateContext();
-    certificate = SelfSignedCertificate.create("localhost");
-  }
-
-  @AfterAll
-  static void stop() {
-    LoopbackServers.await(prober.close());
-    servers.close();
-    certificate.delete();
-    LoopbackServers.await(vertx.close());
+    rig = ProberRig.start(Http2Prober::new);
   }
 
   static int server(HttpServerOptions options, Handler<HttpServerRequest> handler) {
-    HttpServer server = vertx.createHttpServer(options.setHost("127.0.0.1").setPort(0));
-    server.requestHandler(handler);
-    LoopbackServers.await(server.listen());
-    return server.actualPort();
+    return rig.servers().http(options, server -> server.requestHandler(handler));
   }
 
   static HttpServerOptions tls() {
     return new HttpServerOptions()
         .setSsl(true)
         .setUseAlpn(true)
-        .setKeyCertOptions(certificate.keyCertOptions());
+        .setKeyCertOptions(rig.servers().certificate().keyCertOptions());
   }
 
   static ProbeResult probe(int port, CheckSpecBuilder spec) {
-    Promise<ProbeResult> promise = Promise.promise();
-    CheckSpec s = spec.http2(true).build();
-    context.runOnContext(
-        v -> prober.probe(new ProbeTarget("127.0.0.1", port), s).onComplete(promise));
-    return LoopbackServers.await(promise.future());
+    return rig.probe(port, spec.http2(true).build());
   }
 
   static CheckSpecBuilder h2c() {
@@ -133,7 +104,7 @@ class Http2ProbeTest {
 
   @Test
   void anHttp11OnlyServerFailsWithoutAStatus() {
-    int port = servers.replying("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    int port = rig.servers().replying("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     ProbeResult r = probe(port, h2c());
     assertThat(r.passed()).as(r.toString()).isFalse();
     assertThat(r.reason()).isEqualTo(Reason.MALFORMED_RESPONSE);

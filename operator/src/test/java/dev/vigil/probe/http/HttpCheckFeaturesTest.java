@@ -3,14 +3,10 @@ package dev.vigil.probe.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.ProberRig;
 import dev.vigil.probe.Reason;
-import io.vertx.core.Context;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,33 +25,17 @@ import org.junit.jupiter.api.Test;
 class HttpCheckFeaturesTest {
   private static final Duration DEADLINE = Duration.ofSeconds(3);
 
-  static Vertx vertx;
-  static LoopbackServers servers;
-  static HttpProber prober;
-  static Context context;
+  @AutoClose static ProberRig<HttpProber> rig;
 
   @BeforeAll
   static void start() {
-    vertx = Vertx.vertx();
-    servers = new LoopbackServers(vertx);
-    prober = new HttpProber(vertx);
-    context = vertx.getOrCreateContext();
-  }
-
-  @AfterAll
-  static void stop() {
-    LoopbackServers.await(prober.close());
-    servers.close();
-    LoopbackServers.await(vertx.close());
+    rig = ProberRig.start(HttpProber::new);
   }
 
   static ProbeResult probe(int port, CheckSpec.Http http) {
     CheckSpec spec =
         CheckSpec.builder().protocol(ProbeProtocol.HTTP).timeout(DEADLINE).http(http).build();
-    Promise<ProbeResult> promise = Promise.promise();
-    context.runOnContext(
-        v -> prober.probe(new ProbeTarget("127.0.0.1", port), spec).onComplete(promise));
-    return LoopbackServers.await(promise.future());
+    return rig.probe(port, spec);
   }
 
   static CheckSpec.Http http(
@@ -77,7 +57,7 @@ class HttpCheckFeaturesTest {
   }
 
   static int replying(String head) {
-    return servers.replying(head + "\r\nContent-Length: 2\r\n\r\nok");
+    return rig.servers().replying(head + "\r\nContent-Length: 2\r\n\r\nok");
   }
 
   // ---- fail-fast statuses -----------------------------------------------------------------------
@@ -157,25 +137,23 @@ class HttpCheckFeaturesTest {
   @Test
   void headersOfAnInterimResponseDoNotCount() {
     int port =
-        servers.replying(
-            "HTTP/1.1 100 Continue\r\nX-Ready: yes\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+        rig.servers()
+            .replying(
+                "HTTP/1.1 100 Continue\r\nX-Ready: yes\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
     ProbeResult r = probe(port, headers(CheckSpec.HeaderMatch.of(0, "X-Ready", null)));
     assertThat(r.reason()).isEqualTo(Reason.HEADER_MISMATCH);
   }
 
   @Test
   void aHeaderThatNeverArrivesEndsAtTheOneDeadline() {
-    int port = servers.raw(c -> c.handler(b -> c.write("HTTP/1.1 200 OK\r\nX-Ready: y")));
+    int port = rig.servers().raw(c -> c.handler(b -> c.write("HTTP/1.1 200 OK\r\nX-Ready: y")));
     CheckSpec spec =
         CheckSpec.builder()
             .protocol(ProbeProtocol.HTTP)
             .timeout(Duration.ofMillis(300))
             .http(headers(CheckSpec.HeaderMatch.of(0, "X-Ready", null)))
             .build();
-    Promise<ProbeResult> promise = Promise.promise();
-    context.runOnContext(
-        v -> prober.probe(new ProbeTarget("127.0.0.1", port), spec).onComplete(promise));
-    ProbeResult r = LoopbackServers.await(promise.future());
+    ProbeResult r = rig.probe(port, spec);
     assertThat(r.reason()).isEqualTo(Reason.TIMEOUT);
   }
 
@@ -187,41 +165,42 @@ class HttpCheckFeaturesTest {
    * is in, never reading the body).
    */
   static int echo(boolean ignoreBody, CompletableFuture<String> request) {
-    return servers.raw(
-        c -> {
-          Buffer in = Buffer.buffer();
-          c.handler(
-              data -> {
-                in.appendBuffer(data);
-                String text = in.toString(StandardCharsets.UTF_8);
-                int end = text.indexOf("\r\n\r\n");
-                if (end < 0) {
-                  return;
-                }
-                String reply;
-                if (ignoreBody) {
-                  reply = "pong";
-                } else {
-                  int length = 0;
-                  for (String line : text.substring(0, end).split("\r\n")) {
-                    if (line.toLowerCase().startsWith("content-length:")) {
-                      length = Integer.parseInt(line.substring(15).trim());
+    return rig.servers()
+        .raw(
+            c -> {
+              Buffer in = Buffer.buffer();
+              c.handler(
+                  data -> {
+                    in.appendBuffer(data);
+                    String text = in.toString(StandardCharsets.UTF_8);
+                    int end = text.indexOf("\r\n\r\n");
+                    if (end < 0) {
+                      return;
                     }
-                  }
-                  byte[] bytes = in.getBytes();
-                  int head = text.substring(0, end + 4).getBytes(StandardCharsets.UTF_8).length;
-                  if (bytes.length - head < length) {
-                    return;
-                  }
-                  reply = new String(bytes, head, length, StandardCharsets.UTF_8);
-                }
-                c.handler(null);
-                request.complete(text);
-                byte[] out = reply.getBytes(StandardCharsets.UTF_8);
-                c.write("HTTP/1.1 200 OK\r\nContent-Length: " + out.length + "\r\n\r\n" + reply)
-                    .onComplete(ar -> c.close());
-              });
-        });
+                    String reply;
+                    if (ignoreBody) {
+                      reply = "pong";
+                    } else {
+                      int length = 0;
+                      for (String line : text.substring(0, end).split("\r\n")) {
+                        if (line.toLowerCase().startsWith("content-length:")) {
+                          length = Integer.parseInt(line.substring(15).trim());
+                        }
+                      }
+                      byte[] bytes = in.getBytes();
+                      int head = text.substring(0, end + 4).getBytes(StandardCharsets.UTF_8).length;
+                      if (bytes.length - head < length) {
+                        return;
+                      }
+                      reply = new String(bytes, head, length, StandardCharsets.UTF_8);
+                    }
+                    c.handler(null);
+                    request.complete(text);
+                    byte[] out = reply.getBytes(StandardCharsets.UTF_8);
+                    c.write("HTTP/1.1 200 OK\r\nContent-Length: " + out.length + "\r\n\r\n" + reply)
+                        .onComplete(ar -> c.close());
+                  });
+            });
   }
 
   static CheckSpec.Http post(String body, String bodyMatch) {
@@ -262,16 +241,13 @@ class HttpCheckFeaturesTest {
 
   @Test
   void aServerThatNeverReadsTheBodyOfAPostTimesOutAtTheOneDeadline() {
-    int port = servers.raw(c -> {}); // accepts, reads nothing, answers nothing
+    int port = rig.servers().raw(c -> {}); // accepts, reads nothing, answers nothing
     CheckSpec spec =
         CheckSpec.builder()
             .protocol(ProbeProtocol.HTTP)
             .timeout(Duration.ofMillis(300))
             .http(post("x".repeat(4096), null))
             .build();
-    Promise<ProbeResult> promise = Promise.promise();
-    context.runOnContext(
-        v -> prober.probe(new ProbeTarget("127.0.0.1", port), spec).onComplete(promise));
-    assertThat(LoopbackServers.await(promise.future()).reason()).isEqualTo(Reason.TIMEOUT);
+    assertThat(rig.probe(port, spec).reason()).isEqualTo(Reason.TIMEOUT);
   }
 }

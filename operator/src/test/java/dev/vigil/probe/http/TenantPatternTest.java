@@ -10,18 +10,16 @@ import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
+import dev.vigil.probe.ProberRig;
 import dev.vigil.probe.Reason;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -38,27 +36,23 @@ class TenantPatternTest {
   private static final String HOSTILE_BODY = "a".repeat(4096) + "!";
   private static final long BOUND_SECONDS = 10;
 
-  static Vertx vertx;
-  static LoopbackServers servers;
+  /** The rig's prober is the HTTP/1.1 one; the HTTP/2 one shares its Vert.x and context. */
+  @AutoClose static ProberRig<HttpProber> rig;
+
   static HttpProber http1;
   static Http2Prober http2;
-  static Context context;
 
   @BeforeAll
   static void start() {
-    vertx = Vertx.vertx();
-    servers = new LoopbackServers(vertx);
-    http1 = new HttpProber(vertx);
-    http2 = new Http2Prober(vertx);
-    context = vertx.getOrCreateContext();
+    rig = ProberRig.start(HttpProber::new);
+    http1 = rig.prober();
+    http2 = new Http2Prober(rig.vertx());
   }
 
+  /** Before the rig closes (JUnit closes {@code @AutoClose} fields after this). */
   @AfterAll
   static void stop() {
-    LoopbackServers.await(http1.close());
     LoopbackServers.await(http2.close());
-    servers.close();
-    LoopbackServers.await(vertx.close());
   }
 
   @Test
@@ -168,11 +162,7 @@ class TenantPatternTest {
   }
 
   private static Future<ProbeResult> probe(Prober prober, int port, CheckSpecBuilder spec) {
-    CheckSpec s = spec.build();
-    Promise<ProbeResult> promise = Promise.promise();
-    context.runOnContext(
-        v -> prober.probe(new ProbeTarget("127.0.0.1", port), s).onComplete(promise));
-    return promise.future();
+    return rig.probeLater(prober, new ProbeTarget("127.0.0.1", port), spec.build());
   }
 
   private static ProbeResult within(Future<ProbeResult> result) throws Exception {
@@ -181,14 +171,14 @@ class TenantPatternTest {
 
   /** A Vert.x server (HTTP/1.1 and h2c) answering 200 with {@code body} and {@code headers}. */
   private static int answering(String body, Map<String, String> headers) {
-    HttpServer server =
-        vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0));
-    server.requestHandler(
-        request -> {
-          headers.forEach(request.response()::putHeader);
-          request.response().end(body);
-        });
-    LoopbackServers.await(server.listen());
-    return server.actualPort();
+    return rig.servers()
+        .http(
+            new HttpServerOptions(),
+            server ->
+                server.requestHandler(
+                    request -> {
+                      headers.forEach(request.response()::putHeader);
+                      request.response().end(body);
+                    }));
   }
 }

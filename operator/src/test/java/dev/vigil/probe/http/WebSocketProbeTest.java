@@ -3,22 +3,16 @@ package dev.vigil.probe.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.ProberRig;
 import dev.vigil.probe.Reason;
-import io.vertx.core.Context;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.net.SelfSignedCertificate;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,27 +22,11 @@ import org.junit.jupiter.api.Test;
  * case asserts verdict, reason and detail.
  */
 class WebSocketProbeTest {
-  static Vertx vertx;
-  static LoopbackServers servers;
-  static HttpProber prober;
-  static Context context;
-  static SelfSignedCertificate certificate;
+  @AutoClose static ProberRig<HttpProber> rig;
 
   @BeforeAll
   static void start() {
-    vertx = Vertx.vertx();
-    servers = new LoopbackServers(vertx);
-    prober = new HttpProber(vertx);
-    context = vertx.getOrCreateContext();
-    certificate = SelfSignedCertificate.create("localhost");
-  }
-
-  @AfterAll
-  static void stop() {
-    LoopbackServers.await(prober.close());
-    servers.close();
-    certificate.delete();
-    LoopbackServers.await(vertx.close());
+    rig = ProberRig.start(HttpProber::new);
   }
 
   static ProbeResult probe(int port, CheckSpec.Tls tls, Duration timeout) {
@@ -59,10 +37,7 @@ class WebSocketProbeTest {
             .tls(tls)
             .websocket(new CheckSpec.WebSocket("/ws?probe=1"))
             .build();
-    Promise<ProbeResult> promise = Promise.promise();
-    context.runOnContext(
-        v -> prober.probe(new ProbeTarget("127.0.0.1", port), spec).onComplete(promise));
-    return LoopbackServers.await(promise.future());
+    return rig.probe(port, spec);
   }
 
   static ProbeResult probe(int port) {
@@ -71,28 +46,31 @@ class WebSocketProbeTest {
 
   /** A real WebSocket server (Vert.x), recording the path of the upgrade it accepted. */
   static int realServer(HttpServerOptions options, CompletableFuture<String> path) {
-    HttpServer server = vertx.createHttpServer(options.setHost("127.0.0.1").setPort(0));
-    server.webSocketHandler(ws -> path.complete(ws.uri()));
-    server.requestHandler(r -> r.response().setStatusCode(400).end());
-    LoopbackServers.await(server.listen());
-    return server.actualPort();
+    return rig.servers()
+        .http(
+            options,
+            server ->
+                server
+                    .webSocketHandler(ws -> path.complete(ws.uri()))
+                    .requestHandler(r -> r.response().setStatusCode(400).end()));
   }
 
   /** A raw server answering the upgrade with the head {@code answer} makes of the request's key. */
   static int answering(Function<String, String> answer) {
-    return servers.raw(
-        c ->
-            c.handler(
-                request -> {
-                  c.handler(null);
-                  String key = null;
-                  for (String line : request.toString().split("\r\n")) {
-                    if (line.toLowerCase().startsWith("sec-websocket-key:")) {
-                      key = line.substring(18).trim();
-                    }
-                  }
-                  c.write(answer.apply(key) + "\r\n");
-                }));
+    return rig.servers()
+        .raw(
+            c ->
+                c.handler(
+                    request -> {
+                      c.handler(null);
+                      String key = null;
+                      for (String line : request.toString().split("\r\n")) {
+                        if (line.toLowerCase().startsWith("sec-websocket-key:")) {
+                          key = line.substring(18).trim();
+                        }
+                      }
+                      c.write(answer.apply(key) + "\r\n");
+                    }));
   }
 
   @Test
@@ -110,7 +88,9 @@ class WebSocketProbeTest {
     CompletableFuture<String> path = new CompletableFuture<>();
     int port =
         realServer(
-            new HttpServerOptions().setSsl(true).setKeyCertOptions(certificate.keyCertOptions()),
+            new HttpServerOptions()
+                .setSsl(true)
+                .setKeyCertOptions(rig.servers().certificate().keyCertOptions()),
             path);
     ProbeResult r = probe(port, new CheckSpec.Tls(true, null), Duration.ofSeconds(10));
     assertThat(r.passed()).as(r.toString()).isTrue();
@@ -173,7 +153,7 @@ class WebSocketProbeTest {
 
   @Test
   void aServerThatIgnoresTheUpgradeFailsOnItsStatus() {
-    ProbeResult r = probe(servers.replying("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+    ProbeResult r = probe(rig.servers().replying("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
     assertThat(r.reason()).isEqualTo(Reason.STATUS);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.detail()).isEqualTo("status 200, not 101");
@@ -181,7 +161,7 @@ class WebSocketProbeTest {
 
   @Test
   void aServerThatNeverAnswersTheUpgradeTimesOut() {
-    ProbeResult r = probe(servers.raw(c -> {}), CheckSpec.Tls.NONE, Duration.ofMillis(300));
+    ProbeResult r = probe(rig.servers().raw(c -> {}), CheckSpec.Tls.NONE, Duration.ofMillis(300));
     assertThat(r.reason()).isEqualTo(Reason.TIMEOUT);
   }
 
