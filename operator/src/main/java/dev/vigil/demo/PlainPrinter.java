@@ -62,7 +62,7 @@ final class PlainPrinter {
         out.println(Timeline.seconds(o.elapsedMs()) + "  " + row);
       }
     }
-    // o.events() is in time order (DemoCluster.events); new ones print in that order.
+    // o.events() is in time order (ClusterReads.events); new ones print in that order.
     for (Event e : o.events()) {
       String key = e.getMetadata().getName() + "/" + e.getMetadata().getResourceVersion();
       if (seenEvents.add(key)) {
