@@ -2,7 +2,6 @@ package dev.vigil.probe;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
-import dev.vigil.probe.http.ExpectedStatuses;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -291,7 +290,8 @@ public record CheckSpec(
       expect = expect == null || expect.isEmpty() ? null : expect;
     }
 
-    byte[] expectBytes() {
+    /** {@code expect} as UTF-8 bytes; empty without one. */
+    public byte[] expectBytes() {
       return expect == null ? new byte[0] : expect.getBytes(StandardCharsets.UTF_8);
     }
   }

@@ -2,8 +2,11 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.grpc.GrpcProber;
+import dev.vigil.probe.http.Http2Prober;
+import dev.vigil.probe.http.HttpProber;
 import dev.vigil.probe.http.StatusLineClassifier;
+import dev.vigil.probe.tcp.TcpProber;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -59,7 +62,12 @@ class ProberTableTest {
   static void startOn(VertxOptions options) {
     vertx = Vertx.vertx(options);
     servers = new LoopbackServers(vertx);
-    prober = ProtocolProber.create(vertx);
+    prober =
+        new ProtocolProber(
+            new HttpProber(vertx),
+            new TcpProber(vertx),
+            new GrpcProber(vertx),
+            new Http2Prober(vertx));
     context = vertx.getOrCreateContext();
     warmUp();
   }
