@@ -12,6 +12,10 @@ import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.VertxTimers;
+import dev.vigil.probe.grpc.GrpcProber;
+import dev.vigil.probe.http.Http2Prober;
+import dev.vigil.probe.http.HttpProber;
+import dev.vigil.probe.tcp.TcpProber;
 import dev.vigil.publish.TransitionReporter;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.ScheduledProbing;
@@ -114,7 +118,12 @@ public final class Vigil {
   /** The pools' runtimes and their probes; all network I/O on {@code vertx}. */
   private static PoolRuntimes runtimes(
       StartOptions o, MeterRegistry registry, TransitionReporter transitions, Lifecycle lifecycle) {
-    ProtocolProber protocols = ProtocolProber.create(o.vertx);
+    ProtocolProber protocols =
+        new ProtocolProber(
+            new HttpProber(o.vertx),
+            new TcpProber(o.vertx),
+            new GrpcProber(o.vertx),
+            new Http2Prober(o.vertx));
     // A cold JVM's first TLS handshakes take seconds: pay for them before the first probe round
     // (issue 18), so the first HTTPS and gRPC-over-TLS probes do not time out on healthy backends.
     TlsWarmUp.runAndWait(o.vertx, protocols, Duration.ofSeconds(10));

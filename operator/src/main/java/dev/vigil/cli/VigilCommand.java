@@ -49,16 +49,7 @@ public final class VigilCommand {
     List<String> rest = args.subList(1, args.size());
     switch (command) {
       case "help", "--help", "-h" -> {
-        if (!rest.isEmpty() && COMMANDS.contains(rest.get(0))) {
-          out.print(usage(rest.get(0)));
-        } else if (!rest.isEmpty()) {
-          err.println("vigil: unknown command '" + rest.get(0) + "'");
-          err.print(usage());
-          return USAGE;
-        } else {
-          out.print(usage());
-        }
-        return 0;
+        return help(rest, out, err);
       }
       case "version", "--version" -> {
         out.println("vigil " + version());
@@ -78,6 +69,20 @@ public final class VigilCommand {
       return 0;
     }
     return commands.apply(command).run(rest);
+  }
+
+  /** {@code vigil help [COMMAND]}: the usage, or one command's. */
+  private static int help(List<String> rest, PrintStream out, PrintStream err) {
+    if (rest.isEmpty()) {
+      out.print(usage());
+    } else if (COMMANDS.contains(rest.get(0))) {
+      out.print(usage(rest.get(0)));
+    } else {
+      err.println("vigil: unknown command '" + rest.get(0) + "'");
+      err.print(usage());
+      return USAGE;
+    }
+    return 0;
   }
 
   /** The text of {@code vigil --help}. */

@@ -62,16 +62,7 @@ final class ActiveScenarios extends ScenarioStage {
     long detect =
         expect.within(name(i) + " leaves the ready set", t0, upper(fall), o -> !ready(o, ip));
     timeline.log(name(i) + " left the ready set after " + Timeline.millis(detect));
-    Expectations.check(
-        detect >= lower(fall),
-        name(i)
-            + " left after "
-            + Timeline.millis(detect)
-            + ", before "
-            + fall
-            + " probes could fail ("
-            + Timeline.millis(lower(fall))
-            + ")");
+    notBefore(detect, fall, name(i) + " left", "fail (" + Timeline.millis(lower(fall)) + ")");
     expect.within(
         name(i) + " shown Down with reason connection refused in status",
         t0,
@@ -85,15 +76,15 @@ final class ActiveScenarios extends ScenarioStage {
     long recover =
         expect.within(name(i) + " returns to the ready set", t1, upper(rise), o -> ready(o, ip));
     timeline.log(name(i) + " back in the ready set after " + Timeline.millis(recover));
-    Expectations.check(
-        recover >= lower(rise),
-        name(i)
-            + " returned after "
-            + Timeline.millis(recover)
-            + ", before "
-            + rise
-            + " probes could pass");
+    notBefore(recover, rise, name(i) + " returned", "pass");
     row("down", name(i) + " heals: back in the ready set", recover, configured("rise", rise), true);
+  }
+
+  /** Checks that a change took at least {@code probes} probes: it cannot come sooner. */
+  private void notBefore(long took, int probes, String what, String could) {
+    Expectations.check(
+        took >= lower(probes),
+        what + " after " + Timeline.millis(took) + ", before " + probes + " probes could " + could);
   }
 
   /** A backend that alternates 200 and 503 never reaches {@code fall} fails in a row. */

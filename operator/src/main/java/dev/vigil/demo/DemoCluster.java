@@ -7,14 +7,8 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolView;
-import dev.vigil.security.CertificateAuthority;
-import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -27,20 +21,18 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The demo's world: the embedded API server, real loopback backends, Pods whose IPs are those
- * backends (made from the example Deployment's Pod template, as its ReplicaSet would), the example
- * policy and pool, and the real operator started with {@link Vigil#start}.
+ * backends ({@link DemoPods}), the example policy and pool, and the real operator started with
+ * {@link Vigil#start} behind TLS of its own ({@link DemoTls}); what the demo shows of the pool is
+ * read back as a consumer of the API would ({@link ClusterReads}).
  */
 public final class DemoCluster implements AutoCloseable {
   /** The reporter's ServiceAccount, bound to the chart's reporter role in the pool's namespace. */
@@ -51,14 +43,13 @@ public final class DemoCluster implements AutoCloseable {
   private final Vertx vertx;
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private final DemoAuthentication auth;
+  private final ClusterReads reads;
   private final List<DemoBackend> backends = new ArrayList<>();
-  private final Map<String, Integer> indexByIp = new LinkedHashMap<>();
   private final List<String> podNames = new ArrayList<>();
   private final int port;
   private KubernetesClient operatorClient;
   private Vigil.Running operator;
-  private String caPem;
-  private Path caFile;
+  private DemoTls tls;
 
   private DemoCluster(DemoExamples examples, EmbeddedApiServer api, Vertx vertx, int port) {
     this.examples = examples;
@@ -66,6 +57,7 @@ public final class DemoCluster implements AutoCloseable {
     this.vertx = vertx;
     this.port = port;
     this.auth = new DemoAuthentication(namespace(), REPORTER);
+    this.reads = new ClusterReads(api.client(), namespace(), poolName(), serviceName());
   }
 
   /** Starts the API server and {@code n} backends, and applies the example; no operator yet. */
@@ -107,7 +99,6 @@ public final class DemoCluster implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       DemoBackend b = new DemoBackend(vertx, address(i), port, examples.healthPath());
       backends.add(b);
-      indexByIp.put(b.host(), i);
       started.add(b.start());
     }
     try {
@@ -148,8 +139,9 @@ public final class DemoCluster implements AutoCloseable {
     KubernetesClient c = api.client();
     c.resource(examples.namespace()).create();
     c.resource(examples.deployment()).create();
+    DemoPods pods = new DemoPods(examples, namespace(), port);
     for (int i = 0; i < backends.size(); i++) {
-      Pod pod = pod(i);
+      Pod pod = pods.pod(i);
       podNames.add(pod.getMetadata().getName());
       c.resource(pod).create();
     }
@@ -157,65 +149,13 @@ public final class DemoCluster implements AutoCloseable {
     c.resource(examples.pool()).create();
   }
 
-  /** Pod i of the Deployment, Running and Ready at backend i's address. */
-  private Pod pod(int i) {
-    var template = examples.deployment().getSpec().getTemplate();
-    PodSpec spec = new PodBuilder().withSpec(template.getSpec()).build().getSpec();
-    spec.setNodeName("demo-node");
-    spec.getContainers()
-        .forEach(
-            container -> {
-              if (container.getPorts() != null) {
-                for (ContainerPort p : container.getPorts()) {
-                  p.setContainerPort(port); // an unprivileged port: loopback addresses share it
-                }
-              }
-            });
-    String name =
-        String.format("%s-5f7c9d8b6-%05d", examples.deployment().getMetadata().getName(), i);
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(namespace())
-        .withUid("uid-" + name)
-        .withLabels(template.getMetadata().getLabels())
-        .addToLabels("pod-template-hash", "5f7c9d8b6")
-        .endMetadata()
-        .withSpec(spec)
-        .withNewStatus()
-        .withPhase("Running")
-        .withPodIP(address(i))
-        .withHostIP("10.0.0.1")
-        .addNewCondition()
-        .withType("Ready")
-        .withStatus("True")
-        .endCondition()
-        .endStatus()
-        .build();
-  }
-
   /** Starts the real operator against the embedded server: no leader election, never exits. */
   public void startOperator() {
     long interval = examples.intervalMs();
     long statusMs = Math.max(100, Math.min(1000, interval / 2));
     operatorClient = api.newClient();
-    // The outcome port serves TLS only, as in a cluster: a CA of the demo's own (the chart's
-    // genCA) signs the serving certificate, and the reporter trusts that CA.
-    Path tls;
-    try {
-      tls = Files.createTempDirectory("vigil-demo-tls");
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    CertificateAuthority ca = new CertificateAuthority("vigil-demo-ca");
-    ca.issue("localhost", List.of("localhost", "127.0.0.1"), Duration.ofDays(1)).writeTo(tls);
-    caPem = ca.caPem();
-    caFile = tls.resolve("ca.crt");
-    try {
-      Files.writeString(caFile, caPem);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    // The outcome port serves TLS only, as in a cluster (see DemoTls).
+    tls = DemoTls.create();
     operator =
         Vigil.start(
             StartOptions.of(
@@ -224,8 +164,8 @@ public final class DemoCluster implements AutoCloseable {
                         "--lease-name=vigil-leader",
                         "--lease-namespace=" + namespace(),
                         "--status-interval-ms=" + statusMs,
-                        "--tls-cert-file=" + tls.resolve("tls.crt"),
-                        "--tls-key-file=" + tls.resolve("tls.key")),
+                        "--tls-cert-file=" + tls.certFile(),
+                        "--tls-key-file=" + tls.keyFile()),
                     operatorClient,
                     vertx)
                 .meters(meters));
@@ -240,12 +180,12 @@ public final class DemoCluster implements AutoCloseable {
    * --cacert}); removed with the rest of the demo's TLS files when the demo ends.
    */
   public Path caFile() {
-    return caFile;
+    return tls.caFile();
   }
 
   /** The CA bundle reporters trust for the outcome port (PEM). */
   public String caPem() {
-    return caPem;
+    return tls.caPem();
   }
 
   public DemoAuthentication auth() {
@@ -291,11 +231,6 @@ public final class DemoCluster implements AutoCloseable {
     return i >= 0 && backends.get(i).mode() == Mode.HEALTHY;
   }
 
-  /** The backend index of an address, or -1. */
-  public int indexOf(String ip) {
-    return indexByIp.getOrDefault(ip, -1);
-  }
-
   public void set(int i, Mode mode) {
     try {
       backends.get(i).set(mode).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -308,73 +243,16 @@ public final class DemoCluster implements AutoCloseable {
 
   /** Every endpoint of the pool's EndpointSlices: address to ready. */
   public Map<String, Boolean> endpoints() {
-    Map<String, Boolean> out = new LinkedHashMap<>();
-    List<EndpointSlice> slices =
-        api.client()
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(namespace())
-            .withLabel("kubernetes.io/service-name", serviceName())
-            .list()
-            .getItems();
-    for (EndpointSlice s : slices) {
-      if (s.getEndpoints() == null) {
-        continue;
-      }
-      for (Endpoint e : s.getEndpoints()) {
-        boolean ready =
-            e.getConditions() != null && Boolean.TRUE.equals(e.getConditions().getReady());
-        for (String a : e.getAddresses()) {
-          out.put(a, ready);
-        }
-      }
-    }
-    return out;
+    return reads.endpoints();
   }
 
   public BackendPool pool() {
-    return api.client()
-        .resources(BackendPool.class)
-        .inNamespace(namespace())
-        .withName(poolName())
-        .get();
+    return reads.pool();
   }
 
   /** The pool's Events, oldest first. */
   public List<Event> events() {
-    List<Event> events =
-        new ArrayList<>(api.client().v1().events().inNamespace(namespace()).list().getItems());
-    events.removeIf(
-        e -> e.getInvolvedObject() == null || !poolName().equals(e.getInvolvedObject().getName()));
-    inTimeOrder(events);
-    return events;
-  }
-
-  /**
-   * Sorts Events by their last timestamp as a time, not as text ({@code ...:04Z} sorts after {@code
-   * ...:04.120Z} as a string), then creation time, then resourceVersion as a number.
-   */
-  static void inTimeOrder(List<Event> events) {
-    events.sort(
-        Comparator.comparing((Event e) -> instant(e.getLastTimestamp()))
-            .thenComparing(e -> instant(e.getMetadata().getCreationTimestamp()))
-            .thenComparing(
-                e -> e.getMetadata().getResourceVersion(),
-                Comparator.nullsFirst(
-                    Comparator.comparingLong((String v) -> v.length())
-                        .thenComparing(Comparator.<String>naturalOrder()))));
-  }
-
-  private static java.time.Instant instant(String timestamp) {
-    if (timestamp == null) {
-      return java.time.Instant.EPOCH;
-    }
-    try {
-      return java.time.Instant.parse(timestamp);
-    } catch (java.time.format.DateTimeParseException e) {
-      return java.time.Instant.EPOCH;
-    }
+    return reads.events();
   }
 
   /** The runtime's view with current streaks, or null before the operator took the pool on. */
@@ -425,21 +303,6 @@ public final class DemoCluster implements AutoCloseable {
     return c == null ? 0 : c.count();
   }
 
-  private void deleteTlsFiles() {
-    if (caFile == null) {
-      return;
-    }
-    Path dir = caFile.getParent();
-    try (var files = Files.list(dir)) {
-      for (Path f : files.toList()) {
-        Files.deleteIfExists(f);
-      }
-      Files.deleteIfExists(dir);
-    } catch (java.io.IOException e) {
-      // best effort: a temporary directory
-    }
-  }
-
   @Override
   public void close() {
     // Each part is closed on its own and bounded: the mock server's shutdown can wait long for
@@ -461,7 +324,9 @@ public final class DemoCluster implements AutoCloseable {
                 // best effort
               }
               api.close();
-              deleteTlsFiles();
+              if (tls != null) {
+                tls.delete();
+              }
             },
             "demo-close");
     closer.setDaemon(true);

@@ -48,30 +48,35 @@ public record DemoOptions(
         continue;
       }
       if (!List.of("backends", "scenario", "duration", "speed").contains(name)) {
-        throw new IllegalArgumentException(
-            "unknown flag --"
-                + name
-                + "; known: --backends, --scenario, --duration, --speed, --no-color, --plain");
+        throw unknown(name);
       }
       if (value == null) {
-        if (i + 1 >= args.size()) {
-          throw new IllegalArgumentException("--" + name + " needs a value");
-        }
-        value = args.get(++i);
+        value = valueAfter(args, i++, name);
       }
       switch (name) {
         case "backends" -> backends = intFlag(name, value, 3, MAX_BACKENDS);
         case "scenario" -> scenario = scenario(value);
         case "duration" -> durationMs = duration(value);
         case "speed" -> speed = speed(value);
-        default ->
-            throw new IllegalArgumentException(
-                "unknown flag --"
-                    + name
-                    + "; known: --backends, --scenario, --duration, --speed, --no-color, --plain");
+        default -> throw unknown(name);
       }
     }
     return new DemoOptions(backends, scenario, durationMs, speed, color, live);
+  }
+
+  /** The argument after the flag at {@code i}: its value. */
+  private static String valueAfter(List<String> args, int i, String name) {
+    if (i + 1 >= args.size()) {
+      throw new IllegalArgumentException("--" + name + " needs a value");
+    }
+    return args.get(i + 1);
+  }
+
+  private static IllegalArgumentException unknown(String name) {
+    return new IllegalArgumentException(
+        "unknown flag --"
+            + name
+            + "; known: --backends, --scenario, --duration, --speed, --no-color, --plain");
   }
 
   /** The text of {@code vigil demo --help}. */

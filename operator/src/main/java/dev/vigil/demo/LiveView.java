@@ -69,15 +69,7 @@ public final class LiveView {
     }
     top.add(new Line(readySet(o), Style.PLAIN));
     List<Line> backends = backends(o);
-    List<Line> events = new ArrayList<>();
-    events.add(new Line("Events", Style.TITLE));
-    List<Event> all = o.events();
-    for (Event e : all.subList(Math.max(0, all.size() - EVENTS_SHOWN), all.size())) {
-      events.add(new Line(event(e), "Warning".equals(e.getType()) ? Style.WARNING : Style.PLAIN));
-    }
-    if (all.isEmpty()) {
-      events.add(new Line("  (none yet)", Style.PLAIN));
-    }
+    List<Line> events = events(o.events());
     List<Line> steps = new ArrayList<>();
     if (log != null) {
       steps.add(new Line("Scenario", Style.TITLE));
@@ -85,10 +77,39 @@ public final class LiveView {
         steps.add(new Line(line, Style.PLAIN));
       }
     }
-    // Rows left after the top: each section gets its minimum (the table's header and first rows,
-    // the title and two Events, the title and two steps), then Events, backends and steps more.
-    long left = Math.max(0, (long) height - top.size());
-    int[] wanted = {backends.size(), events.size(), steps.size()};
+    int[] given =
+        rows(Math.max(0, (long) height - top.size()), backends.size(), events.size(), steps.size());
+    List<Line> frame = new ArrayList<>(top);
+    frame.addAll(head(backends, given[0]));
+    frame.addAll(newest(events, given[1]));
+    frame.addAll(newest(steps, given[2]));
+    StringBuilder sb = new StringBuilder();
+    for (Line line : frame) {
+      sb.append(paint(fit(line.text(), cut), line.style())).append('\n');
+    }
+    return sb.toString();
+  }
+
+  /** The Events section: its title and the newest Events, Warnings marked. */
+  private List<Line> events(List<Event> all) {
+    List<Line> events = new ArrayList<>();
+    events.add(new Line("Events", Style.TITLE));
+    for (Event e : all.subList(Math.max(0, all.size() - EVENTS_SHOWN), all.size())) {
+      events.add(new Line(event(e), "Warning".equals(e.getType()) ? Style.WARNING : Style.PLAIN));
+    }
+    if (all.isEmpty()) {
+      events.add(new Line("  (none yet)", Style.PLAIN));
+    }
+    return events;
+  }
+
+  /**
+   * The rows each section gets of those {@code left} after the top: each its minimum first (the
+   * table's header and first rows, the title and two Events, the title and two steps), then Events,
+   * backends and steps more.
+   */
+  private static int[] rows(long left, int backends, int events, int steps) {
+    int[] wanted = {backends, events, steps};
     int[] minimum = {Math.min(wanted[0], 4), Math.min(wanted[1], 3), Math.min(wanted[2], 3)};
     int[] given = new int[3];
     for (int i = 0; i < 3; i++) {
@@ -100,15 +121,7 @@ public final class LiveView {
       given[i] += more;
       left -= more;
     }
-    List<Line> frame = new ArrayList<>(top);
-    frame.addAll(head(backends, given[0]));
-    frame.addAll(newest(events, given[1]));
-    frame.addAll(newest(steps, given[2]));
-    StringBuilder sb = new StringBuilder();
-    for (Line line : frame) {
-      sb.append(paint(fit(line.text(), cut), line.style())).append('\n');
-    }
-    return sb.toString();
+    return given;
   }
 
   /** The table's header and its first rows; the last says how many were left out. */

@@ -40,6 +40,13 @@ final class PlainPrinter {
   }
 
   synchronized void changed(Observation o) {
+    printReady(o);
+    printPoolRow(o);
+    printNewEvents(o);
+    out.flush();
+  }
+
+  private void printReady(Observation o) {
     String ready = o.ready().size() + "/" + o.endpoints().size() + (o.panic() ? " PANIC" : "");
     if (!ready.equals(lastReady)) {
       lastReady = ready;
@@ -51,18 +58,25 @@ final class PlainPrinter {
                   ? (o.endpoints().isEmpty() ? " (no endpoints yet)" : " (none)")
                   : ": " + members(o)));
     }
-    if (o.pool() != null && o.pool().getStatus() != null) {
-      var s = o.pool().getStatus();
-      String row =
-          String.format(
-              "bp/%s available %s total %s ejected %s panic %s",
-              cluster.poolName(), s.getAvailability(), s.getTotal(), s.getEjected(), s.getPanic());
-      if (!row.equals(lastRow)) {
-        lastRow = row;
-        out.println(Timeline.seconds(o.elapsedMs()) + "  " + row);
-      }
+  }
+
+  private void printPoolRow(Observation o) {
+    if (o.pool() == null || o.pool().getStatus() == null) {
+      return;
     }
-    // o.events() is in time order (DemoCluster.events); new ones print in that order.
+    var s = o.pool().getStatus();
+    String row =
+        String.format(
+            "bp/%s available %s total %s ejected %s panic %s",
+            cluster.poolName(), s.getAvailability(), s.getTotal(), s.getEjected(), s.getPanic());
+    if (!row.equals(lastRow)) {
+      lastRow = row;
+      out.println(Timeline.seconds(o.elapsedMs()) + "  " + row);
+    }
+  }
+
+  /** o.events() is in time order (ClusterReads.events); new ones print in that order. */
+  private void printNewEvents(Observation o) {
     for (Event e : o.events()) {
       String key = e.getMetadata().getName() + "/" + e.getMetadata().getResourceVersion();
       if (seenEvents.add(key)) {
@@ -80,6 +94,5 @@ final class PlainPrinter {
                 + e.getMessage());
       }
     }
-    out.flush();
   }
 }

@@ -92,34 +92,39 @@ public final class InspectCommand {
         err.println("vigil why: pod " + ns + "/" + name + " not found");
         return 1;
       }
-      List<WhyReport.PoolFacts> facts = new ArrayList<>();
-      for (BackendPool pool :
-          client.resources(BackendPool.class).inNamespace(ns).list().getItems()) {
-        if (!LabelSelectors.matches(pool.getSpec().getSelector(), pod.getMetadata().getLabels())) {
-          continue;
-        }
-        HealthPolicy policy =
-            client
-                .resources(HealthPolicy.class)
-                .inNamespace(ns)
-                .withName(pool.getSpec().getPolicyRef().getName())
-                .get();
-        List<EndpointSlice> slices =
-            client
-                .discovery()
-                .v1()
-                .endpointSlices()
-                .inNamespace(ns)
-                .withLabel("kubernetes.io/service-name", serviceName(pool))
-                .list()
-                .getItems();
-        facts.add(new WhyReport.PoolFacts(pool, policy, slices));
-      }
+      List<WhyReport.PoolFacts> facts = poolsOf(client, ns, pod);
       out.print(WhyReport.render(pod, facts, Instant.now()));
       return 0;
     } catch (KubernetesClientException e) {
       return apiError("why", client, e);
     }
+  }
+
+  /** What every pool whose selector matches the Pod shows: the pool, its policy, its slices. */
+  private static List<WhyReport.PoolFacts> poolsOf(KubernetesClient client, String ns, Pod pod) {
+    List<WhyReport.PoolFacts> facts = new ArrayList<>();
+    for (BackendPool pool : client.resources(BackendPool.class).inNamespace(ns).list().getItems()) {
+      if (!LabelSelectors.matches(pool.getSpec().getSelector(), pod.getMetadata().getLabels())) {
+        continue;
+      }
+      HealthPolicy policy =
+          client
+              .resources(HealthPolicy.class)
+              .inNamespace(ns)
+              .withName(pool.getSpec().getPolicyRef().getName())
+              .get();
+      List<EndpointSlice> slices =
+          client
+              .discovery()
+              .v1()
+              .endpointSlices()
+              .inNamespace(ns)
+              .withLabel("kubernetes.io/service-name", serviceName(pool))
+              .list()
+              .getItems();
+      facts.add(new WhyReport.PoolFacts(pool, policy, slices));
+    }
+    return facts;
   }
 
   public int top(List<String> args) {

@@ -87,19 +87,8 @@ public final class WhyReport {
             .filter(b -> pod.getMetadata().getName().equals(b.getPod()))
             .findFirst();
     Optional<Endpoint> endpoint = endpoint(pod, facts.slices());
-    if (found.isEmpty()) {
-      line(
-          out,
-          "backend",
-          "none: the pool selects the Pod but lists no backend for it (no Pod IP yet, or the"
-              + " Pod does not declare the pool's named targetPort)");
-    } else {
-      backend(out, found.get(), settings, now);
-    }
-    line(out, "slice", endpoint.map(WhyReport::sliceLine).orElse("not in the pool's slices"));
-    boolean traffic =
-        endpoint.map(e -> Boolean.TRUE.equals(e.getConditions().getReady())).orElse(false);
-    line(out, "traffic", traffic ? "YES" : "NO");
+    backendOrNone(out, found, settings, now);
+    sliceAndTraffic(out, endpoint);
     line(out, "to change", found.map(b -> Advice.of(pod, b, panic, settings, now)).orElse("-"));
   }
 
@@ -119,10 +108,7 @@ public final class WhyReport {
             + ns
             + ": Vigil does not probe this pool and leaves its slices as they were");
     Optional<Endpoint> endpoint = endpoint(pod, facts.slices());
-    line(out, "slice", endpoint.map(WhyReport::sliceLine).orElse("not in the pool's slices"));
-    boolean traffic =
-        endpoint.map(e -> Boolean.TRUE.equals(e.getConditions().getReady())).orElse(false);
-    line(out, "traffic", traffic ? "YES" : "NO");
+    sliceAndTraffic(out, endpoint);
     line(
         out,
         "to change",
@@ -133,16 +119,28 @@ public final class WhyReport {
             + " (or point spec.policyRef.name of the pool at one that exists).");
   }
 
-  private static void backend(StringBuilder out, BackendStatus b, Settings settings, Instant now) {
-    BackendState state = b.getState() == null ? BackendState.UNKNOWN : b.getState();
-    line(
-        out,
-        "state",
-        display(state) + (b.getSince() == null ? "" : " since " + Times.at(b.getSince(), now)));
-    if (b.getReason() != null && !b.getReason().isBlank()) {
-      line(out, "reason", b.getReason());
+  /** Where the Pod's endpoint is published, and whether it takes traffic. */
+  private static void sliceAndTraffic(StringBuilder out, Optional<Endpoint> endpoint) {
+    line(out, "slice", endpoint.map(WhyReport::sliceLine).orElse("not in the pool's slices"));
+    boolean traffic =
+        endpoint.map(e -> Boolean.TRUE.equals(e.getConditions().getReady())).orElse(false);
+    line(out, "traffic", traffic ? "YES" : "NO");
+  }
+
+  private static void backendOrNone(
+      StringBuilder out, Optional<BackendStatus> found, Settings settings, Instant now) {
+    if (found.isEmpty()) {
+      line(
+          out,
+          "backend",
+          "none: the pool selects the Pod but lists no backend for it (no Pod IP yet, or the"
+              + " Pod does not declare the pool's named targetPort)");
+    } else {
+      backend(out, found.get(), settings, now);
     }
-    LastProbe p = b.getLastProbe();
+  }
+
+  private static void lastProbe(StringBuilder out, LastProbe p, Settings settings, Instant now) {
     line(
         out,
         "last probe",
@@ -164,6 +162,18 @@ public final class WhyReport {
               + settings.interval()
               + ")");
     }
+  }
+
+  private static void backend(StringBuilder out, BackendStatus b, Settings settings, Instant now) {
+    BackendState state = b.getState() == null ? BackendState.UNKNOWN : b.getState();
+    line(
+        out,
+        "state",
+        display(state) + (b.getSince() == null ? "" : " since " + Times.at(b.getSince(), now)));
+    if (b.getReason() != null && !b.getReason().isBlank()) {
+      line(out, "reason", b.getReason());
+    }
+    lastProbe(out, b.getLastProbe(), settings, now);
     int ejections = b.getEjections() == null ? 0 : b.getEjections();
     line(
         out,

@@ -158,32 +158,11 @@ public final class PoolGauges {
       present.add(key);
       bindStartCounters(runtime, pool);
       laneRows.add(MultiGauge.Row.of(pool, runtime.probeLanes()));
-      Map<BackendState, Integer> byState = new EnumMap<>(BackendState.class);
-      for (BackendState s : BackendState.values()) {
-        byState.put(s, 0);
-      }
-      List<BackendSnapshot> out = new ArrayList<>();
-      for (BackendSnapshot b : view.backends()) {
-        BackendState s = PoolStatusAggregator.stateOf(b.decision());
-        byState.merge(s, 1, Integer::sum);
-        if (b.decision().ejected()) {
-          out.add(b);
-        }
-      }
-      byState.forEach(
-          (s, n) ->
-              stateRows.add(
-                  MultiGauge.Row.of(pool.and("state", s.name().toLowerCase(Locale.ROOT)), n)));
+      stateRows.addAll(stateRows(pool, view));
       availableRows.add(MultiGauge.Row.of(pool, view.snapshot().counts().available()));
       panicRows.add(MultiGauge.Row.of(pool, view.snapshot().panic() ? 1 : 0));
       dampedRows.add(MultiGauge.Row.of(pool, view.snapshot().counts().damped()));
-      out.stream()
-          .sorted(
-              Comparator.comparingLong((BackendSnapshot b) -> b.decision().ejectedUntil())
-                  .reversed())
-          .limit(MAX_EJECTED_PER_POOL)
-          .forEach(
-              b -> ejectedRows.add(MultiGauge.Row.of(pool.and("backend", b.member().id()), 1)));
+      ejectedRows.addAll(ejectedRows(pool, view));
     }
     backends.register(stateRows, true);
     available.register(availableRows, true);
@@ -201,5 +180,32 @@ public final class PoolGauges {
               e.getValue().counters().forEach(registry::remove);
               return true;
             });
+  }
+
+  /** A row per state, zeros included, so a state that empties reads 0 rather than vanishing. */
+  private static List<MultiGauge.Row<?>> stateRows(Tags pool, PoolView view) {
+    Map<BackendState, Integer> byState = new EnumMap<>(BackendState.class);
+    for (BackendState s : BackendState.values()) {
+      byState.put(s, 0);
+    }
+    for (BackendSnapshot b : view.backends()) {
+      byState.merge(PoolStatusAggregator.stateOf(b.decision()), 1, Integer::sum);
+    }
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    byState.forEach(
+        (s, n) ->
+            rows.add(MultiGauge.Row.of(pool.and("state", s.name().toLowerCase(Locale.ROOT)), n)));
+    return rows;
+  }
+
+  /** The ejected backends, those ejected longest first, at most {@code MAX_EJECTED_PER_POOL}. */
+  private static List<MultiGauge.Row<?>> ejectedRows(Tags pool, PoolView view) {
+    return view.backends().stream()
+        .filter(b -> b.decision().ejected())
+        .sorted(
+            Comparator.comparingLong((BackendSnapshot b) -> b.decision().ejectedUntil()).reversed())
+        .limit(MAX_EJECTED_PER_POOL)
+        .<MultiGauge.Row<?>>map(b -> MultiGauge.Row.of(pool.and("backend", b.member().id()), 1))
+        .toList();
   }
 }

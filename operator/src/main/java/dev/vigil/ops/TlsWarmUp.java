@@ -73,52 +73,13 @@ public final class TlsWarmUp {
       LOG.warn("TLS warm-up skipped: {}", e.toString());
       return Future.succeededFuture();
     }
-    HttpServer server =
-        vertx.createHttpServer(
-            new HttpServerOptions()
-                .setHost("127.0.0.1")
-                .setPort(0)
-                .setSsl(true)
-                .setUseAlpn(true)
-                .setKeyCertOptions(cert.keyCertOptions()));
-    // HTTP answers 200; gRPC a clean UNIMPLEMENTED (a stream reset would be logged as an error)
-    server.requestHandler(
-        request -> {
-          String type = request.getHeader("content-type");
-          if (type != null && type.startsWith("application/grpc")) {
-            request
-                .response()
-                .putHeader("content-type", "application/grpc")
-                .putTrailer("grpc-status", "12")
-                .end();
-          } else {
-            request.response().setStatusCode(200).end();
-          }
-        });
+    HttpServer server = server(vertx, cert);
     return server
         .listen()
         .compose(
             s -> {
-              ProbeTarget target = new ProbeTarget("127.0.0.1", s.actualPort());
-              List<Future<ProbeResult>> probes = new ArrayList<>();
-              for (ProbeProtocol protocol : List.of(ProbeProtocol.HTTPS, ProbeProtocol.GRPC)) {
-                for (boolean trustAll : new boolean[] {true, false}) {
-                  boolean[] http2s =
-                      protocol == ProbeProtocol.HTTPS
-                          ? new boolean[] {false, true}
-                          : new boolean[] {false};
-                  for (boolean http2 : http2s) {
-                    CheckSpec spec =
-                        CheckSpec.builder()
-                            .protocol(protocol)
-                            .timeout(limit)
-                            .http2(http2)
-                            .tls(new CheckSpec.Tls(trustAll, "localhost"))
-                            .build();
-                    probes.add(prober.probe(target, spec));
-                  }
-                }
-              }
+              List<Future<ProbeResult>> probes =
+                  probeEveryTlsPath(prober, new ProbeTarget("127.0.0.1", s.actualPort()), limit);
               return Future.join(probes)
                   .onComplete(
                       ar ->
@@ -136,5 +97,55 @@ public final class TlsWarmUp {
         .onComplete(
             ar -> LOG.info("TLS warm-up took {} ms", (System.nanoTime() - start) / 1_000_000))
         .recover(e -> Future.succeededFuture());
+  }
+
+  /** A loopback TLS server: HTTP answers 200, gRPC a clean UNIMPLEMENTED. */
+  private static HttpServer server(Vertx vertx, CertificateAuthority.Issued cert) {
+    HttpServer server =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                .setHost("127.0.0.1")
+                .setPort(0)
+                .setSsl(true)
+                .setUseAlpn(true)
+                .setKeyCertOptions(cert.keyCertOptions()));
+    // a stream reset, rather than UNIMPLEMENTED, would be logged as an error
+    server.requestHandler(
+        request -> {
+          String type = request.getHeader("content-type");
+          if (type != null && type.startsWith("application/grpc")) {
+            request
+                .response()
+                .putHeader("content-type", "application/grpc")
+                .putTrailer("grpc-status", "12")
+                .end();
+          } else {
+            request.response().setStatusCode(200).end();
+          }
+        });
+    return server;
+  }
+
+  /** One probe per TLS path: HTTPS over HTTP/1.1 and h2, and gRPC, each trusting all or not. */
+  private static List<Future<ProbeResult>> probeEveryTlsPath(
+      Prober prober, ProbeTarget target, Duration limit) {
+    List<Future<ProbeResult>> probes = new ArrayList<>();
+    for (ProbeProtocol protocol : List.of(ProbeProtocol.HTTPS, ProbeProtocol.GRPC)) {
+      for (boolean trustAll : new boolean[] {true, false}) {
+        boolean[] http2s =
+            protocol == ProbeProtocol.HTTPS ? new boolean[] {false, true} : new boolean[] {false};
+        for (boolean http2 : http2s) {
+          CheckSpec spec =
+              CheckSpec.builder()
+                  .protocol(protocol)
+                  .timeout(limit)
+                  .http2(http2)
+                  .tls(new CheckSpec.Tls(trustAll, "localhost"))
+                  .build();
+          probes.add(prober.probe(target, spec));
+        }
+      }
+    }
+    return probes;
   }
 }

@@ -89,12 +89,6 @@ public final class OutcomeIntake {
     this.metrics = new IntakeMetrics(meters);
     this.replies = new IntakeReplies(vertx, limits, metrics);
     this.workers = vertx.createSharedWorkerExecutor("vigil-reviews", 4);
-    TokenBuckets failedAuthentications =
-        new TokenBuckets(
-            limits.failedAuthPerSecond(),
-            limits.failedAuthBurst(),
-            limits.maxCachedReviews(),
-            clock);
     this.certificate = certificate;
     this.gate = new ConnectionGate(vertx, limits.connectionLimits(), metrics::connectionClosed);
     this.bytesInFlight = new ByteShares(limits.maxBytesInFlight());
@@ -106,7 +100,12 @@ public final class OutcomeIntake {
             metrics,
             new OutcomeParser(limits, clock),
             new PoolQueues(limits.queuePerPool()),
-            new Reviews(reviewer, workers, limits.reviewPolicy(), failedAuthentications, clock),
+            new Reviews(
+                reviewer,
+                workers,
+                limits.reviewPolicy(),
+                failedAuthentications(limits, clock),
+                clock),
             new TokenBuckets(
                 limits.requestsPerSecond(),
                 limits.requestBurst(),
@@ -115,6 +114,12 @@ public final class OutcomeIntake {
             runsPools,
             bytesInFlight,
             replies);
+  }
+
+  /** Each caller's budget of failed authentications (a bad token costs a review). */
+  private static TokenBuckets failedAuthentications(IntakeLimits limits, LongSupplier clock) {
+    return new TokenBuckets(
+        limits.failedAuthPerSecond(), limits.failedAuthBurst(), limits.maxCachedReviews(), clock);
   }
 
   /** The URL path of a pool's outcomes. */
@@ -184,10 +189,7 @@ public final class OutcomeIntake {
   private void handle(HttpServerRequest req) {
     req.pause();
     if (stopping) {
-      req.response()
-          .putHeader(HttpHeaders.RETRY_AFTER, "2")
-          .putHeader(HttpHeaders.CONNECTION, "close");
-      replies.refuse(req, 503, "stopping", "this replica is stopping; nothing was applied, retry");
+      refuseWhileStopping(req);
       return;
     }
     PoolKey pool = route(req.path());
@@ -222,6 +224,13 @@ public final class OutcomeIntake {
     }
     new IntakeExchange(shared, req, pool, token, format, declared, vertx.getOrCreateContext())
         .start();
+  }
+
+  private void refuseWhileStopping(HttpServerRequest req) {
+    req.response()
+        .putHeader(HttpHeaders.RETRY_AFTER, "2")
+        .putHeader(HttpHeaders.CONNECTION, "close");
+    replies.refuse(req, 503, "stopping", "this replica is stopping; nothing was applied, retry");
   }
 
   private void notFound(HttpServerRequest req) {

@@ -275,44 +275,53 @@ final class OutcomeParser {
    */
   static String ip(String s, int colon) {
     if (colon > 2 && s.charAt(0) == '[' && s.charAt(colon - 1) == ']') {
-      String v6 = s.substring(1, colon - 1);
-      if (v6.length() > 45 || v6.indexOf(':') < 0) {
+      return ipv6(s.substring(1, colon - 1));
+    }
+    return ipv4(s, colon) ? s.substring(0, colon) : null;
+  }
+
+  /** An IPv6 address as written between brackets, lower case; null when it is not one. */
+  private static String ipv6(String v6) {
+    if (v6.length() > 45 || v6.indexOf(':') < 0) {
+      return null;
+    }
+    for (int i = 0; i < v6.length(); i++) {
+      char c = Character.toLowerCase(v6.charAt(i));
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' || c == '.')) {
         return null;
       }
-      for (int i = 0; i < v6.length(); i++) {
-        char c = Character.toLowerCase(v6.charAt(i));
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' || c == '.')) {
-          return null;
-        }
-      }
-      return v6.toLowerCase(java.util.Locale.ROOT);
     }
+    return v6.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Whether the text before {@code end} is a dotted quad of 0..255 without leading zeros. */
+  private static boolean ipv4(String s, int end) {
     int parts = 0;
     int value = -1;
     int digits = 0;
-    for (int i = 0; i < colon; i++) {
+    for (int i = 0; i < end; i++) {
       char c = s.charAt(i);
       if (c == '.') {
         if (digits == 0) {
-          return null;
+          return false;
         }
         parts++;
         digits = 0;
         value = -1;
       } else if (c >= '0' && c <= '9') {
         if (digits > 0 && value == 0) {
-          return null; // a leading zero
+          return false; // a leading zero
         }
         value = (digits == 0 ? 0 : value) * 10 + (c - '0');
         digits++;
         if (value > 255) {
-          return null;
+          return false;
         }
       } else {
-        return null;
+        return false;
       }
     }
-    return parts == 3 && digits > 0 ? s.substring(0, colon) : null;
+    return parts == 3 && digits > 0;
   }
 
   private static String shorten(String s) {

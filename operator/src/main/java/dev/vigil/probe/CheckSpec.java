@@ -2,7 +2,6 @@ package dev.vigil.probe;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
-import dev.vigil.probe.http.ExpectedStatuses;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -145,6 +144,21 @@ public record CheckSpec(
       failFastStatuses = failFastStatuses == null ? ExpectedStatuses.NONE : failFastStatuses;
       headerMatch = headerMatch == null ? List.of() : List.copyOf(headerMatch);
       body = body == null || body.isEmpty() ? null : body;
+      checkBody(body, method);
+      int shared = failFastStatuses.firstShared(expectedStatuses);
+      if (shared >= 0) {
+        throw new IllegalArgumentException(
+            "active.http.failFastStatuses: "
+                + shared
+                + " is also in expectedStatuses; the two must be disjoint");
+      }
+      headers =
+          headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+      checkRequestLine(method, path, host);
+      checkHeaders(headers);
+    }
+
+    private static void checkBody(String body, String method) {
       if (body != null && body.getBytes(StandardCharsets.UTF_8).length > MAX_BODY) {
         throw new IllegalArgumentException(
             "active.http.body: at most " + MAX_BODY + " bytes in UTF-8");
@@ -155,15 +169,9 @@ public record CheckSpec(
                 + method
                 + ")");
       }
-      int shared = failFastStatuses.firstShared(expectedStatuses);
-      if (shared >= 0) {
-        throw new IllegalArgumentException(
-            "active.http.failFastStatuses: "
-                + shared
-                + " is also in expectedStatuses; the two must be disjoint");
-      }
-      headers =
-          headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+    }
+
+    private static void checkRequestLine(String method, String path, String host) {
       if (!isToken(method)) {
         throw new IllegalArgumentException("active.http.method: not an HTTP token: " + method);
       }
@@ -174,6 +182,9 @@ public record CheckSpec(
       if (host != null && (host.isEmpty() || hasControl(host) || host.indexOf(' ') >= 0)) {
         throw new IllegalArgumentException("active.http.host: invalid host " + host);
       }
+    }
+
+    private static void checkHeaders(Map<String, String> headers) {
       for (Map.Entry<String, String> h : headers.entrySet()) {
         if (!isToken(h.getKey())) {
           throw new IllegalArgumentException(
@@ -291,7 +302,8 @@ public record CheckSpec(
       expect = expect == null || expect.isEmpty() ? null : expect;
     }
 
-    byte[] expectBytes() {
+    /** {@code expect} as UTF-8 bytes; empty without one. */
+    public byte[] expectBytes() {
       return expect == null ? new byte[0] : expect.getBytes(StandardCharsets.UTF_8);
     }
   }

@@ -1,7 +1,6 @@
 package dev.vigil.probe;
 
 import com.google.re2j.Pattern;
-import dev.vigil.probe.http.ExpectedStatuses;
 import java.time.Duration;
 
 /** Builds a {@link CheckSpec}; every setter is optional (the defaults are docs/design.md §1's). */

@@ -1,13 +1,13 @@
 package dev.vigil.probe;
 
-import dev.vigil.probe.http.Http2Prober;
-import dev.vigil.probe.http.HttpProber;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** Picks the prober for a check's protocol: HTTP, HTTPS and WebSocket, TCP, GRPC. */
+/**
+ * Picks the prober for a check's protocol: HTTP, HTTPS and WebSocket, TCP, GRPC. The probers are
+ * handed in (they live in the subpackages, which depend on this one and never the reverse).
+ */
 public final class ProtocolProber implements Prober {
 
   private final Map<ProbeProtocol, Prober> byProtocol;
@@ -28,12 +28,6 @@ public final class ProtocolProber implements Prober {
     byProtocol.put(ProbeProtocol.WEBSOCKET, http);
     byProtocol.put(ProbeProtocol.TCP, tcp);
     byProtocol.put(ProbeProtocol.GRPC, grpc);
-  }
-
-  /** The Vert.x probers for every protocol. */
-  public static ProtocolProber create(Vertx vertx) {
-    return new ProtocolProber(
-        new HttpProber(vertx), new TcpProber(vertx), new GrpcProber(vertx), new Http2Prober(vertx));
   }
 
   /** The gRPC prober's Health/Watch streams ({@code active.grpc.watch}). */

@@ -87,17 +87,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       throws Exception {
     PoolKey key = new PoolKey(pool.getMetadata().getNamespace(), pool.getMetadata().getName());
     if (context.isPrimaryResourceDeleted()) {
-      if (handoff != null) {
-        leave(key);
-        return UpdateControl.noUpdate();
-      }
-      slices.forget(key);
-      status.forget(key);
-      runtimes
-          .close(key)
-          .toCompletionStage()
-          .toCompletableFuture()
-          .get(WAIT_SECONDS, TimeUnit.SECONDS);
+      deleted(key);
       return UpdateControl.noUpdate();
     }
     if (handoff != null && !handoff.mayRun()) {
@@ -110,34 +100,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
           .rescheduleAfter(HANDOVER_POLL_MS, TimeUnit.MILLISECONDS);
     }
     String policyName = pool.getSpec().getPolicyRef().getName();
-    Optional<HealthPolicy> policy = sources.policy(context, key.namespace(), policyName);
-    Problem problem;
-    if (policy.isEmpty()) {
-      slices.hold(key);
-      problem =
-          new Problem(
-              Conditions.POLICY_NOT_FOUND,
-              "HealthPolicy "
-                  + policyName
-                  + " not found in namespace "
-                  + key.namespace()
-                  + "; slices are left as they were");
-    } else {
-      try {
-        ResolvedPolicy resolved = PolicyResolver.resolve(policy.get(), floors);
-        problem = publish(pool, context, key, resolved);
-      } catch (InvalidSettingsException e) {
-        slices.hold(key);
-        problem =
-            new Problem(
-                Conditions.INVALID_POLICY,
-                "HealthPolicy "
-                    + policyName
-                    + " is invalid ("
-                    + e.getMessage()
-                    + "); slices are left as they were");
-      }
-    }
+    Problem problem = runOrHold(pool, context, key, policyName);
     status.observed(
         key,
         new PoolStatusPublisher.Observed(pool.getMetadata().getGeneration(), policyName, problem));
@@ -197,6 +160,53 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
+  /** The pool is gone here: hand it over (sharded), or drop its slices' state and runtime. */
+  private void deleted(PoolKey key) throws Exception {
+    if (handoff != null) {
+      leave(key);
+      return;
+    }
+    slices.forget(key);
+    status.forget(key);
+    runtimes
+        .close(key)
+        .toCompletionStage()
+        .toCompletableFuture()
+        .get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Runs and publishes the pool under its policy; a missing or invalid policy holds the slices as
+   * they are. Returns the pool's problem, or null.
+   */
+  private Problem runOrHold(
+      BackendPool pool, Context<BackendPool> context, PoolKey key, String policyName)
+      throws Exception {
+    Optional<HealthPolicy> policy = sources.policy(context, key.namespace(), policyName);
+    if (policy.isEmpty()) {
+      slices.hold(key);
+      return new Problem(
+          Conditions.POLICY_NOT_FOUND,
+          "HealthPolicy "
+              + policyName
+              + " not found in namespace "
+              + key.namespace()
+              + "; slices are left as they were");
+    }
+    try {
+      return publish(pool, context, key, PolicyResolver.resolve(policy.get(), floors));
+    } catch (InvalidSettingsException e) {
+      slices.hold(key);
+      return new Problem(
+          Conditions.INVALID_POLICY,
+          "HealthPolicy "
+              + policyName
+              + " is invalid ("
+              + e.getMessage()
+              + "); slices are left as they were");
+    }
+  }
+
   /** Keeps the runtime in step and plans publishing; returns the pool's problem, or null. */
   private Problem publish(
       BackendPool pool, Context<BackendPool> context, PoolKey key, ResolvedPolicy resolved)
@@ -208,13 +218,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       runtime.restorePanic(
           pool.getStatus() != null && Boolean.TRUE.equals(pool.getStatus().getPanic()));
     }
-    List<Member> members =
-        PoolMembers.members(
-            pods,
-            pool.getSpec().getPorts(),
-            resolved.port(),
-            !Boolean.FALSE.equals(pool.getSpec().getRespectPodReadiness()),
-            sources.nodeZones(context, pods));
+    List<Member> members = members(pool, context, pods, resolved);
     // Waits for the pool's context to apply the update (this is a JOSDK worker thread, never an
     // event loop), so the slices planned below already show the new members.
     runtime
@@ -240,5 +244,15 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
         sources.foreignSlices(key.namespace(), serviceName),
         sources.leftoverEndpoints(key.namespace(), serviceName),
         sources.otherPools(context, pool));
+  }
+
+  private List<Member> members(
+      BackendPool pool, Context<BackendPool> context, List<Pod> pods, ResolvedPolicy resolved) {
+    return PoolMembers.members(
+        pods,
+        pool.getSpec().getPorts(),
+        resolved.port(),
+        !Boolean.FALSE.equals(pool.getSpec().getRespectPodReadiness()),
+        sources.nodeZones(context, pods));
   }
 }

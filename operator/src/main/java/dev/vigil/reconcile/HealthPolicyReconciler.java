@@ -99,51 +99,47 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
     } catch (InvalidSettingsException e) {
       invalid = e.getMessage();
     }
-    String namespace = policy.getMetadata().getNamespace();
-    List<BackendPool> using =
-        pools
-            .list(
-                namespace,
-                p ->
-                    p.getSpec() != null
-                        && p.getSpec().getPolicyRef() != null
-                        && policy
-                            .getMetadata()
-                            .getName()
-                            .equals(p.getSpec().getPolicyRef().getName()))
-            .toList();
-    if (sharded) {
-      Optional<Duration> later =
-          statusWriter.write(
-              context,
-              policy,
-              PolicyStatusAggregator.fromPoolStatuses(
-                  policy.getMetadata().getGeneration(),
-                  invalid,
-                  using.stream().map(BackendPool::getStatus).toList(),
-                  policy.getStatus(),
-                  clock.getAsLong()));
-      return later.isPresent()
-          ? UpdateControl.<HealthPolicy>noUpdate().rescheduleAfter(later.get())
-          : UpdateControl.noUpdate();
-    }
-    List<PoolView> views =
-        using.stream()
-            .map(p -> runtimes.get(new PoolKey(namespace, p.getMetadata().getName())))
-            .flatMap(Optional::stream)
-            .map(PoolRuntime::view)
-            .toList();
+    List<BackendPool> using = poolsUsing(policy);
     HealthPolicyStatus status =
-        PolicyStatusAggregator.build(
-            policy.getMetadata().getGeneration(),
-            invalid,
-            using.size(),
-            views,
-            policy.getStatus(),
-            clock.getAsLong());
+        sharded
+            ? PolicyStatusAggregator.fromPoolStatuses(
+                policy.getMetadata().getGeneration(),
+                invalid,
+                using.stream().map(BackendPool::getStatus).toList(),
+                policy.getStatus(),
+                clock.getAsLong())
+            : PolicyStatusAggregator.build(
+                policy.getMetadata().getGeneration(),
+                invalid,
+                using.size(),
+                views(policy.getMetadata().getNamespace(), using),
+                policy.getStatus(),
+                clock.getAsLong());
     Optional<Duration> later = statusWriter.write(context, policy, status);
     return later.isPresent()
         ? UpdateControl.<HealthPolicy>noUpdate().rescheduleAfter(later.get())
         : UpdateControl.noUpdate();
+  }
+
+  /** The pools in the policy's namespace whose policyRef names it. */
+  private List<BackendPool> poolsUsing(HealthPolicy policy) {
+    String name = policy.getMetadata().getName();
+    return pools
+        .list(
+            policy.getMetadata().getNamespace(),
+            p ->
+                p.getSpec() != null
+                    && p.getSpec().getPolicyRef() != null
+                    && name.equals(p.getSpec().getPolicyRef().getName()))
+        .toList();
+  }
+
+  /** The views of those pools that this replica runs (unsharded: every pool). */
+  private List<PoolView> views(String namespace, List<BackendPool> using) {
+    return using.stream()
+        .map(p -> runtimes.get(new PoolKey(namespace, p.getMetadata().getName())))
+        .flatMap(Optional::stream)
+        .map(PoolRuntime::view)
+        .toList();
   }
 }

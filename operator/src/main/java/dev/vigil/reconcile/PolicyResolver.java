@@ -17,8 +17,8 @@ import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.InvalidSettingsException;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.CheckSpecBuilder;
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.ProbeProtocol;
-import dev.vigil.probe.http.ExpectedStatuses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -68,6 +68,26 @@ public final class PolicyResolver {
   private static HealthSettings settings(
       HealthPolicySpec spec, ActiveCheck active, PassiveCheck passive, TenantFloors floors) {
     HealthSettingsBuilder b = HealthSettings.builder();
+    active(b, active, floors);
+    ejection(b, passive);
+    if (passive.getWindowFailures() != null) {
+      b.windowFailures(passive.getWindowFailures());
+    }
+    b.failureWindowMs(
+        Durations.millis("passive.failureWindow", or(passive.getFailureWindow(), "10s")));
+    b.successRate(successRate(passive.getSuccessRate()));
+    b.failurePercentage(failurePercentage(passive.getFailurePercentage()));
+    b.latency(latency(passive.getLatency()));
+    if (spec.getPanicThresholdPercent() != null) {
+      b.panicThresholdPercent(spec.getPanicThresholdPercent());
+    }
+    b.panicExitPercent(spec.getPanicExitPercent());
+    b.damping(floors.damping(damping(spec.getDamping())));
+    return b.build();
+  }
+
+  /** The active check's cadence and hysteresis; intervals held to the tenant's floor. */
+  private static void active(HealthSettingsBuilder b, ActiveCheck active, TenantFloors floors) {
     b.intervalMs(
         floors.interval(Durations.millis("active.interval", or(active.getInterval(), "5s"))));
     b.timeoutMs(Durations.millis("active.timeout", or(active.getTimeout(), "2s")));
@@ -88,6 +108,10 @@ public final class PolicyResolver {
     if (active.getFall() != null) {
       b.fall(active.getFall());
     }
+  }
+
+  /** Passive ejection: the error runs, how long an ejection lasts, the cap, decay, dry run. */
+  private static void ejection(HealthSettingsBuilder b, PassiveCheck passive) {
     if (passive.getConsecutiveErrors() != null) {
       b.consecutiveErrors(passive.getConsecutiveErrors());
     }
@@ -115,20 +139,6 @@ public final class PolicyResolver {
     if (passive.getEnforce() != null) {
       b.enforce(passive.getEnforce());
     }
-    if (passive.getWindowFailures() != null) {
-      b.windowFailures(passive.getWindowFailures());
-    }
-    b.failureWindowMs(
-        Durations.millis("passive.failureWindow", or(passive.getFailureWindow(), "10s")));
-    b.successRate(successRate(passive.getSuccessRate()));
-    b.failurePercentage(failurePercentage(passive.getFailurePercentage()));
-    b.latency(latency(passive.getLatency()));
-    if (spec.getPanicThresholdPercent() != null) {
-      b.panicThresholdPercent(spec.getPanicThresholdPercent());
-    }
-    b.panicExitPercent(spec.getPanicExitPercent());
-    b.damping(floors.damping(damping(spec.getDamping())));
-    return b.build();
   }
 
   /** {@code damping}: absent is off; absent fields take the CRD's defaults. */
@@ -201,23 +211,8 @@ public final class PolicyResolver {
               .protocol(ProbeProtocol.valueOf(active.getProtocol().name()))
               .timeout(Duration.ofMillis(settings.timeoutMs()))
               .reuseConnection(Boolean.TRUE.equals(active.getReuseConnection()));
-      HttpCheck http = active.getHttp();
-      if (http != null) {
-        b.http(
-            new CheckSpec.Http(
-                http.getMethod(),
-                http.getPath(),
-                http.getHost(),
-                headers(http.getHeaders()),
-                http.getExpectedStatuses() == null || http.getExpectedStatuses().isEmpty()
-                    ? ExpectedStatuses.DEFAULT
-                    : ExpectedStatuses.parse(
-                        "active.http.expectedStatuses", http.getExpectedStatuses()),
-                CheckSpec.Http.compileBodyMatch(http.getBodyMatch()),
-                http.getBody(),
-                headerMatch(http.getHeaderMatch()),
-                ExpectedStatuses.parseOrNone(
-                    "active.http.failFastStatuses", http.getFailFastStatuses())));
+      if (active.getHttp() != null) {
+        b.http(http(active.getHttp()));
       }
       b.http2(http2(active));
       if (active.getWebsocket() != null) {
@@ -243,13 +238,33 @@ public final class PolicyResolver {
     } catch (InvalidSettingsException e) {
       throw e;
     } catch (IllegalArgumentException e) {
-      String message = e.getMessage() == null ? "invalid" : e.getMessage();
-      int colon = message.indexOf(':');
-      String field =
-          colon > 0 && message.startsWith("active.") ? message.substring(0, colon) : "active";
-      String problem = colon > 0 ? message.substring(colon + 1).trim() : message;
-      throw new InvalidSettingsException(field, problem);
+      throw naming(e);
     }
+  }
+
+  private static CheckSpec.Http http(HttpCheck http) {
+    return new CheckSpec.Http(
+        http.getMethod(),
+        http.getPath(),
+        http.getHost(),
+        headers(http.getHeaders()),
+        http.getExpectedStatuses() == null || http.getExpectedStatuses().isEmpty()
+            ? ExpectedStatuses.DEFAULT
+            : ExpectedStatuses.parse("active.http.expectedStatuses", http.getExpectedStatuses()),
+        CheckSpec.Http.compileBodyMatch(http.getBodyMatch()),
+        http.getBody(),
+        headerMatch(http.getHeaderMatch()),
+        ExpectedStatuses.parseOrNone("active.http.failFastStatuses", http.getFailFastStatuses()));
+  }
+
+  /** A check's own error ("active.http.path: ...") as an invalid setting naming that field. */
+  private static InvalidSettingsException naming(IllegalArgumentException e) {
+    String message = e.getMessage() == null ? "invalid" : e.getMessage();
+    int colon = message.indexOf(':');
+    String field =
+        colon > 0 && message.startsWith("active.") ? message.substring(0, colon) : "active";
+    String problem = colon > 0 ? message.substring(colon + 1).trim() : message;
+    return new InvalidSettingsException(field, problem);
   }
 
   /** {@code active.http.version}: "1.1" (or absent) or "2", the latter for HTTP and HTTPS only. */

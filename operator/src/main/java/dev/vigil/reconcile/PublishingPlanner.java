@@ -66,15 +66,8 @@ public final class PublishingPlanner {
               Conditions.NO_BACKENDS,
               "a named spec.ports[].targetPort is declared by no selected Pod");
     }
-    String claimant = earlierClaimant(pool, serviceName, otherPools);
     Optional<PublishingGuard.Refusal> refusal =
-        PublishingGuard.check(
-            serviceName,
-            service,
-            manage,
-            claimant == null ? foreignSlices : List.of(),
-            claimant == null && service != null && leftoverEndpoints,
-            claimant);
+        refusal(pool, serviceName, service, manage, foreignSlices, leftoverEndpoints, otherPools);
     if (refusal.isPresent()) {
       slices.hold(key);
       return new Problem(refusal.get().reason(), refusal.get().message());
@@ -84,20 +77,46 @@ public final class PublishingPlanner {
         ServiceDesired.build(
             namespace, serviceName, pool.getMetadata().getName(), owner, ports.get());
     Service live = services.ensure(service, desiredService, manage);
-    SliceTarget target =
-        new SliceTarget(
-            namespace,
-            serviceName,
-            live.getMetadata().getLabels() == null ? Map.of() : live.getMetadata().getLabels(),
-            "None".equals(live.getSpec().getClusterIP()),
-            live.getSpec().getTrafficDistribution() != null,
-            owner,
-            ServiceDesired.slicePorts(ports.get()),
-            pool.getSpec().getMaxEndpointsPerSlice() == null
-                ? 100
-                : pool.getSpec().getMaxEndpointsPerSlice());
-    slices.plan(key, pool.getMetadata().getUid(), target);
+    slices.plan(key, pool.getMetadata().getUid(), sliceTarget(pool, live, owner, ports.get()));
     return view.backends().isEmpty() ? noBackends(pool) : null;
+  }
+
+  /**
+   * What stops the pool from publishing into the Service, if anything; a pool that claimed the
+   * Service earlier is the one conflict named (its slices are not foreign to this pool's check).
+   */
+  private static Optional<PublishingGuard.Refusal> refusal(
+      BackendPool pool,
+      String serviceName,
+      Service service,
+      boolean manage,
+      List<EndpointSlice> foreignSlices,
+      boolean leftoverEndpoints,
+      List<BackendPool> otherPools) {
+    String claimant = earlierClaimant(pool, serviceName, otherPools);
+    return PublishingGuard.check(
+        serviceName,
+        service,
+        manage,
+        claimant == null ? foreignSlices : List.of(),
+        claimant == null && service != null && leftoverEndpoints,
+        claimant);
+  }
+
+  /** Where and how the pool's slices are written, from the live Service. */
+  private static SliceTarget sliceTarget(
+      BackendPool pool, Service live, OwnerReference owner, List<ServicePort> ports) {
+    return new SliceTarget(
+        pool.getMetadata().getNamespace(),
+        PoolSources.serviceName(pool),
+        live.getMetadata().getLabels() == null ? Map.of() : live.getMetadata().getLabels(),
+        "None".equals(live.getSpec().getClusterIP()),
+        live.getSpec().getTrafficDistribution() != null,
+        owner,
+        ServiceDesired.slicePorts(ports),
+        pool.getSpec().getMaxEndpointsPerSlice() == null
+            ? 100
+            : pool.getSpec().getMaxEndpointsPerSlice());
   }
 
   private static Problem noBackends(BackendPool pool) {

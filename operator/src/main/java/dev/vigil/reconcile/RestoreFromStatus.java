@@ -26,6 +26,20 @@ public final class RestoreFromStatus {
   /** Restored state by backend id (Pod name). */
   public static Map<String, RestoredBackend> restore(
       BackendPoolStatus status, List<EndpointSlice> slices, long nowMs) {
+    Map<String, RestoredBackend> out = fromSlices(slices);
+    if (status == null || status.getBackends() == null) {
+      return out;
+    }
+    for (BackendStatus b : status.getBackends()) {
+      if (b.getPod() != null && b.getState() != null) {
+        out.put(b.getPod(), fromStatus(b, out.get(b.getPod()), nowMs));
+      }
+    }
+    return out;
+  }
+
+  /** Up or Down by each endpoint's condition: serving while terminating, else ready. */
+  private static Map<String, RestoredBackend> fromSlices(List<EndpointSlice> slices) {
     Map<String, RestoredBackend> out = new HashMap<>();
     for (EndpointSlice slice : slices) {
       if (slice.getEndpoints() == null) {
@@ -45,35 +59,31 @@ public final class RestoreFromStatus {
             new RestoredBackend(healthy ? ActiveState.UP : ActiveState.DOWN, 0, 0));
       }
     }
-    if (status == null || status.getBackends() == null) {
-      return out;
-    }
-    for (BackendStatus b : status.getBackends()) {
-      if (b.getPod() == null || b.getState() == null) {
-        continue;
-      }
-      RestoredBackend fromSlice = out.get(b.getPod());
-      int ejections = b.getEjections() == null ? 0 : b.getEjections();
-      long until =
-          b.getEjectedUntil() == null ? 0 : Instant.parse(b.getEjectedUntil()).toEpochMilli();
-      ActiveState state =
-          switch (b.getState()) {
-            case UP -> ActiveState.UP;
-            case DOWN -> ActiveState.DOWN;
-            case UNKNOWN -> ActiveState.UNKNOWN;
-            // Status shows Down before Ejected and Damped, so either was Up.
-            case EJECTED, DAMPED -> ActiveState.UP;
-            // A draining backend's health is the slice's serving condition.
-            case DRAINING -> fromSlice == null ? ActiveState.UP : fromSlice.state();
-          };
-      if (until <= nowMs) {
-        until = 0;
-      }
-      // the time of the last change too, so the next owner's status says what this one said
-      long since = b.getSince() == null ? 0 : Instant.parse(b.getSince()).toEpochMilli();
-      out.put(b.getPod(), new RestoredBackend(state, ejections, until, damping(b), since));
-    }
     return out;
+  }
+
+  /** One backend as its status row shows it; {@code fromSlice} decides a draining one. */
+  private static RestoredBackend fromStatus(
+      BackendStatus b, RestoredBackend fromSlice, long nowMs) {
+    int ejections = b.getEjections() == null ? 0 : b.getEjections();
+    long until =
+        b.getEjectedUntil() == null ? 0 : Instant.parse(b.getEjectedUntil()).toEpochMilli();
+    ActiveState state =
+        switch (b.getState()) {
+          case UP -> ActiveState.UP;
+          case DOWN -> ActiveState.DOWN;
+          case UNKNOWN -> ActiveState.UNKNOWN;
+          // Status shows Down before Ejected and Damped, so either was Up.
+          case EJECTED, DAMPED -> ActiveState.UP;
+          // A draining backend's health is the slice's serving condition.
+          case DRAINING -> fromSlice == null ? ActiveState.UP : fromSlice.state();
+        };
+    if (until <= nowMs) {
+      until = 0;
+    }
+    // the time of the last change too, so the next owner's status says what this one said
+    long since = b.getSince() == null ? 0 : Instant.parse(b.getSince()).toEpochMilli();
+    return new RestoredBackend(state, ejections, until, damping(b), since);
   }
 
   private static DampingState damping(BackendStatus b) {

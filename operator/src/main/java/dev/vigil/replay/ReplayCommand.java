@@ -4,7 +4,7 @@ import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.InvalidSettingsException;
-import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.http.StatusLineClassifier;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -124,25 +124,7 @@ public final class CertificateAuthority {
         b.addExtension(
             Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       } else {
-        b.addExtension(
-            Extension.keyUsage,
-            true,
-            new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-        b.addExtension(
-            Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
-        List<GeneralName> alt = new ArrayList<>();
-        for (String n : names) {
-          alt.add(
-              new GeneralName(
-                  n.chars().allMatch(c -> Character.isDigit(c) || c == '.' || c == ':')
-                      ? GeneralName.iPAddress
-                      : GeneralName.dNSName,
-                  n));
-        }
-        b.addExtension(
-            Extension.subjectAlternativeName,
-            false,
-            new GeneralNames(alt.toArray(GeneralName[]::new)));
+        addServerExtensions(b, names);
       }
       PrivateKey signer = ca ? subject.getPrivate() : keys.getPrivate();
       return new JcaX509CertificateConverter()
@@ -150,6 +132,28 @@ public final class CertificateAuthority {
     } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
       throw new IllegalStateException("could not issue a certificate for " + commonName, e);
     }
+  }
+
+  /** A serving certificate's key usages and its names (IP addresses as such, others as DNS). */
+  private static void addServerExtensions(JcaX509v3CertificateBuilder b, List<String> names)
+      throws IOException {
+    b.addExtension(
+        Extension.keyUsage,
+        true,
+        new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+    b.addExtension(
+        Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+    List<GeneralName> alt = new ArrayList<>();
+    for (String n : names) {
+      alt.add(
+          new GeneralName(
+              n.chars().allMatch(c -> Character.isDigit(c) || c == '.' || c == ':')
+                  ? GeneralName.iPAddress
+                  : GeneralName.dNSName,
+              n));
+    }
+    b.addExtension(
+        Extension.subjectAlternativeName, false, new GeneralNames(alt.toArray(GeneralName[]::new)));
   }
 
   private X500Name issuerName() {

@@ -54,24 +54,34 @@ public final class Rendezvous {
             .thenComparing(i -> pools.get(i).getValue())
             .thenComparing(i -> pools.get(i).getKey()));
     for (int i : order) {
-      int best = -1;
-      long bestWeight = 0;
-      for (int s = 0; s < shardHashes.length; s++) {
-        if (load[s] >= capacity) {
-          continue;
-        }
-        long w = weight(poolHashes[i], shardHashes[s]);
-        if (best < 0
-            || Long.compareUnsigned(w, bestWeight) > 0
-            || (w == bestWeight && shards.get(s).compareTo(shards.get(best)) < 0)) {
-          best = s;
-          bestWeight = w;
-        }
-      }
+      int best = heaviestWithRoom(poolHashes[i], shardHashes, shards, load, capacity);
       load[best]++;
       owners.put(pools.get(i).getKey(), shards.get(best));
     }
     return owners;
+  }
+
+  /**
+   * The shard of highest weight for the pool among those below capacity; a tie goes to the first
+   * name in order.
+   */
+  private static int heaviestWithRoom(
+      long poolHash, long[] shardHashes, List<String> shards, int[] load, int capacity) {
+    int best = -1;
+    long bestWeight = 0;
+    for (int s = 0; s < shardHashes.length; s++) {
+      if (load[s] >= capacity) {
+        continue;
+      }
+      long w = weight(poolHash, shardHashes[s]);
+      if (best < 0
+          || Long.compareUnsigned(w, bestWeight) > 0
+          || (w == bestWeight && shards.get(s).compareTo(shards.get(best)) < 0)) {
+        best = s;
+        bestWeight = w;
+      }
+    }
+    return best;
   }
 
   /** The weight of a shard for a pool: a 64-bit mix of both hashes. */

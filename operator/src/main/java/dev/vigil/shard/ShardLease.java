@@ -149,37 +149,13 @@ public final class ShardLease {
   private boolean acquireOrRenew(long now) {
     Lease lease = resource().get();
     if (lease == null) {
-      budget.leaseWrite();
-      client
-          .leases()
-          .inNamespace(config.namespace())
-          .resource(
-              new LeaseBuilder()
-                  .withNewMetadata()
-                  .withName(leaseName(identity))
-                  .withNamespace(config.namespace())
-                  .addToLabels(ShardConfig.RING_LABEL, config.ring())
-                  .endMetadata()
-                  .withNewSpec()
-                  .withHolderIdentity(identity)
-                  .withLeaseDurationSeconds(config.leaseDurationSeconds())
-                  .withAcquireTime(time(now))
-                  .withRenewTime(time(now))
-                  .withLeaseTransitions(0)
-                  .endSpec()
-                  .build())
-          .create();
+      create(now);
       return true;
     }
     var spec = lease.getSpec();
     boolean mine = identity.equals(spec.getHolderIdentity());
     if (!mine) {
-      boolean free =
-          spec.getHolderIdentity() == null
-              || spec.getHolderIdentity().isEmpty()
-              || spec.getRenewTime() == null
-              || now - millis(spec.getRenewTime()) >= durationMs(lease);
-      if (held || !free) {
+      if (held || !free(lease, now)) {
         return false; // someone took it over (the sharder fenced this shard), or it is not free
       }
       spec.setHolderIdentity(identity);
@@ -199,6 +175,38 @@ public final class ShardLease {
     budget.leaseWrite();
     client.leases().inNamespace(config.namespace()).resource(lease).update();
     return true;
+  }
+
+  private void create(long now) {
+    budget.leaseWrite();
+    client
+        .leases()
+        .inNamespace(config.namespace())
+        .resource(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName(leaseName(identity))
+                .withNamespace(config.namespace())
+                .addToLabels(ShardConfig.RING_LABEL, config.ring())
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity(identity)
+                .withLeaseDurationSeconds(config.leaseDurationSeconds())
+                .withAcquireTime(time(now))
+                .withRenewTime(time(now))
+                .withLeaseTransitions(0)
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /** Nobody holds the Lease, or its holder stopped renewing it a whole duration ago. */
+  private static boolean free(Lease lease, long now) {
+    var spec = lease.getSpec();
+    return spec.getHolderIdentity() == null
+        || spec.getHolderIdentity().isEmpty()
+        || spec.getRenewTime() == null
+        || now - millis(spec.getRenewTime()) >= durationMs(lease);
   }
 
   private io.fabric8.kubernetes.client.dsl.Resource<Lease> resource() {

@@ -2,10 +2,8 @@ package dev.vigil.shard;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -95,13 +93,8 @@ public final class ShardPlanner {
             .map(Map.Entry::getKey)
             .sorted()
             .toList();
-    Set<String> fences = new LinkedHashSet<>();
     List<Action> actions = new ArrayList<>();
-    Map<String, String> uids = new TreeMap<>();
-    for (PoolPlacement p : pools) {
-      uids.put(p.id(), p.uid());
-    }
-    Map<String, String> places = Rendezvous.assign(uids, live);
+    Map<String, String> places = places(pools, live);
     List<Move> movable = new ArrayList<>();
     for (PoolPlacement p : pools) {
       String place = places.get(p.id());
@@ -116,20 +109,33 @@ public final class ShardPlanner {
         movable.add(new Move(p.id(), place));
       }
     }
-    new TreeMap<>(shards)
-        .forEach(
-            (shard, state) -> {
-              if (state == ShardState.EXPIRED) {
-                fences.add(shard);
-              }
-            });
-    List<Action> fenceFirst = new ArrayList<>();
-    fences.forEach(shard -> fenceFirst.add(new Fence(shard)));
-    actions.addAll(0, fenceFirst);
+    actions.addAll(0, fences(shards));
     int moves = takeTokens(movable.size(), pools.size(), nowMs);
     movable.sort(java.util.Comparator.comparing(Move::pool));
     actions.addAll(movable.subList(0, moves));
     return actions;
+  }
+
+  /** Where each pool belongs among the live shards, by its UID. */
+  private static Map<String, String> places(Collection<PoolPlacement> pools, List<String> live) {
+    Map<String, String> uids = new TreeMap<>();
+    for (PoolPlacement p : pools) {
+      uids.put(p.id(), p.uid());
+    }
+    return Rendezvous.assign(uids, live);
+  }
+
+  /** A fence for every expired shard, in name order: they come before any other write. */
+  private static List<Action> fences(Map<String, ShardState> shards) {
+    List<Action> fences = new ArrayList<>();
+    new TreeMap<>(shards)
+        .forEach(
+            (shard, state) -> {
+              if (state == ShardState.EXPIRED) {
+                fences.add(new Fence(shard));
+              }
+            });
+    return fences;
   }
 
   /** Planned moves allowed now, up to {@code wanted}, from the token bucket. */

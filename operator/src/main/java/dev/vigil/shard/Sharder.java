@@ -160,33 +160,10 @@ public final class Sharder {
 
   /** Starts the Lease and pool informers (without rounds). */
   public synchronized void startInformers() {
-    ResourceEventHandler<HasMetadata> forget =
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(HasMetadata obj) {
-            pending.remove(id(obj));
-          }
-
-          @Override
-          public void onUpdate(HasMetadata before, HasMetadata now) {
-            pending.remove(id(now));
-          }
-
-          @Override
-          public void onDelete(HasMetadata obj, boolean unknown) {
-            pending.remove(id(obj));
-          }
-        };
+    ResourceEventHandler<HasMetadata> forget = forgetPendingOnEvent();
     leases = ShardLease.informRing(client, config);
     informers.add(leases);
-    List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>> sources =
-        new ArrayList<>();
-    if (namespaces.isEmpty()) {
-      sources.add(client.resources(BackendPool.class).inAnyNamespace());
-    } else {
-      namespaces.forEach(ns -> sources.add(client.resources(BackendPool.class).inNamespace(ns)));
-    }
-    for (var source : sources) {
+    for (var source : poolSources()) {
       SharedIndexInformer<BackendPool> informer = source.runnableInformer(0);
       informer.itemStore(
           new ReducedStateItemStore<>(
@@ -200,6 +177,39 @@ public final class Sharder {
       pools.add(informer);
       informers.add(informer);
     }
+  }
+
+  /** Any event of an object ends its pending write: the informer has caught up with it. */
+  private ResourceEventHandler<HasMetadata> forgetPendingOnEvent() {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(HasMetadata obj) {
+        pending.remove(id(obj));
+      }
+
+      @Override
+      public void onUpdate(HasMetadata before, HasMetadata now) {
+        pending.remove(id(now));
+      }
+
+      @Override
+      public void onDelete(HasMetadata obj, boolean unknown) {
+        pending.remove(id(obj));
+      }
+    };
+  }
+
+  /** The pools to watch: in every namespace, or in each watched one. */
+  private List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>>
+      poolSources() {
+    List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>> sources =
+        new ArrayList<>();
+    if (namespaces.isEmpty()) {
+      sources.add(client.resources(BackendPool.class).inAnyNamespace());
+    } else {
+      namespaces.forEach(ns -> sources.add(client.resources(BackendPool.class).inNamespace(ns)));
+    }
+    return sources;
   }
 
   public synchronized void stop() {

@@ -54,7 +54,7 @@ class ScreenTest {
                 event("c", "2026-12-01T09:00:03.999Z", "10"),
                 event("d", "2026-12-01T09:00:04Z", "10")));
 
-    DemoCluster.inTimeOrder(events);
+    ClusterReads.inTimeOrder(events);
 
     assertThat(events)
         .extracting(e -> e.getMetadata().getName())

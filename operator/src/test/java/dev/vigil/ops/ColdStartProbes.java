@@ -5,6 +5,10 @@ import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.ProtocolProber;
+import dev.vigil.probe.grpc.GrpcProber;
+import dev.vigil.probe.http.Http2Prober;
+import dev.vigil.probe.http.HttpProber;
+import dev.vigil.probe.tcp.TcpProber;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -27,7 +31,12 @@ public final class ColdStartProbes {
     boolean warm = args[0].equals("warm");
     Duration timeout = Duration.ofMillis(Long.parseLong(args[1]));
     Vertx vertx = Vertx.vertx();
-    ProtocolProber prober = ProtocolProber.create(vertx);
+    ProtocolProber prober =
+        new ProtocolProber(
+            new HttpProber(vertx),
+            new TcpProber(vertx),
+            new GrpcProber(vertx),
+            new Http2Prober(vertx));
     long start = System.nanoTime();
     if (warm) {
       TlsWarmUp.runAndWait(vertx, prober, Duration.ofSeconds(20));

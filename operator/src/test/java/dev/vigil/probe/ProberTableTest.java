@@ -2,8 +2,11 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.vigil.probe.http.ExpectedStatuses;
+import dev.vigil.probe.grpc.GrpcProber;
+import dev.vigil.probe.http.Http2Prober;
+import dev.vigil.probe.http.HttpProber;
 import dev.vigil.probe.http.StatusLineClassifier;
+import dev.vigil.probe.tcp.TcpProber;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
@@ -51,7 +54,12 @@ class ProberTableTest {
   }
 
   static void startOn(VertxOptions options) {
-    rig = ProberRig.start(options, ProtocolProber::create);
+    rig =
+        ProberRig.start(
+            options,
+            v ->
+                new ProtocolProber(
+                    new HttpProber(v), new TcpProber(v), new GrpcProber(v), new Http2Prober(v)));
     warmUp();
   }
 

@@ -31,47 +31,71 @@ final class Http1Request {
 
   private static byte[] head(ProbeTarget target, CheckSpec spec, String websocketKey) {
     boolean websocket = websocketKey != null;
-    CheckSpec.Http http = spec.http();
-    String host = http.host() != null ? http.host() : hostHeader(target, spec);
     StringBuilder r = new StringBuilder(128);
+    requestLine(r, spec, websocket);
+    defaultHeaders(r, target, spec);
+    connectionHeaders(r, spec, websocketKey);
+    checkHeaders(r, spec.http(), websocket);
+    return r.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  private static void requestLine(StringBuilder r, CheckSpec spec, boolean websocket) {
     if (websocket) {
       r.append("GET ").append(spec.websocket().path());
     } else {
-      r.append(http.method()).append(' ').append(http.path());
+      r.append(spec.http().method()).append(' ').append(spec.http().path());
     }
     r.append(" HTTP/1.1\r\n");
+  }
+
+  /** Host and User-Agent where the check's own headers do not set them, and Accept. */
+  private static void defaultHeaders(StringBuilder r, ProbeTarget target, CheckSpec spec) {
+    CheckSpec.Http http = spec.http();
     boolean userAgent = false;
     boolean hostSet = false;
-    for (Map.Entry<String, String> h : http.headers().entrySet()) {
-      userAgent |= h.getKey().equalsIgnoreCase("User-Agent");
-      hostSet |= h.getKey().equalsIgnoreCase("Host");
+    for (String name : http.headers().keySet()) {
+      userAgent |= name.equalsIgnoreCase("User-Agent");
+      hostSet |= name.equalsIgnoreCase("Host");
     }
     if (!hostSet) {
+      String host = http.host() != null ? http.host() : hostHeader(target, spec);
       r.append("Host: ").append(host).append("\r\n");
     }
     if (!userAgent) {
       r.append("User-Agent: ").append(USER_AGENT).append("\r\n");
     }
     r.append("Accept: */*\r\n");
-    if (websocket) {
+  }
+
+  /**
+   * A WebSocket check's upgrade; otherwise {@code Connection: close} unless connections are kept.
+   */
+  private static void connectionHeaders(StringBuilder r, CheckSpec spec, String websocketKey) {
+    if (websocketKey != null) {
       r.append("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ")
           .append(websocketKey)
           .append("\r\nSec-WebSocket-Version: 13\r\n");
     } else if (!spec.reuseConnection()) {
       r.append("Connection: close\r\n");
     }
-    if (http.body() != null && !websocket) {
+  }
+
+  /**
+   * The body's Content-Length, then the check's own headers (a Content-Length of theirs gives way).
+   */
+  private static void checkHeaders(StringBuilder r, CheckSpec.Http http, boolean websocket) {
+    boolean body = http.body() != null && !websocket;
+    if (body) {
       r.append("Content-Length: ")
           .append(http.body().getBytes(StandardCharsets.UTF_8).length)
           .append("\r\n");
     }
     for (Map.Entry<String, String> h : http.headers().entrySet()) {
-      if (http.body() != null && !websocket && h.getKey().equalsIgnoreCase("Content-Length")) {
+      if (body && h.getKey().equalsIgnoreCase("Content-Length")) {
         continue; // the body's own length is sent
       }
       r.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
     }
-    return r.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
   private static String hostHeader(ProbeTarget target, CheckSpec spec) {

@@ -199,20 +199,7 @@ final class HttpResponseParser {
       keep(name, text, colon);
     }
     switch (name) {
-      case "content-length" -> {
-        String value = value(text, colon);
-        long length;
-        try {
-          length = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-          length = -2;
-        }
-        if (length < 0 || (contentLength >= 0 && contentLength != length)) {
-          malformed("invalid Content-Length");
-          return;
-        }
-        contentLength = length;
-      }
+      case "content-length" -> contentLength(value(text, colon));
       case "transfer-encoding" -> {
         String value = value(text, colon);
         chunked = value.endsWith("chunked");
@@ -225,6 +212,21 @@ final class HttpResponseParser {
       }
       default -> {}
     }
+  }
+
+  /** A Content-Length: a number, and the same one where the response repeats the header. */
+  private void contentLength(String value) {
+    long length;
+    try {
+      length = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      length = -2;
+    }
+    if (length < 0 || (contentLength >= 0 && contentLength != length)) {
+      malformed("invalid Content-Length");
+      return;
+    }
+    contentLength = length;
   }
 
   /** The value of a header line whose name framing reads, lower case (other values stay unread). */

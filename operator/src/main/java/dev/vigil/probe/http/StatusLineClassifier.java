@@ -1,5 +1,6 @@
 package dev.vigil.probe.http;
 
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Reason;
 

@@ -2,8 +2,6 @@ package dev.vigil.probe.transport;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.TcpProber;
-import dev.vigil.probe.http.HttpProber;
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -12,11 +10,11 @@ import io.vertx.core.impl.transports.NioTransport;
 import io.vertx.core.internal.VertxInternal;
 
 /**
- * One client connection a probe talks over: bytes out, bytes in, and the two ways it ends. {@link
- * HttpProber}'s exchange (and {@link TcpProber}'s attempt) run over this seam, so the probe logic
- * is one implementation for every transport: {@link NetSocketConnection} (a Vert.x {@code
- * NetSocket}, used for TLS), and for plain TCP {@link EpollConnection} (a bare socket on an epoll
- * loop) or {@link ChannelConnection} (a Netty NIO channel); {@link #plain} picks.
+ * One client connection a probe talks over: bytes out, bytes in, and the two ways it ends. {@code
+ * http.HttpProber}'s exchange (and {@code tcp.TcpProber}'s attempt) run over this seam, so the
+ * probe logic is one implementation for every transport: {@link NetSocketConnection} (a Vert.x
+ * {@code NetSocket}, used for TLS), and for plain TCP {@link EpollConnection} (a bare socket on an
+ * epoll loop) or {@link ChannelConnection} (a Netty NIO channel); {@link #plain} picks.
  *
  * <p>Every callback of a {@link Receiver} runs on the Vert.x context that opened the connection,
  * with that context current ({@code Vertx.currentContext()}), as a {@code NetSocket} handler does.

@@ -1,8 +1,8 @@
 /**
  * The sockets a probe talks over, behind one seam: {@link
  * dev.vigil.probe.transport.ProbeConnection} (bytes out, bytes in, error, close). The probe logic
- * ({@code dev.vigil.probe.http.HttpProber}'s exchange, {@code dev.vigil.probe.TcpProber}'s attempt)
- * is one implementation over it, whatever the transport.
+ * ({@code dev.vigil.probe.http.HttpProber}'s exchange, {@code dev.vigil.probe.tcp.TcpProber}'s
+ * attempt) is one implementation over it, whatever the transport.
  *
  * <p>A check with TLS (HTTPS, wss) connects with Vert.x's {@code NetClient} ({@link
  * dev.vigil.probe.transport.NetSocketConnection}, settings from {@link

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.CheckSpecBuilder;
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProberRig;

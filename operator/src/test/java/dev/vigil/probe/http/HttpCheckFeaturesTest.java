@@ -3,6 +3,7 @@ package dev.vigil.probe.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProberRig;

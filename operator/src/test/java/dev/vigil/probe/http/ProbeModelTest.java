@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Reason;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.CheckSpecBuilder;
+import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeProtocol;
 import dev.vigil.probe.ProbeResult;
@@ -83,7 +84,7 @@ class TenantPatternTest {
     // would fill the event loops again (60,000 bytes: under the 64 KiB kept); after the first match
     // the pattern is not run for 30 s
     int hostile = answering("a".repeat(60_000) + "!", Map.of());
-    HttpProber prober = new HttpProber(vertx);
+    HttpProber prober = new HttpProber(rig.vertx());
     try {
       List<ProbeResult> verdicts = new java.util.ArrayList<>();
       for (int i = 0; i < 20; i++) {
@@ -133,7 +134,7 @@ class TenantPatternTest {
             null,
             List.of(CheckSpec.HeaderMatch.of(0, "X-Ready", EXPLOSIVE)),
             null);
-    HttpProber prober = new HttpProber(vertx);
+    HttpProber prober = new HttpProber(rig.vertx());
     try {
       ProbeResult first = within(probe(prober, hostile, spec().http(http)));
       ProbeResult second = within(probe(prober, hostile, spec().http(http)));

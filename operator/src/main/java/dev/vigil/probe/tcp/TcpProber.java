@@ -1,5 +1,10 @@
-package dev.vigil.probe;
+package dev.vigil.probe.tcp;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Prober;
+import dev.vigil.probe.Reason;
 import dev.vigil.probe.http.HttpProber;
 import dev.vigil.probe.transport.ProbeConnection;
 import dev.vigil.probe.transport.ProbeDeadline;

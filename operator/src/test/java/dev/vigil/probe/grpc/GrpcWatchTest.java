@@ -1,7 +1,14 @@
-package dev.vigil.probe;
+package dev.vigil.probe.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.HealthWatcher;
+import dev.vigil.probe.LoopbackServers;
+import dev.vigil.probe.ProbeProtocol;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Reason;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;

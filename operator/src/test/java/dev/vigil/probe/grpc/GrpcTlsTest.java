@@ -1,7 +1,12 @@
-package dev.vigil.probe;
+package dev.vigil.probe.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.ProbeProtocol;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProberRig;
+import dev.vigil.probe.Reason;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,4 +1,4 @@
-package dev.vigil.probe.http;
+package dev.vigil.probe;
 
 import java.util.ArrayList;
 import java.util.List;

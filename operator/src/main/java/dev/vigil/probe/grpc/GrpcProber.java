@@ -1,5 +1,11 @@
-package dev.vigil.probe;
+package dev.vigil.probe.grpc;
 
+import dev.vigil.probe.CheckSpec;
+import dev.vigil.probe.HealthWatcher;
+import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Prober;
+import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
 import dev.vigil.probe.transport.TransportFailure;
 import io.grpc.health.v1.HealthCheckRequest;
