@@ -82,6 +82,10 @@ final class PatternCosts {
       if (now < cost.refusedUntilMs) {
         return refusal(cost);
       }
+      if (cost.averageNanos > LIMIT_NANOS) {
+        // a refused pattern's one trial: the other loops keep refusing it while it runs
+        cost.refusedUntilMs = now + RETRY_MS;
+      }
     }
     long before = cpuNanos.getAsLong();
     boolean found = pattern.matcher(text).find();
@@ -89,9 +93,7 @@ final class PatternCosts {
     synchronized (cost) {
       cost.averageNanos =
           cost.averageNanos < 0 ? spent : (1 - WEIGHT) * cost.averageNanos + WEIGHT * spent;
-      if (cost.averageNanos > LIMIT_NANOS) {
-        cost.refusedUntilMs = now + RETRY_MS;
-      }
+      cost.refusedUntilMs = cost.averageNanos > LIMIT_NANOS ? now + RETRY_MS : Long.MIN_VALUE;
     }
     return found ? Found.YES : Found.NO;
   }

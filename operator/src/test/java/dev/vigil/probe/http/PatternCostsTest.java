@@ -48,6 +48,32 @@ class PatternCostsTest {
   }
 
   @Test
+  void aRefusedPatternsTrialIsOneProbeWhileOtherLoopsKeepRefusing() {
+    costPerMatch = 13_000_000;
+    // another event loop probes while the trial matches: its find comes between the trial's reads
+    // of the CPU clock
+    PatternCosts.Found[] during = new PatternCosts.Found[1];
+    AtomicLong reads = new AtomicLong();
+    PatternCosts racing =
+        new PatternCosts(
+            () -> {
+              if (reads.incrementAndGet() == 3 && during[0] == null) {
+                during[0] = PatternCostsTest.this.racingCosts.find(healthy, "healthy");
+              }
+              return cpu.addAndGet(costPerMatch);
+            },
+            now::get);
+    racingCosts = racing;
+    racing.find(healthy, "healthy"); // refused from now on
+    now.addAndGet(PatternCosts.RETRY_MS);
+    assertThat(racing.find(healthy, "healthy").found()).as("the trial ran").isTrue();
+    assertThat(during[0]).isNotNull();
+    assertThat(during[0].refused()).as("a probe during the trial").isTrue();
+  }
+
+  private PatternCosts racingCosts;
+
+  @Test
   void oneCostlyMatchAmongCheapOnesDoesNotRefuse() {
     costPerMatch = 100_000;
     for (int i = 0; i < 20; i++) {
