@@ -103,17 +103,7 @@ class TenantPatternTest {
   @Test
   void anExplosiveHeaderValueMatchFailsQuickly() throws Exception {
     int hostile = answering("ok", Map.of("X-Ready", "a".repeat(2048) + "!"));
-    CheckSpec.Http http =
-        new CheckSpec.Http(
-            "GET",
-            "/healthz",
-            null,
-            Map.of(),
-            ExpectedStatuses.DEFAULT,
-            null,
-            null,
-            List.of(CheckSpec.HeaderMatch.of(0, "X-Ready", EXPLOSIVE)),
-            null);
+    CheckSpec.Http http = explosiveHeaderMatch();
 
     ProbeResult verdict = within(probe(http1, hostile, spec().http(http)));
 
@@ -123,17 +113,7 @@ class TenantPatternTest {
   @Test
   void aCostlyHeaderValueMatchIsRefusedAfterItsFirstMatch() throws Exception {
     int hostile = answering("ok", Map.of("X-Ready", "a".repeat(20_000) + "!"));
-    CheckSpec.Http http =
-        new CheckSpec.Http(
-            "GET",
-            "/healthz",
-            null,
-            Map.of(),
-            ExpectedStatuses.DEFAULT,
-            null,
-            null,
-            List.of(CheckSpec.HeaderMatch.of(0, "X-Ready", EXPLOSIVE)),
-            null);
+    CheckSpec.Http http = explosiveHeaderMatch();
     HttpProber prober = new HttpProber(rig.vertx());
     try {
       ProbeResult first = within(probe(prober, hostile, spec().http(http)));
@@ -156,6 +136,20 @@ class TenantPatternTest {
     assertThatThrownBy(() -> CheckSpec.HeaderMatch.of(2, "X-Ready", "^(?=yes)"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("active.http.headerMatch[2].value: not a valid RE2 expression");
+  }
+
+  /** An HTTP check whose X-Ready header must match the explosive pattern. */
+  private static CheckSpec.Http explosiveHeaderMatch() {
+    return new CheckSpec.Http(
+        "GET",
+        "/healthz",
+        null,
+        Map.of(),
+        ExpectedStatuses.DEFAULT,
+        null,
+        null,
+        List.of(CheckSpec.HeaderMatch.of(0, "X-Ready", EXPLOSIVE)),
+        null);
   }
 
   private static CheckSpecBuilder spec() {
