@@ -184,8 +184,9 @@ public final class CoalescingLane<K> {
   }
 
   /**
-   * Runs the due key whose turn it is among the namespaces under {@code maxRunning}; each run's end
-   * looks again, for a key passed over while its namespace was full.
+   * Runs the due key whose turn it is among the namespaces under {@code maxRunning}. A run that
+   * leaves its namespace under the bound again looks once more: a key of that namespace may have
+   * been passed over while it was full.
    */
   private void runNextInTurn() {
     Flight<K> flight;
@@ -198,16 +199,17 @@ public final class CoalescingLane<K> {
       line = namespace.apply(flight.key);
       running.merge(line, 1, Integer::sum);
     }
-    boolean more;
+    boolean wasFull;
     try {
       run(flight);
     } finally {
       synchronized (due) {
+        wasFull = running.get(line) >= maxRunning;
         running.computeIfPresent(line, (ns, n) -> n == 1 ? null : n - 1);
-        more = !due.isEmpty();
+        wasFull &= !due.isEmpty();
       }
     }
-    if (more) {
+    if (wasFull) {
       try {
         runners.execute(this::runNextInTurn);
       } catch (RejectedExecutionException e) {

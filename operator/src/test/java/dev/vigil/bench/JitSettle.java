@@ -1,5 +1,6 @@
 package dev.vigil.bench;
 
+import dev.vigil.testing.ProcStat;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -24,7 +25,7 @@ public final class JitSettle {
   static final double QUIET_CPU_S = 0.05;
 
   static final long QUIET_NANOS = 5_000_000_000L;
-  private static final long CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+  private static final long CLOCK_TICKS_PER_S = ProcStat.TICKS_PER_SECOND;
 
   private JitSettle() {}
 
@@ -133,19 +134,16 @@ public final class JitSettle {
   }
 
   private static long compilerTicks(Path task) {
-    String stat;
+    ProcStat stat;
     try {
-      stat = Files.readString(task.resolve("stat"));
+      stat = ProcStat.read(task.resolve("stat"));
     } catch (IOException e) {
       return 0; // the thread ended
     }
-    int open = stat.indexOf('(');
-    int close = stat.lastIndexOf(')');
-    String name = stat.substring(open + 1, close);
+    String name = stat.name();
     if (!name.startsWith("C1 CompilerThre") && !name.startsWith("C2 CompilerThre")) {
       return 0;
     }
-    String[] f = stat.substring(close + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+    return stat.cpuTicks();
   }
 }

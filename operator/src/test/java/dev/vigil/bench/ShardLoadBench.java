@@ -10,6 +10,7 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.e2e.AuditLog;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.PoolOwners;
+import dev.vigil.testing.ProcStat;
 import dev.vigil.testing.SliceFlaps;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -529,9 +530,7 @@ public final class ShardLoadBench {
   }
 
   private static long statTicks(Path stat) throws IOException {
-    String s = Files.readString(stat);
-    String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15: utime, stime
+    return ProcStat.read(stat).cpuTicks();
   }
 
   /** Heap in use after a full GC, MB ({@code jcmd GC.run}, then {@code GC.heap_info}). */

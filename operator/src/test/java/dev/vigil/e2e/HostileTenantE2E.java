@@ -8,6 +8,7 @@ import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.ProcStat;
 import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -511,9 +512,7 @@ class HostileTenantE2E {
    */
   /** The operator's CPU time so far (user + system, from /proc), seconds. */
   private double cpuSeconds() throws IOException {
-    String stat = Files.readString(Path.of("/proc", Long.toString(operator.pid()), "stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0; // utime, stime; USER_HZ 100
+    return ProcStat.cpuSeconds(operator.pid());
   }
 
   /** The operator's CPU cores on average since {@code mark} (CPU seconds, wall seconds). */
