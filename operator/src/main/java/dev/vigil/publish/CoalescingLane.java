@@ -89,6 +89,12 @@ public final class CoalescingLane<K> {
   /** Keys running now, per namespace; guarded by {@link #due}. */
   private final Map<String, Integer> running = new HashMap<>();
 
+  /**
+   * Runner tasks that found keys due but every such namespace at its bound, and so ran nothing;
+   * each finished run makes one up. Guarded by {@link #due}.
+   */
+  private int passedOver;
+
   private final LongSupplier clock;
   private final long spacingMs;
   private final Work<K> work;
@@ -184,9 +190,9 @@ public final class CoalescingLane<K> {
   }
 
   /**
-   * Runs the due key whose turn it is among the namespaces under {@code maxRunning}. A run that
-   * leaves its namespace under the bound again looks once more: a key of that namespace may have
-   * been passed over while it was full.
+   * Runs the due key whose turn it is among the namespaces under {@code maxRunning}. A runner task
+   * that finds only full namespaces goes back empty-handed and is owed: the next run to finish
+   * starts a task in its place, since a slot is free then.
    */
   private void runNextInTurn() {
     Flight<K> flight;
@@ -194,22 +200,27 @@ public final class CoalescingLane<K> {
     synchronized (due) {
       flight = due.poll(ns -> running.getOrDefault(ns, 0) < maxRunning);
       if (flight == null) {
+        if (!due.isEmpty()) {
+          passedOver++;
+        }
         return;
       }
       line = namespace.apply(flight.key);
       running.merge(line, 1, Integer::sum);
     }
-    boolean wasFull;
+    boolean makeUp;
     try {
       run(flight);
     } finally {
       synchronized (due) {
-        wasFull = running.get(line) >= maxRunning;
         running.computeIfPresent(line, (ns, n) -> n == 1 ? null : n - 1);
-        wasFull &= !due.isEmpty();
+        makeUp = passedOver > 0;
+        if (makeUp) {
+          passedOver--;
+        }
       }
     }
-    if (wasFull) {
+    if (makeUp) {
       try {
         runners.execute(this::runNextInTurn);
       } catch (RejectedExecutionException e) {
