@@ -4,7 +4,10 @@
  * picks: {@code http.HttpProber}, {@code http.Http2Prober}, {@code tcp.TcpProber}, {@code
  * grpc.GrpcProber}) turns one check of one backend into a {@link dev.vigil.probe.ProbeResult} (pass
  * or fail and a short reason) and nothing else. What a check asks for is a resolved {@link
- * dev.vigil.probe.CheckSpec}.
+ * dev.vigil.probe.CheckSpec}. A pool's probe loops are a {@link dev.vigil.probe.Probing} ({@link
+ * dev.vigil.probe.ScheduledProbing}: one scheduler per lane, {@link dev.vigil.probe.ProbeLanes});
+ * it hands each result to its {@code Results} and takes back the backend's new probe phase, so
+ * {@code runtime} tells this package nothing on the way from a result to the slice.
  *
  * <p>Subpackages: {@code http} (HTTP/1.1, HTTP/2 and WebSocket checks and their parsers), {@code
  * tcp}, {@code grpc}, and {@code transport} (the sockets under them, behind {@code

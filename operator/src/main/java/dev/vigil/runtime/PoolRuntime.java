@@ -7,10 +7,12 @@ import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.Probing;
 import dev.vigil.probe.Timers;
 import io.vertx.core.Future;
 import java.util.ArrayList;
@@ -65,7 +67,7 @@ public final class PoolRuntime {
       PoolKey key,
       Timers timers,
       HealthSettings settings,
-      Function<ProbeCallback, Probing> probing,
+      Function<Probing.Results, Probing> probing,
       PoolListener listener,
       TransitionSink sink,
       LongSupplier clock) {
@@ -83,12 +85,6 @@ public final class PoolRuntime {
     this.ejectionEnd = new DeadlineTimer(timers, clock, this::onEjectionEnd);
     this.release = new DeadlineTimer(timers, clock, this::onRelease);
     this.view = buildView();
-  }
-
-  /** Receives one probe result on the pool's context. */
-  @FunctionalInterface
-  public interface ProbeCallback {
-    void result(String id, ProbeResult result);
   }
 
   public PoolKey key() {
@@ -177,10 +173,11 @@ public final class PoolRuntime {
         });
   }
 
-  private void onProbeResult(String id, ProbeResult result) {
+  /** Decides on one probe result; returns the backend's probe phase when that changed. */
+  private ProbePhase onProbeResult(String id, ProbeResult result) {
     TrackedBackend t = backends.byId(id);
     if (closed || t == null) {
-      return;
+      return null;
     }
     long now = now();
     t.lastProbe = new ProbeSummary(now, result.passed(), result.latencyMs(), result.detail());
@@ -199,8 +196,8 @@ public final class PoolRuntime {
       String why = TransitionReasons.probe(t.backend, result, after, health.settings());
       sink.stateChanged(key, id, before.name(), after.name(), why);
     }
-    backends.tellPhase(t);
     afterEvent(material);
+    return TrackedBackends.phaseChange(t);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.HealthSettings;
+import dev.vigil.probe.Probing;
 import dev.vigil.probe.VertxTimers;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -21,7 +22,7 @@ import java.util.function.LongSupplier;
 public final class PoolRuntimes {
   /** Makes a pool's probe loops on the given context, reporting to the callback. */
   @FunctionalInterface
-  public interface ProbingFactory extends BiFunction<Context, PoolRuntime.ProbeCallback, Probing> {}
+  public interface ProbingFactory extends BiFunction<Context, Probing.Results, Probing> {}
 
   private final Vertx vertx;
   private final ProbingFactory probing;

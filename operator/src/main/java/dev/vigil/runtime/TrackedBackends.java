@@ -5,6 +5,7 @@ import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Probing;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -15,8 +16,7 @@ import java.util.TreeMap;
 /**
  * A pool's members as its runtime tracks them, by id and by address: keeps them in step with the
  * Pods (new members join the core and the probes, gone or moved ones leave, draining follows the
- * Pod), passes probe phases on to the scheduler, and lists them for the view. Runs on the pool's
- * context.
+ * Pod), and lists them for the view. Runs on the pool's context.
  */
 final class TrackedBackends {
   private final PoolHealth health;
@@ -98,8 +98,8 @@ final class TrackedBackends {
     }
     byId.put(m.id(), t);
     byIp.put(m.ip(), t);
-    probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()));
-    tellPhase(t);
+    t.phase = t.backend.phase();
+    probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()), t.phase);
   }
 
   private void remove(TrackedBackend t) {
@@ -110,13 +110,14 @@ final class TrackedBackends {
     byIp.remove(t.member.ip(), t);
   }
 
-  /** Passes a changed probe phase on to the scheduler. */
-  void tellPhase(TrackedBackend t) {
+  /** The backend's probe phase when it changed since the scheduler last heard it, else null. */
+  static ProbePhase phaseChange(TrackedBackend t) {
     ProbePhase phase = t.backend.phase();
-    if (phase != t.phase) {
-      t.phase = phase;
-      probing.phase(t.id(), phase);
+    if (phase == t.phase) {
+      return null;
     }
+    t.phase = phase;
+    return phase;
   }
 
   /** The members for a view of the core's {@code snap}, by id. */

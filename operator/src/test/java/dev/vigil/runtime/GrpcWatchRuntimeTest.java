@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeProtocol;
+import dev.vigil.probe.ScheduledProbing;
 import dev.vigil.probe.VertxTimers;
 import dev.vigil.probe.grpc.GrpcProber;
 import io.grpc.health.v1.HealthCheckRequest;

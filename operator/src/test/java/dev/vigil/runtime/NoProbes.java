@@ -1,8 +1,10 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeTarget;
+import dev.vigil.probe.Probing;
 
 /** {@link Probing} that never probes: for tests of a pool's runtime without probe loops. */
 public class NoProbes implements Probing {
@@ -10,7 +12,7 @@ public class NoProbes implements Probing {
   public void configure(CheckSpec check, HealthSettings cadence) {}
 
   @Override
-  public void add(String id, ProbeTarget target) {}
+  public void add(String id, ProbeTarget target, ProbePhase phase) {}
 
   @Override
   public void remove(String id) {}

@@ -7,10 +7,12 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.ManualTimers;
+import dev.vigil.probe.ProbeLanes;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
+import dev.vigil.probe.ScheduledProbing;
 import dev.vigil.probe.Timers;
 import io.vertx.core.Future;
 import java.time.Duration;
@@ -26,10 +28,11 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code active.fastInterval} and {@code active.downInterval} through the real {@link PoolRuntime}
  * and the real {@link ScheduledProbing} (two lanes), as {@code Vigil} wires them, on one manual
- * clock: the runtime tells the scheduler each backend's phase after every result ({@code
- * PoolRuntime.tellPhase}), the scheduler finds the backend's lane ({@code ScheduledProbing.phase}).
- * Probes are counted at the prober, per backend. Unlike {@code PhaseSchedulingTest}, which wires
- * the decision core and one scheduler itself, nothing here is wired by the test but the prober.
+ * clock: the runtime answers each result with the backend's phase when it changed ({@code
+ * PoolRuntime.onProbeResult}), the probing passes it to the backend's lane ({@code
+ * ScheduledProbing.tell}). Probes are counted at the prober, per backend. Unlike {@code
+ * PhaseSchedulingTest}, which wires the decision core and one scheduler itself, nothing here is
+ * wired by the test but the prober.
  */
 class PhaseWiringTest {
   private static final long INTERVAL = 10_000;

@@ -10,6 +10,7 @@ import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ManualTimers;
 import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.Probing;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ class PoolRuntimeTest {
   private final ManualTimers timers = new ManualTimers();
   private final AtomicInteger changes = new AtomicInteger();
   private final List<String> sink = new ArrayList<>();
-  private PoolRuntime.ProbeCallback probes;
+  private Probing.Results probes;
   private final PoolKey key = new PoolKey("shop", "web");
 
   /** Epoch-like ms on the manual clock (status times are epoch ms). */

@@ -6,6 +6,7 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
+import dev.vigil.probe.Probing;
 import dev.vigil.probe.VertxTimers;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class SeedRuleReasonsTest {
   private Vertx vertx;
   private Context context;
-  private final AtomicReference<PoolRuntime.ProbeCallback> callback = new AtomicReference<>();
+  private final AtomicReference<Probing.Results> callback = new AtomicReference<>();
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final AtomicLong clock = new AtomicLong(1_000_000);
 

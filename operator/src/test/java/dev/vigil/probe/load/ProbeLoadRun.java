@@ -5,16 +5,17 @@ import dev.vigil.bench.Heap;
 import dev.vigil.bench.JitSettle;
 import dev.vigil.bench.ProbeHeap;
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
+import dev.vigil.probe.ScheduledProbing;
+import dev.vigil.probe.VertxProbeLanes;
 import dev.vigil.probe.VertxTimers;
 import dev.vigil.probe.http.HttpProber;
-import dev.vigil.runtime.ScheduledProbing;
-import dev.vigil.runtime.VertxProbeLanes;
 import dev.vigil.testing.OnContext;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -168,7 +169,10 @@ public final class ProbeLoadRun {
               HealthWatcher.NONE,
               new VertxTimers(c),
               random.split(),
-              (id, result) -> onResult(Integer.parseInt(id), result),
+              (id, result) -> {
+                onResult(Integer.parseInt(id), result);
+                return null;
+              },
               new VertxProbeLanes(c, lanes, Double.parseDouble(args.get("lane-rate"))));
       OnContext.run(c, () -> probing.configure(spec, cadence));
       probings.add(probing);
@@ -199,7 +203,7 @@ public final class ProbeLoadRun {
           contexts.get(p),
           () -> {
             for (int i = first; i < n; i += pools) {
-              probing.add(Integer.toString(i), targets.get(i));
+              probing.add(Integer.toString(i), targets.get(i), ProbePhase.NORMAL);
             }
           });
     }

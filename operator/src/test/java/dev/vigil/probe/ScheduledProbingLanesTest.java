@@ -1,16 +1,9 @@
-package dev.vigil.runtime;
+package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.HealthSettings;
-import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.HealthWatcher;
-import dev.vigil.probe.ManualTimers;
-import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Prober;
-import dev.vigil.probe.Timers;
-import dev.vigil.probe.VertxTimers;
+import dev.vigil.health.ProbePhase;
 import dev.vigil.testing.OnContext;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -86,11 +79,14 @@ class ScheduledProbingLanesTest {
             HealthWatcher.NONE,
             pool,
             new SplittableRandom(1),
-            (id, r) -> results.merge(id, 1, Integer::sum),
+            (id, r) -> {
+              results.merge(id, 1, Integer::sum);
+              return null;
+            },
             lanes);
     probing.configure(CHECK, cadence(1_000));
     for (int i = 0; i < 25; i++) {
-      probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80));
+      probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80), ProbePhase.NORMAL);
     }
     assertThat(probing.lanes()).isEqualTo(3);
     assertThat(lanes.made).hasSize(2);
@@ -112,7 +108,7 @@ class ScheduledProbingLanesTest {
     assertThat(results.get("b22")).isEqualTo(1);
     assertThat(results.get("b23")).isEqualTo(2);
     // the next new backend goes to the least loaded lane (lane 2: 4 backends)
-    probing.add("late", new ProbeTarget("127.0.1.1", 80));
+    probing.add("late", new ProbeTarget("127.0.1.1", 80), ProbePhase.NORMAL);
     lanes.made.get(1).advance(1_000);
     assertThat(results).containsKey("late");
   }
@@ -127,15 +123,18 @@ class ScheduledProbingLanesTest {
             HealthWatcher.NONE,
             pool,
             new SplittableRandom(1),
-            (id, r) -> {},
+            (id, r) -> null,
             lanes);
     probing.configure(CHECK, cadence(1_000));
     for (int i = 0; i < 2_000; i++) {
-      probing.add("b" + i, new ProbeTarget("127.0." + (i / 250) + "." + (i % 250 + 1), 80));
+      probing.add(
+          "b" + i,
+          new ProbeTarget("127.0." + (i / 250) + "." + (i % 250 + 1), 80),
+          ProbePhase.NORMAL);
     }
     assertThat(probing.lanes()).isEqualTo(1);
     assertThat(lanes.made).isEmpty();
-    probing.add("one-more", new ProbeTarget("127.1.0.1", 80));
+    probing.add("one-more", new ProbeTarget("127.1.0.1", 80), ProbePhase.NORMAL);
     assertThat(probing.lanes()).as("2,001 probes/s: a second lane").isEqualTo(2);
   }
 
@@ -166,6 +165,7 @@ class ScheduledProbingLanesTest {
                   wrongContext.add(id + " on " + Thread.currentThread().getName());
                 }
                 results.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                return null;
               },
               new VertxProbeLanes(poolContext, 2, 50)); // 10 probes/s a backend: 5 per lane
       OnContext.run(
@@ -173,7 +173,7 @@ class ScheduledProbingLanesTest {
           () -> {
             probing.configure(CHECK, cadence(100));
             for (int i = 0; i < 20; i++) {
-              probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80));
+              probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80), ProbePhase.NORMAL);
             }
           });
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -1,23 +1,33 @@
-package dev.vigil.runtime;
+package dev.vigil.probe;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
-import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.ProbeTarget;
 
 /**
- * The active checks of one pool: one jittered probe loop per backend. Results go to the callback
- * given when the loop was made, on the pool's context.
+ * The active checks of one pool: one jittered probe loop per backend. Results go to the {@link
+ * Results} given when the loop was made, on the pool's context; what the decision made of a result
+ * comes back as its answer (the backend's new probe phase), so a result travels one way: from the
+ * prober to the decision, never back through a second call.
  */
 public interface Probing {
+  /** Receives the probe results of one pool on the pool's context. */
+  @FunctionalInterface
+  interface Results {
+    /**
+     * Takes one result.
+     *
+     * @return the backend's probe phase when the result changed it (its next probe follows that
+     *     phase's interval), else null
+     */
+    ProbePhase result(String id, ProbeResult result);
+  }
+
   void configure(CheckSpec check, HealthSettings cadence);
 
-  void add(String id, ProbeTarget target);
+  /** Starts probing a backend in {@code phase} (a restored backend may start Down). */
+  void add(String id, ProbeTarget target, ProbePhase phase);
 
   void remove(String id);
-
-  /** The backend's probe phase changed: its next probe follows that phase's interval. */
-  default void phase(String id, ProbePhase phase) {}
 
   void close();
 

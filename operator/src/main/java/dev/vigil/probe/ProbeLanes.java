@@ -1,6 +1,4 @@
-package dev.vigil.runtime;
-
-import dev.vigil.probe.Timers;
+package dev.vigil.probe;
 
 /**
  * Where one pool's probes may run (issue 15): its own context first, and once that carries {@link

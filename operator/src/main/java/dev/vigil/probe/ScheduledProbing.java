@@ -1,16 +1,7 @@
-package dev.vigil.runtime;
+package dev.vigil.probe;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
-import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.HealthWatcher;
-import dev.vigil.probe.ProbeProtocol;
-import dev.vigil.probe.ProbeResult;
-import dev.vigil.probe.ProbeSchedule;
-import dev.vigil.probe.ProbeScheduler;
-import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Prober;
-import dev.vigil.probe.Timers;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -44,7 +35,7 @@ public final class ScheduledProbing implements Probing {
   private final RandomGenerator random;
   private final HealthWatcher watcher;
   private final Timers timers;
-  private final PoolRuntime.ProbeCallback callback;
+  private final Results callback;
   private final Map<String, ProbeTarget> targets = new HashMap<>();
   private final Map<String, HealthWatcher.Watch> watches = new HashMap<>();
   private CheckSpec check;
@@ -53,8 +44,7 @@ public final class ScheduledProbing implements Probing {
   /**
    * @param timers the pool context's timers (results arrive on that context)
    */
-  public ScheduledProbing(
-      Prober prober, Timers timers, RandomGenerator random, PoolRuntime.ProbeCallback callback) {
+  public ScheduledProbing(Prober prober, Timers timers, RandomGenerator random, Results callback) {
     this(prober, HealthWatcher.NONE, timers, random, callback);
   }
 
@@ -67,7 +57,7 @@ public final class ScheduledProbing implements Probing {
       HealthWatcher watcher,
       Timers timers,
       RandomGenerator random,
-      PoolRuntime.ProbeCallback callback) {
+      Results callback) {
     this(prober, watcher, timers, random, callback, ProbeLanes.SINGLE);
   }
 
@@ -81,7 +71,7 @@ public final class ScheduledProbing implements Probing {
       HealthWatcher watcher,
       Timers timers,
       RandomGenerator random,
-      PoolRuntime.ProbeCallback callback,
+      Results callback,
       ProbeLanes lanes) {
     this.prober = prober;
     this.laneSource = lanes;
@@ -133,7 +123,15 @@ public final class ScheduledProbing implements Probing {
 
   private void deliver(String id, ProbeTarget target, ProbeResult result) {
     if (target.equals(targets.get(id))) {
-      callback.result(id, result);
+      tell(id, callback.result(id, result));
+    }
+  }
+
+  /** Passes a phase the decision changed on to the backend's scheduler. */
+  private void tell(String id, ProbePhase phase) {
+    LoopScheduler lane = phase == null ? null : laneOf.get(id);
+    if (lane != null) {
+      lane.scheduler.phase(id, phase);
     }
   }
 
@@ -208,7 +206,7 @@ public final class ScheduledProbing implements Probing {
                 timers.execute(
                     () -> {
                       if (watches.get(id) == self[0] && target.equals(targets.get(id))) {
-                        callback.result(id, result);
+                        tell(id, callback.result(id, result));
                       }
                     }));
     HealthWatcher.Watch previous = watches.put(id, self[0]);
@@ -218,7 +216,7 @@ public final class ScheduledProbing implements Probing {
   }
 
   @Override
-  public void add(String id, ProbeTarget target) {
+  public void add(String id, ProbeTarget target, ProbePhase phase) {
     targets.put(id, target);
     LoopScheduler lane = laneOf.get(id);
     if (lane == null) {
@@ -227,6 +225,9 @@ public final class ScheduledProbing implements Probing {
       laneOf.put(id, lane);
     }
     lane.scheduler.add(id, target, check, schedule);
+    if (phase != ProbePhase.NORMAL) {
+      lane.scheduler.phase(id, phase);
+    }
     watch(id, target);
   }
 
@@ -241,14 +242,6 @@ public final class ScheduledProbing implements Probing {
     HealthWatcher.Watch w = watches.remove(id);
     if (w != null) {
       w.close();
-    }
-  }
-
-  @Override
-  public void phase(String id, ProbePhase phase) {
-    LoopScheduler lane = laneOf.get(id);
-    if (lane != null) {
-      lane.scheduler.phase(id, phase);
     }
   }
 

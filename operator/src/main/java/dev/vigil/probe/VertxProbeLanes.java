@@ -1,7 +1,5 @@
-package dev.vigil.runtime;
+package dev.vigil.probe;
 
-import dev.vigil.probe.Timers;
-import dev.vigil.probe.VertxTimers;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
