@@ -73,6 +73,13 @@ class DemoExamplesTest {
                 true))
         .isEqualTo(new DemoOptions(1000, "cap", 120_000, 10, true, true));
     assertThat(DemoOptions.parse(List.of("--no-color"), true).color()).isFalse();
+    assertThat(DemoOptions.parse(List.of("--no-color"), true).live()).isTrue();
+    assertThat(DemoOptions.parse(List.of("--plain", "--speed", "2"), true))
+        .isEqualTo(new DemoOptions(6, "tour", 0, 2, false, false));
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--speed", "--plain"), false))
+        .hasMessage("--speed needs a value");
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--plain=maybe"), false))
+        .hasMessage("--plain must be true or false, got maybe");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--backends", "1001"), false))
         .hasMessage("--backends must be a number from 3 to 1000, got 1001");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--scenario", "chaos"), false))
@@ -81,7 +88,9 @@ class DemoExamplesTest {
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--speed", "0"), false))
         .hasMessageStartingWith("--speed must be");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--frobnicate"), false))
-        .hasMessageStartingWith("unknown flag --frobnicate");
+        .hasMessage(
+            "unknown flag --frobnicate; known: --backends, --scenario, --duration, --speed,"
+                + " --no-color, --plain");
   }
 
   @Test
