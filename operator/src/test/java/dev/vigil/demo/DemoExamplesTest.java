@@ -47,6 +47,17 @@ class DemoExamplesTest {
   }
 
   @Test
+  void dampingScalesWithTheRestAboveItsHalfLifeFloor() throws IOException {
+    DemoExamples slow = DemoExamples.parse(repoExample(), "test", 1);
+    assertThat(slow.damping().getHalfLife()).isEqualTo("10000ms");
+    assertThat(slow.damping().getMaxSuppressTime()).isEqualTo("30000ms");
+    // x0.05: the half-life reaches its 1 s floor; maxSuppressTime keeps its ratio of 3 to it
+    DemoExamples fast = DemoExamples.parse(repoExample(), "test", 50);
+    assertThat(fast.damping().getHalfLife()).isEqualTo("1000ms");
+    assertThat(fast.damping().getMaxSuppressTime()).isEqualTo("3000ms");
+  }
+
+  @Test
   void highSpeedsStopAtTheSmallestIntervalAndKeepTheTimeoutBelowIt() throws IOException {
     DemoExamples ex = DemoExamples.parse(repoExample(), "test", 50);
     assertThat(ex.intervalMs()).isEqualTo(100);
