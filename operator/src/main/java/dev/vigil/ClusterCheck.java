@@ -95,13 +95,7 @@ public final class ClusterCheck {
 
   /** Empty when the operator can start; else the first problem found. */
   public Optional<Failure> run() {
-    long ms = Math.max(1, deadline.toMillis() - 500);
-    Config quick =
-        new ConfigBuilder(config)
-            .withRequestRetryBackoffLimit(0)
-            .withConnectionTimeout((int) ms)
-            .withRequestTimeout((int) ms)
-            .build();
+    Config quick = quickConfig();
     CompletableFuture<Optional<Failure>> check = new CompletableFuture<>();
     Thread thread =
         new Thread(
@@ -119,24 +113,38 @@ public final class ClusterCheck {
       return check.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       thread.interrupt();
-      return Optional.of(
-          new Failure(
-              "vigil: no answer from the Kubernetes API server at "
-                  + config.getMasterUrl()
-                  + " within "
-                  + deadline.toSeconds()
-                  + " s ("
-                  + source
-                  + ")\n"
-                  + "vigil: is the server up and is this the right context? 'kubectl cluster-info'"
-                  + " tries the same",
-              e));
+      return Optional.of(noAnswer(e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Optional.of(new Failure("vigil: interrupted while checking the API server", e));
     } catch (ExecutionException e) {
       return Optional.of(unreachable(e.getCause()));
     }
+  }
+
+  /** The client's configuration with no retries and every wait within the deadline. */
+  private Config quickConfig() {
+    long ms = Math.max(1, deadline.toMillis() - 500);
+    return new ConfigBuilder(config)
+        .withRequestRetryBackoffLimit(0)
+        .withConnectionTimeout((int) ms)
+        .withRequestTimeout((int) ms)
+        .build();
+  }
+
+  /** The server did not answer within the deadline: where it was looked for, and what to try. */
+  private Failure noAnswer(TimeoutException e) {
+    return new Failure(
+        "vigil: no answer from the Kubernetes API server at "
+            + config.getMasterUrl()
+            + " within "
+            + deadline.toSeconds()
+            + " s ("
+            + source
+            + ")\n"
+            + "vigil: is the server up and is this the right context? 'kubectl cluster-info'"
+            + " tries the same",
+        e);
   }
 
   private Optional<Failure> checkWith(Config quick) {

@@ -45,13 +45,7 @@ public final class OperatorCommand {
     } catch (RuntimeException e) {
       return cannotStart("vigil: cannot read the Kubernetes client configuration: " + e, e, debug);
     }
-    Optional<ClusterCheck.Failure> failure =
-        new ClusterCheck(
-                client.getConfiguration(),
-                ClusterCheck.source(client.getConfiguration(), env),
-                config,
-                ClusterCheck.deadline(client.getConfiguration(), env))
-            .run();
+    Optional<ClusterCheck.Failure> failure = checkCluster(client, config, env);
     if (failure.isPresent()) {
       client.close();
       return cannotStart(failure.get().message(), failure.get().cause(), debug);
@@ -71,6 +65,17 @@ public final class OperatorCommand {
     Runtime.getRuntime().addShutdownHook(new Thread(running::stop, "vigil-shutdown"));
     Thread.currentThread().join();
     return 0;
+  }
+
+  /** Whether the API server answers and serves Vigil's CRDs, within the deadline for here. */
+  private static Optional<ClusterCheck.Failure> checkCluster(
+      KubernetesClient client, OperatorConfig config, Map<String, String> env) {
+    return new ClusterCheck(
+            client.getConfiguration(),
+            ClusterCheck.source(client.getConfiguration(), env),
+            config,
+            ClusterCheck.deadline(client.getConfiguration(), env))
+        .run();
   }
 
   private static void logSettings(KubernetesClient client, OperatorConfig config) {

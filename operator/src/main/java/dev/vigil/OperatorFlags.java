@@ -1,6 +1,8 @@
 package dev.vigil;
 
+import dev.vigil.flags.FlagParser;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -148,8 +150,9 @@ final class OperatorFlags {
   private OperatorFlags() {}
 
   /**
-   * The values given, by flag name: a flag ({@code --name value}, {@code --name=value}, or {@code
-   * --name} alone for {@code true}) wins over its variable; null when neither is set.
+   * The values given, by flag name: a flag ({@code --name value}, {@code --name=value}, or a
+   * switch's {@code --name} alone for {@code true}, read by {@link FlagParser}) wins over its
+   * variable; null when neither is set.
    */
   static Map<String, String> read(List<String> args, Map<String, String> env) {
     Map<String, String> values = new HashMap<>();
@@ -162,31 +165,26 @@ final class OperatorFlags {
     return values;
   }
 
+  /** Flags with an argument of {@code BOOL} or none are switches: alone, they mean true. */
+  private static final FlagParser PARSER =
+      FlagParser.listingKnownFlags(
+          ALL.stream()
+              .collect(
+                  Collectors.toMap(
+                      Flag::name,
+                      f ->
+                          f.argument().isEmpty() || f.argument().equals("BOOL")
+                              ? FlagParser.Kind.SWITCH
+                              : FlagParser.Kind.VALUE,
+                      (a, b) -> a,
+                      LinkedHashMap::new)));
+
   private static Map<String, String> given(List<String> args) {
-    Map<String, String> flags = new HashMap<>();
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (!a.startsWith("--")) {
-        throw new OperatorConfig.InvalidConfigException("unexpected argument: " + a);
-      }
-      String name = a.substring(2);
-      String value;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      } else if (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
-        value = args.get(++i);
-      } else {
-        value = "true";
-      }
-      if (names().stream().noneMatch(name::equals)) {
-        throw new OperatorConfig.InvalidConfigException(
-            "unknown flag --" + name + "; known: --" + String.join(", --", names()));
-      }
-      flags.put(name, value);
+    try {
+      return PARSER.parse(args);
+    } catch (IllegalArgumentException e) {
+      throw new OperatorConfig.InvalidConfigException(e.getMessage());
     }
-    return flags;
   }
 
   static List<String> names() {

@@ -310,6 +310,16 @@ class OperatorConfigTest {
   }
 
   @Test
+  void aFlagThatTakesAValueNeedsOneAndASwitchAloneIsTrue() {
+    assertRefused(List.of("--api-qps"), Map.of(), "--api-qps needs a value");
+    assertRefused(List.of("--namespaces", "--debug"), Map.of(), "--namespaces needs a value");
+    OperatorConfig c =
+        parse(List.of("--debug", "--lease-name", "l", "--outcome-port", "-1"), Map.of());
+    assertThat(c.launch().debug()).isTrue();
+    assertThat(c.leader().leaseName()).isEqualTo("l");
+  }
+
+  @Test
   void usageNamesEveryFlagAndItsVariable() {
     for (String flag : OperatorConfig.flags()) {
       assertThat(OperatorConfig.usage())

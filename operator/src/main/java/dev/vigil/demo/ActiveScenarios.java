@@ -127,7 +127,6 @@ final class ActiveScenarios extends ScenarioStage {
     progress.step = "damping";
     dev.vigil.api.v1alpha1.Damping d = cluster.examples().damping();
     Expectations.check(d != null, "the example policy has a damping block");
-    String ip = DemoCluster.address(i);
     timeline.log(
         name(i)
             + " flaps slowly: down for "
@@ -142,33 +141,7 @@ final class ActiveScenarios extends ScenarioStage {
             + d.getHalfLife()
             + ")");
     long t0 = expect.now();
-    int flips = 0;
-    boolean damped = false;
-    while (!damped && flips < MAX_FLIPS) {
-      boolean goDown = flips % 2 == 0;
-      cluster.set(i, goDown ? Mode.REFUSE : Mode.HEALTHY);
-      ActiveState want = goDown ? ActiveState.DOWN : ActiveState.UP;
-      expect.within(
-          name(i) + " goes " + want,
-          expect.now(),
-          upper(goDown ? fall : rise),
-          o -> snapshot(o, i) != null && snapshot(o, i).decision().state() == want);
-      flips++;
-      BackendSnapshot b = snapshot(expect.latest(), i);
-      damped = b != null && b.decision().damped();
-      timeline.log(
-          "flip "
-              + flips
-              + ": "
-              + name(i)
-              + " "
-              + want
-              + (b == null ? "" : String.format(", merit %.0f", b.decision().merit()))
-              + (damped ? ": DAMPED" : ""));
-    }
-    Expectations.check(damped, name(i) + " damped within " + MAX_FLIPS + " flips");
-    Expectations.check(
-        flips >= 2, name(i) + " damped after " + flips + " flip: one flip must never damp");
+    int flips = flipsUntilDamped(i);
     long dampedAfter = expect.now() - t0;
     row(
         "damping",
@@ -176,7 +149,58 @@ final class ActiveScenarios extends ScenarioStage {
         dampedAfter,
         "merit > suppress",
         true);
+    long releaseAt = heldBackWhileDamped(i);
+    long wait = Math.max(0, releaseAt - System.currentTimeMillis());
+    timeline.log(
+        name(i) + " passes its probes but stays out: released in " + Timeline.millis(wait));
+    dampedEventWritten();
+    releasedWhenTheMeritDecays(i, releaseAt, wait, d);
+  }
 
+  /** Takes backend i Down and Up until it is damped; the flips it took, at least two. */
+  private int flipsUntilDamped(int i) {
+    int flips = 0;
+    boolean damped = false;
+    while (!damped && flips < MAX_FLIPS) {
+      flips++;
+      damped = flip(i, flips);
+    }
+    Expectations.check(damped, name(i) + " damped within " + MAX_FLIPS + " flips");
+    Expectations.check(
+        flips >= 2, name(i) + " damped after " + flips + " flip: one flip must never damp");
+    return flips;
+  }
+
+  /**
+   * Flip number {@code flip} (odd: Down, even: Up) of backend i, waited for until the runtime sees
+   * it and logged with the merit; whether the backend is damped now.
+   */
+  private boolean flip(int i, int flip) {
+    boolean goDown = flip % 2 == 1;
+    cluster.set(i, goDown ? Mode.REFUSE : Mode.HEALTHY);
+    ActiveState want = goDown ? ActiveState.DOWN : ActiveState.UP;
+    expect.within(
+        name(i) + " goes " + want,
+        expect.now(),
+        upper(goDown ? fall : rise),
+        o -> snapshot(o, i) != null && snapshot(o, i).decision().state() == want);
+    BackendSnapshot b = snapshot(expect.latest(), i);
+    boolean damped = b != null && b.decision().damped();
+    timeline.log(
+        "flip "
+            + flip
+            + ": "
+            + name(i)
+            + " "
+            + want
+            + (b == null ? "" : String.format(", merit %.0f", b.decision().merit()))
+            + (damped ? ": DAMPED" : ""));
+    return damped;
+  }
+
+  /** Backend i healed is Up but held back (status Damped, not ready); returns its release time. */
+  private long heldBackWhileDamped(int i) {
+    String ip = DemoCluster.address(i);
     cluster.set(i, Mode.HEALTHY);
     expect.within(
         name(i) + " Up but held back: status Damped, not ready",
@@ -188,16 +212,25 @@ final class ActiveScenarios extends ScenarioStage {
                 && snapshot(o, i).decision().damped()
                 && !ready(o, ip)
                 && stateOf(o, i).equals("DAMPED"));
-    long releaseAt = snapshot(expect.latest(), i).decision().releaseAt();
-    long wait = Math.max(0, releaseAt - System.currentTimeMillis());
-    timeline.log(
-        name(i) + " passes its probes but stays out: released in " + Timeline.millis(wait));
+    return snapshot(expect.latest(), i).decision().releaseAt();
+  }
+
+  /**
+   * Logs whether the BackendDamped Event showed; Events are rate-limited, so none is no failure.
+   */
+  private void dampedEventWritten() {
     try {
       expect.within("a BackendDamped Event", expect.now(), slack, o -> o.hasEvent("BackendDamped"));
       timeline.log("Event BackendDamped written");
     } catch (Unmet e) {
       timeline.log("no BackendDamped Event yet (Events are rate-limited per pool)");
     }
+  }
+
+  /** Backend i comes back once its merit has decayed to the reuse threshold, not before. */
+  private void releasedWhenTheMeritDecays(
+      int i, long releaseAt, long wait, dev.vigil.api.v1alpha1.Damping d) {
+    String ip = DemoCluster.address(i);
     long t1 = expect.now();
     long back =
         expect.within(

@@ -1,7 +1,6 @@
 package dev.vigil.demo;
 
 import ch.qos.logback.classic.Level;
-import dev.vigil.demo.Expectations.Unmet;
 import dev.vigil.demo.Timeline.Row;
 import java.io.PrintStream;
 import java.util.List;
@@ -14,20 +13,8 @@ import org.slf4j.LoggerFactory;
  * and a scripted scenario with a live view and a summary; exit 0 when every expectation held.
  */
 public final class DemoCommand {
-  /** How long the final print waits for status, slices and runtime to agree. */
-  private static final long FINAL_SETTLE_MS = 5_000;
-
   /** The width of plain output (files, pipes, {@code --plain}). */
   static final int PLAIN_WIDTH = 80;
-
-  private static Observation settled(DemoObserver observer) {
-    try {
-      return observer.settle(FINAL_SETTLE_MS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return observer.latest();
-    }
-  }
 
   private DemoCommand() {}
 
@@ -77,143 +64,7 @@ public final class DemoCommand {
    */
   public static Result run(DemoOptions options, PrintStream out, Terminal terminal) {
     quietLogs();
-    long startNanos = System.nanoTime();
-    long startWall = System.currentTimeMillis();
-    DemoExamples examples = DemoExamples.load(options.speed());
-    out.println(intro(options, examples));
-    out.flush();
-    Timeline timeline =
-        new Timeline(
-            () -> (System.nanoTime() - startNanos) / 1_000_000, options.live() ? null : out);
-    timeline.log(
-        "starting an embedded API server and "
-            + options.backends()
-            + " backends (seconds; longer on a busy machine)");
-    DemoCluster cluster;
-    try {
-      cluster = DemoCluster.create(examples, options.backends());
-    } catch (Exception e) {
-      out.println("FAILED: could not start the demo: " + e.getMessage());
-      return new Result(1, List.of(), "could not start the demo: " + e.getMessage(), "");
-    }
-    timeline.log(
-        "embedded API server up with Vigil's CRDs; "
-            + cluster.size()
-            + " backends listening; example applied");
-    LiveView view = new LiveView(cluster, options.color(), startWall, terminal);
-    PlainPrinter plain = options.live() ? null : new PlainPrinter(out, cluster, startWall);
-    long limit =
-        options.durationMs() > 0
-            ? options.durationMs()
-            : Math.round(60_000 + 400_000 / options.speed() + 100L * options.backends());
-    HealthyTimeouts machine = new HealthyTimeouts(cluster::keepsHealthy);
-    try (cluster;
-        DemoObserver observer =
-            new DemoObserver(
-                cluster,
-                startNanos,
-                o -> {
-                  machine.observe(o);
-                  if (plain != null) {
-                    plain.changed(o);
-                  }
-                })) {
-      cluster.startOperator();
-      observer.start();
-      timeline.log(
-          "operator started against the embedded API server; "
-              + cluster.size()
-              + " Pods at 127.0.x.y:"
-              + cluster.port()
-              + " (containerPort "
-              + "of the example moved there: loopback addresses share one unprivileged port)");
-      java.net.URI intake =
-          java.net.URI.create("https://127.0.0.1:" + cluster.operator().outcomePort());
-      OutcomeReporter reporter =
-          new HttpOutcomeReporter(intake, cluster.auth()::token, cluster.caPem());
-      long tick = Math.max(25, examples.intervalMs() / 4);
-      try (DemoTraffic traffic =
-          new DemoTraffic(
-              () -> observer.latest().ready(),
-              cluster.port(),
-              "/cart",
-              cluster.namespace(),
-              cluster.poolName(),
-              reporter,
-              tick,
-              Math.max(examples.timeoutMs(), 200))) {
-        timeline.log(
-            "outcome reporter: the demo's proxy, authenticated as "
-                + cluster.auth().user()
-                + " (TokenReview, SubjectAccessReview answered by the embedded API server),"
-                + " POSTs over TLS to",
-            List.of(traffic.target().toString()));
-        // For a reporter of one's own (docs/reporters.md): the same intake, CA and token.
-        timeline.log(
-            "your own reporter (docs/reporters.md): in another terminal, paste",
-            ownReporter(cluster, intake));
-        Scenarios scenarios =
-            new Scenarios(
-                cluster,
-                traffic,
-                new HttpOutcomeReporter(
-                    intake, () -> "forged." + cluster.auth().token(), cluster.caPem()),
-                timeline,
-                new Expectations(observer, limit));
-        Screen screen =
-            options.live()
-                ? new Screen(
-                        out,
-                        () ->
-                            view.render(
-                                observer.latest(),
-                                header(options, scenarios, observer, terminal.dot()),
-                                timeline.log()))
-                    .start()
-                : null;
-        String unmet = null;
-        String metrics;
-        // A Prometheus' view of the run: the series of one scrape a second.
-        try (SeriesRecorder recorder = new SeriesRecorder(cluster::scrapeMetrics).start(1_000)) {
-          try {
-            scenarios.run(options.scenario());
-          } catch (Unmet e) {
-            unmet = e.getMessage();
-            timeline.row(
-                new Row(
-                    scenarios.step(), "UNMET: " + e.getMessage(), timeline.now(), -1, "-", false));
-          } finally {
-            if (screen != null) {
-              screen.stop();
-            }
-          }
-          metrics = recorder.series();
-        }
-        out.println();
-        // status is coalesced (about a second), the slices are not: let them agree first
-        out.println(view.renderAll(settled(observer), "Final state"));
-        if (options.live()) {
-          out.println("Scenario");
-          timeline.log().forEach(out::println);
-          out.println();
-        }
-        out.println("Summary (" + options.scenario() + ", speed " + speed(options.speed()) + ")");
-        out.print(timeline.summary(terminal.width()));
-        out.println();
-        if (unmet != null) {
-          out.println("FAILED: " + unmet);
-          String advice = machine.advice(options.speed(), examples.timeoutMs());
-          if (advice != null) {
-            out.println(advice);
-          }
-          return new Result(1, timeline.rows(), unmet, metrics);
-        }
-        out.println("PASSED: every expectation of scenario " + options.scenario() + " held");
-        return new Result(0, timeline.rows(), null, metrics);
-      }
-    } finally {
-      out.flush();
-    }
+    return new DemoRun(options, out, terminal).run();
   }
 
   /** The shell lines that point a reporter of one's own at the demo's intake. */
@@ -232,52 +83,8 @@ public final class DemoCommand {
             + cluster.port());
   }
 
-  private static String intro(DemoOptions o, DemoExamples ex) {
-    long[] orig = ex.original();
-    return String.format(
-        Locale.ROOT,
-        "Vigil demo: scenario %s, %d backends, speed %s%n"
-            + "Applying %s%n"
-            + "  (HealthPolicy web, BackendPool web in namespace shop),%n"
-            + "  durations scaled x%s for --speed %s:%n"
-            + "  interval %s -> %s, timeout %s -> %s,%n"
-            + "  baseEjectionTime %s -> %s; rise %d, fall %d, consecutiveErrors %d,%n"
-            + "  maxEjectionPercent %d%%, panicThreshold %d%%%n",
-        o.scenario(),
-        o.backends(),
-        speed(o.speed()),
-        ex.source(),
-        speed(ex.scale()),
-        speed(o.speed()),
-        Timeline.millis(orig[0]),
-        Timeline.millis(ex.intervalMs()),
-        Timeline.millis(orig[1]),
-        Timeline.millis(ex.timeoutMs()),
-        Timeline.millis(orig[2]),
-        Timeline.millis(ex.baseEjectionMs()),
-        ex.rise(),
-        ex.fall(),
-        ex.consecutiveErrors(),
-        ex.maxEjectionPercent(),
-        ex.panicThresholdPercent());
-  }
-
-  private static String header(DemoOptions o, Scenarios s, DemoObserver observer, String dot) {
-    return "Vigil demo"
-        + dot
-        + "scenario "
-        + o.scenario()
-        + dot
-        + "step "
-        + s.step()
-        + dot
-        + Timeline.seconds(observer.elapsedMs()).strip()
-        + dot
-        + "speed "
-        + speed(o.speed());
-  }
-
-  private static String speed(double s) {
+  /** A speed as given: {@code 10}, {@code 0.50}. */
+  static String speed(double s) {
     return s == Math.rint(s) ? Long.toString((long) s) : String.format(Locale.ROOT, "%.2f", s);
   }
 

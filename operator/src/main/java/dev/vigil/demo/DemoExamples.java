@@ -83,21 +83,11 @@ public record DemoExamples(
   }
 
   static DemoExamples parse(String text, String source, double speed) {
-    Namespace ns = null;
-    Deployment deployment = null;
-    HealthPolicy policy = null;
-    BackendPool pool = null;
-    for (HasMetadata r : documents(text)) {
-      if (r instanceof Namespace n) {
-        ns = n;
-      } else if (r instanceof Deployment d) {
-        deployment = d;
-      } else if (r instanceof HealthPolicy p) {
-        policy = p;
-      } else if (r instanceof BackendPool b) {
-        pool = b;
-      }
-    }
+    List<HasMetadata> docs = documents(text);
+    Namespace ns = last(docs, Namespace.class);
+    Deployment deployment = last(docs, Deployment.class);
+    HealthPolicy policy = last(docs, HealthPolicy.class);
+    BackendPool pool = last(docs, BackendPool.class);
     if (ns == null || deployment == null || policy == null || pool == null) {
       throw new IllegalStateException(
           source + " must hold a Namespace, a Deployment, a HealthPolicy and a BackendPool");
@@ -108,6 +98,22 @@ public record DemoExamples(
     PassiveCheck passive = policy.getSpec().getPassive();
     long base = Durations.millis("passive.baseEjectionTime", passive.getBaseEjectionTime());
     double scale = Math.max(1 / (2 * speed), (double) HealthSettings.MIN_INTERVAL_MS / interval);
+    long scaledTimeout = scaleIntervalAndTimeout(active, interval, timeout, scale);
+    scalePassive(passive, base, scale);
+    scaleEdgeIntervals(active, scale, scaledTimeout + 1);
+    scaleDamping(policy.getSpec().getDamping(), scale);
+    return new DemoExamples(
+        source, ns, deployment, policy, pool, scale, new long[] {interval, timeout, base});
+  }
+
+  /** The last document of {@code type}, or null. */
+  private static <T> T last(List<HasMetadata> docs, Class<T> type) {
+    return docs.stream().filter(type::isInstance).map(type::cast).reduce((a, b) -> b).orElse(null);
+  }
+
+  /** Scales the probe interval and its timeout; returns the timeout, in ms. */
+  private static long scaleIntervalAndTimeout(
+      ActiveCheck active, long interval, long timeout, double scale) {
     active.setInterval(scaled(interval, scale));
     // Slower (scale above 1): the timeout scales as the rest. Faster: a scaled timeout below a few
     // hundred ms measures the machine, not the backend, so it keeps up to three quarters of the
@@ -120,6 +126,11 @@ public record DemoExamples(
                 timeout,
                 Math.max(Math.round(timeout * scale), Math.min(scaledInterval * 3 / 4, 400)));
     active.setTimeout(scaledTimeout + "ms");
+    return scaledTimeout;
+  }
+
+  /** Scales the ejection times and the decay sweep. */
+  private static void scalePassive(PassiveCheck passive, long base, double scale) {
     passive.setBaseEjectionTime(scaled(base, scale));
     if (passive.getMaxEjectionTime() != null) {
       passive.setMaxEjectionTime(
@@ -131,34 +142,35 @@ public record DemoExamples(
             ? 10_000
             : Durations.millis("passive.sweepInterval", passive.getSweepInterval());
     passive.setSweepInterval(scaled(sweep, scale));
+  }
+
+  /** Scales fastInterval and downInterval where given, each above the timeout ({@code min}). */
+  private static void scaleEdgeIntervals(ActiveCheck active, double scale, long min) {
     if (active.getFastInterval() != null) {
       active.setFastInterval(
-          atLeast(
-              Durations.millis("active.fastInterval", active.getFastInterval()),
-              scale,
-              scaledTimeout + 1));
+          atLeast(Durations.millis("active.fastInterval", active.getFastInterval()), scale, min));
     }
     if (active.getDownInterval() != null) {
       active.setDownInterval(
-          atLeast(
-              Durations.millis("active.downInterval", active.getDownInterval()),
-              scale,
-              scaledTimeout + 1));
+          atLeast(Durations.millis("active.downInterval", active.getDownInterval()), scale, min));
     }
-    Damping damping = policy.getSpec().getDamping();
-    if (damping != null) {
-      // The half-life has a floor of 1s; maxSuppressTime keeps its ratio to it.
-      long halfLife = Durations.millis("damping.halfLife", or(damping.getHalfLife(), "60s"));
-      long maxSuppress =
-          Durations.millis("damping.maxSuppressTime", or(damping.getMaxSuppressTime(), "300s"));
-      long scaledHalfLife =
-          Math.max(DampingSettings.MIN_HALF_LIFE_MS, Math.round(halfLife * scale));
-      damping.setHalfLife(scaledHalfLife + "ms");
-      damping.setMaxSuppressTime(
-          Math.max(1, Math.round((double) maxSuppress * scaledHalfLife / halfLife)) + "ms");
+  }
+
+  /**
+   * Scales the damping block, if any: the half-life has a floor of 1s; maxSuppressTime keeps its
+   * ratio to it.
+   */
+  private static void scaleDamping(Damping damping, double scale) {
+    if (damping == null) {
+      return;
     }
-    return new DemoExamples(
-        source, ns, deployment, policy, pool, scale, new long[] {interval, timeout, base});
+    long halfLife = Durations.millis("damping.halfLife", or(damping.getHalfLife(), "60s"));
+    long maxSuppress =
+        Durations.millis("damping.maxSuppressTime", or(damping.getMaxSuppressTime(), "300s"));
+    long scaledHalfLife = Math.max(DampingSettings.MIN_HALF_LIFE_MS, Math.round(halfLife * scale));
+    damping.setHalfLife(scaledHalfLife + "ms");
+    damping.setMaxSuppressTime(
+        Math.max(1, Math.round((double) maxSuppress * scaledHalfLife / halfLife)) + "ms");
   }
 
   private static String scaled(long ms, double scale) {

@@ -1,7 +1,11 @@
 package dev.vigil.demo;
 
+import dev.vigil.flags.FlagParser;
+import dev.vigil.flags.FlagParser.Kind;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The demo's flags.
@@ -18,65 +22,38 @@ public record DemoOptions(
 
   public static final int MAX_BACKENDS = 1000;
 
-  /** Parses {@code --name value} or {@code --name=value}; throws naming the bad flag. */
+  private static final FlagParser PARSER = FlagParser.listingKnownFlags(flags());
+
+  /** The flags in the order the unknown-flag error lists them. */
+  private static Map<String, Kind> flags() {
+    Map<String, Kind> flags = new LinkedHashMap<>();
+    List.of("backends", "scenario", "duration", "speed").forEach(f -> flags.put(f, Kind.VALUE));
+    List.of("no-color", "plain").forEach(f -> flags.put(f, Kind.SWITCH));
+    return flags;
+  }
+
+  /**
+   * Parses {@code --name value} or {@code --name=value} (the switches {@code --no-color} and {@code
+   * --plain} alone); throws naming the bad flag.
+   */
   public static DemoOptions parse(List<String> args, boolean terminal) {
-    int backends = 6;
-    String scenario = "tour";
-    long durationMs = 0;
-    double speed = 1;
-    boolean color = terminal;
-    boolean live = terminal;
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (!a.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument: " + a);
-      }
-      String name = a.substring(2);
-      String value = null;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      }
-      if (name.equals("no-color")) {
-        color = false;
-        continue;
-      }
-      if (name.equals("plain")) {
-        live = false;
-        color = false;
-        continue;
-      }
-      if (!List.of("backends", "scenario", "duration", "speed").contains(name)) {
-        throw unknown(name);
-      }
-      if (value == null) {
-        value = valueAfter(args, i++, name);
-      }
-      switch (name) {
-        case "backends" -> backends = intFlag(name, value, 3, MAX_BACKENDS);
-        case "scenario" -> scenario = scenario(value);
-        case "duration" -> durationMs = duration(value);
-        case "speed" -> speed = speed(value);
-        default -> throw unknown(name);
-      }
-    }
-    return new DemoOptions(backends, scenario, durationMs, speed, color, live);
+    Map<String, String> given = PARSER.parse(args);
+    boolean plain = switchOn(given, "plain");
+    String backends = given.get("backends");
+    String scenario = given.get("scenario");
+    String duration = given.get("duration");
+    String speed = given.get("speed");
+    return new DemoOptions(
+        backends == null ? 6 : intFlag("backends", backends, 3, MAX_BACKENDS),
+        scenario == null ? "tour" : scenario(scenario),
+        duration == null ? 0 : duration(duration),
+        speed == null ? 1 : speed(speed),
+        terminal && !plain && !switchOn(given, "no-color"),
+        terminal && !plain);
   }
 
-  /** The argument after the flag at {@code i}: its value. */
-  private static String valueAfter(List<String> args, int i, String name) {
-    if (i + 1 >= args.size()) {
-      throw new IllegalArgumentException("--" + name + " needs a value");
-    }
-    return args.get(i + 1);
-  }
-
-  private static IllegalArgumentException unknown(String name) {
-    return new IllegalArgumentException(
-        "unknown flag --"
-            + name
-            + "; known: --backends, --scenario, --duration, --speed, --no-color, --plain");
+  private static boolean switchOn(Map<String, String> given, String name) {
+    return given.containsKey(name) && FlagParser.bool(name, given.get(name));
   }
 
   /** The text of {@code vigil demo --help}. */

@@ -186,20 +186,8 @@ public final class LiveView {
   }
 
   private List<Line> backends(Observation o) {
-    Map<String, BackendSnapshot> byPod = new HashMap<>();
-    if (o.view() != null) {
-      for (BackendSnapshot b : o.view().backends()) {
-        byPod.put(b.member().id(), b);
-      }
-    }
-    Map<String, BackendStatus> statusByPod = new HashMap<>();
-    if (o.pool() != null
-        && o.pool().getStatus() != null
-        && o.pool().getStatus().getBackends() != null) {
-      for (BackendStatus b : o.pool().getStatus().getBackends()) {
-        statusByPod.put(b.getPod(), b);
-      }
-    }
+    Map<String, BackendSnapshot> byPod = snapshotsByPod(o);
+    Map<String, BackendStatus> statusByPod = statusesByPod(o);
     List<String[]> cells = new ArrayList<>();
     cells.add(
         new String[] {
@@ -208,45 +196,10 @@ public final class LiveView {
     List<Integer> shown = interesting(o, byPod);
     for (int i : shown) {
       String pod = cluster.podName(i);
-      String ip = DemoCluster.address(i);
-      BackendSnapshot b = byPod.get(pod);
-      BackendView d = b == null ? null : b.decision();
-      BackendStatus st = statusByPod.get(pod);
-      Boolean ready = o.endpoints().get(ip);
-      String state =
-          d != null
-              ? (d.ejected() ? "Ejected" : title(d.state().name()))
-              : st != null && st.getState() != null ? title(st.getState().name()) : "-";
-      String probe =
-          b != null && b.lastProbe() != null
-              ? (b.lastProbe().ok() ? "ok" : b.lastProbe().detail())
-                  + " "
-                  + b.lastProbe().latencyMs()
-                  + "ms"
-              : st != null && st.getLastProbe() != null ? st.getLastProbe().getDetail() : "-";
-      cells.add(
-          new String[] {
-            pod,
-            ip,
-            cluster.backend(i).mode().name().toLowerCase(java.util.Locale.ROOT),
-            state,
-            ready == null ? "-" : ready ? "ready" : "not ready",
-            d == null ? "-" : d.failRun() > 0 ? "-" + d.failRun() : "+" + d.passRun(),
-            d == null ? "-" : String.valueOf(d.upstreamErrors() + d.localOriginErrors()),
-            d == null
-                ? (st == null ? "-" : String.valueOf(st.getEjections()))
-                : String.valueOf(d.multiplier()),
-            probe
-          });
-    }
-    String table = Table.render(cells);
-    if (table.lines().anyMatch(l -> l.length() > terminal.width())) {
-      // Too wide: the address goes first (the pod's number gives it: 127.0.0.10 is pod 00000).
-      cells.replaceAll(row -> dropColumn(row, 1));
-      table = Table.render(cells);
+      cells.add(backendRow(o, i, byPod.get(pod), statusByPod.get(pod)));
     }
     List<Line> lines = new ArrayList<>();
-    for (String line : table.split("\n")) {
+    for (String line : fitted(cells).split("\n")) {
       lines.add(new Line(line, Style.ROW));
     }
     if (shown.size() < cluster.size()) {
@@ -256,6 +209,79 @@ public final class LiveView {
               Style.PLAIN));
     }
     return lines;
+  }
+
+  /** The runtime's view of each backend, by Pod name; empty before the pool runs. */
+  private static Map<String, BackendSnapshot> snapshotsByPod(Observation o) {
+    Map<String, BackendSnapshot> byPod = new HashMap<>();
+    if (o.view() != null) {
+      for (BackendSnapshot b : o.view().backends()) {
+        byPod.put(b.member().id(), b);
+      }
+    }
+    return byPod;
+  }
+
+  /** Each backend's entry in the pool's published status, by Pod name. */
+  private static Map<String, BackendStatus> statusesByPod(Observation o) {
+    Map<String, BackendStatus> statusByPod = new HashMap<>();
+    if (o.pool() != null
+        && o.pool().getStatus() != null
+        && o.pool().getStatus().getBackends() != null) {
+      for (BackendStatus b : o.pool().getStatus().getBackends()) {
+        statusByPod.put(b.getPod(), b);
+      }
+    }
+    return statusByPod;
+  }
+
+  /**
+   * Backend i's row: the runtime's view {@code b} where there is one, else its published status
+   * {@code st}; either may be null.
+   */
+  private String[] backendRow(Observation o, int i, BackendSnapshot b, BackendStatus st) {
+    String ip = DemoCluster.address(i);
+    BackendView d = b == null ? null : b.decision();
+    Boolean ready = o.endpoints().get(ip);
+    return new String[] {
+      cluster.podName(i),
+      ip,
+      cluster.backend(i).mode().name().toLowerCase(java.util.Locale.ROOT),
+      state(d, st),
+      ready == null ? "-" : ready ? "ready" : "not ready",
+      d == null ? "-" : d.failRun() > 0 ? "-" + d.failRun() : "+" + d.passRun(),
+      d == null ? "-" : String.valueOf(d.upstreamErrors() + d.localOriginErrors()),
+      d == null
+          ? (st == null ? "-" : String.valueOf(st.getEjections()))
+          : String.valueOf(d.multiplier()),
+      lastProbe(b, st)
+    };
+  }
+
+  private static String state(BackendView d, BackendStatus st) {
+    return d != null
+        ? (d.ejected() ? "Ejected" : title(d.state().name()))
+        : st != null && st.getState() != null ? title(st.getState().name()) : "-";
+  }
+
+  private static String lastProbe(BackendSnapshot b, BackendStatus st) {
+    return b != null && b.lastProbe() != null
+        ? (b.lastProbe().ok() ? "ok" : b.lastProbe().detail())
+            + " "
+            + b.lastProbe().latencyMs()
+            + "ms"
+        : st != null && st.getLastProbe() != null ? st.getLastProbe().getDetail() : "-";
+  }
+
+  /** The table, without the address column when it would be wider than the terminal. */
+  private String fitted(List<String[]> cells) {
+    String table = Table.render(cells);
+    if (table.lines().anyMatch(l -> l.length() > terminal.width())) {
+      // Too wide: the address goes first (the pod's number gives it: 127.0.0.10 is pod 00000).
+      cells.replaceAll(row -> dropColumn(row, 1));
+      table = Table.render(cells);
+    }
+    return table;
   }
 
   private static String[] dropColumn(String[] row, int column) {

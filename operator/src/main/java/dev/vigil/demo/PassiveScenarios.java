@@ -17,11 +17,17 @@ final class PassiveScenarios extends ScenarioStage {
 
   void passive(int i) {
     progress.step = "passive";
-    String ip = DemoCluster.address(i);
-    int errors = cluster.examples().consecutiveErrors();
-    forgedReportChangesNothing(i, errors);
+    forgedReportChangesNothing(i, cluster.examples().consecutiveErrors());
     traffic.on(true);
     timeline.log("traffic on: a proxy sends real requests to the ready set and reports outcomes");
+    long ejectedAt = ejectedForFailedRequests(i);
+    backWhenTheEjectionEnds(i, ejectedAt);
+  }
+
+  /** Backend i passes its health checks but fails real requests; returns when it was ejected. */
+  private long ejectedForFailedRequests(int i) {
+    String ip = DemoCluster.address(i);
+    int errors = cluster.examples().consecutiveErrors();
     timeline.log(
         name(i)
             + " passes "
@@ -36,12 +42,7 @@ final class PassiveScenarios extends ScenarioStage {
         name(i) + " ejected while its active checks pass (Up, shown Ejected in status)",
         t0,
         slack + 20L * interval,
-        o ->
-            snapshot(o, i) != null
-                && snapshot(o, i).decision().ejected()
-                && snapshot(o, i).decision().state() == dev.vigil.health.ActiveState.UP
-                && stateOf(o, i).equals("EJECTED"));
-    long ejectedAt = t0 + detect;
+        o -> ejectedWhileUp(o, i));
     timeline.log(
         name(i)
             + " ejected after "
@@ -55,7 +56,21 @@ final class PassiveScenarios extends ScenarioStage {
         detect,
         errors + " consecutive errors",
         true);
+    return t0 + detect;
+  }
 
+  /** Ejected by the runtime while its active state is Up, and shown Ejected in status. */
+  private boolean ejectedWhileUp(Observation o, int i) {
+    BackendSnapshot b = snapshot(o, i);
+    return b != null
+        && b.decision().ejected()
+        && b.decision().state() == dev.vigil.health.ActiveState.UP
+        && stateOf(o, i).equals("EJECTED");
+  }
+
+  /** Backend i healed stays out until its ejection ends, and not much less. */
+  private void backWhenTheEjectionEnds(int i, long ejectedAt) {
+    String ip = DemoCluster.address(i);
     cluster.set(i, Mode.HEALTHY);
     timeline.log("the fix is rolled out to " + name(i) + "; it stays out until its ejection ends");
     long back =
@@ -90,24 +105,26 @@ final class PassiveScenarios extends ScenarioStage {
     while ((long) (n - failing) * 100 >= (long) threshold * n) {
       failing++;
     }
-    Mode[] modes = {Mode.FAILING, Mode.REFUSE, Mode.HANG};
-    List<Integer> victims = new ArrayList<>();
-    for (int k = 0; k < failing; k++) {
-      victims.add(n - 1 - k);
+    List<Integer> victims = lastBackends(failing);
+    panicEntered(victims, threshold);
+    panicExited(victims);
+  }
+
+  /** The last {@code count} backends, last first: the scenarios' victims. */
+  private List<Integer> lastBackends(int count) {
+    List<Integer> last = new ArrayList<>();
+    for (int k = 0; k < count; k++) {
+      last.add(cluster.size() - 1 - k);
     }
-    timeline.log(
-        failing
-            + " of "
-            + n
-            + " backends fail (503, refused, hang): below the "
-            + threshold
-            + "% panic threshold");
-    long t0 = expect.now();
-    for (int k = 0; k < victims.size(); k++) {
-      cluster.set(victims.get(k), modes[k % modes.length]);
-    }
+    return last;
+  }
+
+  /** The victims fail (503, refused, hang): panic publishes every backend ready. */
+  private void panicEntered(List<Integer> victims, int threshold) {
+    int n = cluster.size();
+    long t0 = failBelowThePanicThreshold(victims, threshold);
     Set<String> all = allAddresses();
-    int available = n - failing;
+    int available = n - victims.size();
     long enter =
         expect.within(
             "panic entered with every backend published ready",
@@ -115,7 +132,7 @@ final class PassiveScenarios extends ScenarioStage {
             upper(fall) + slack,
             o -> o.panic() && o.statusPanic() && o.ready().equals(all));
     expect.within(
-        "status shows " + (n - failing) + " available in panic",
+        "status shows " + available + " available in panic",
         t0,
         upper(fall) + 2 * slack,
         o -> o.pool() != null && o.pool().getStatus().getAvailable() == available);
@@ -125,18 +142,40 @@ final class PassiveScenarios extends ScenarioStage {
             + ": all "
             + n
             + " published ready, status "
-            + (n - failing)
+            + available
             + "/"
             + n
             + " available");
     row(
         "panic",
-        (n - failing) + "/" + n + " available: panic, all published",
+        available + "/" + n + " available: panic, all published",
         enter,
         "< " + threshold + "% available, " + configured("fall", fall),
         true);
+  }
 
-    timeline.log("the " + failing + " failing backends heal");
+  /** The victims fail, in turns: 503, connection refused, no answer; returns when they started. */
+  private long failBelowThePanicThreshold(List<Integer> victims, int threshold) {
+    timeline.log(
+        victims.size()
+            + " of "
+            + cluster.size()
+            + " backends fail (503, refused, hang): below the "
+            + threshold
+            + "% panic threshold");
+    long t0 = expect.now();
+    Mode[] modes = {Mode.FAILING, Mode.REFUSE, Mode.HANG};
+    for (int k = 0; k < victims.size(); k++) {
+      cluster.set(victims.get(k), modes[k % modes.length]);
+    }
+    return t0;
+  }
+
+  /** The victims heal: panic ends with every backend available. */
+  private void panicExited(List<Integer> victims) {
+    int n = cluster.size();
+    Set<String> all = allAddresses();
+    timeline.log("the " + victims.size() + " failing backends heal");
     long t1 = expect.now();
     for (int i : victims) {
       cluster.set(i, Mode.HEALTHY);
@@ -161,10 +200,7 @@ final class PassiveScenarios extends ScenarioStage {
     int n = cluster.size();
     int percent = cluster.examples().maxEjectionPercent();
     int allowed = Math.max(0, percent * n / 100);
-    List<Integer> bad = new ArrayList<>();
-    for (int k = 0; k <= allowed; k++) {
-      bad.add(n - 1 - k);
-    }
+    List<Integer> bad = lastBackends(allowed + 1);
     double refusedBefore = cluster.counter("vigil_ejections_refused_total");
     traffic.on(true);
     timeline.log(
@@ -180,6 +216,30 @@ final class PassiveScenarios extends ScenarioStage {
     for (int i : bad) {
       cluster.set(i, Mode.TRAFFIC_FAILS);
     }
+    long refused = refusedByTheCap(bad, allowed, refusedBefore, t0);
+    // Heal at once: with traffic on, an ejection that ends meets new failures and is followed by
+    // a longer one (base x times ejected), so time spent here would only lengthen the wait below.
+    stopTraffic();
+    for (int i : bad) {
+      cluster.set(i, Mode.HEALTHY);
+    }
+    long healedAt = expect.now();
+    long left = longestEjectionLeft(bad);
+    boolean event = refusalEventWritten(t0, refused);
+    row(
+        "cap",
+        allowed + " ejected, 1 refused" + (event ? " (Event EjectionRefused)" : ""),
+        refused,
+        "maxEjectionPercent " + percent + "%",
+        true);
+    allBackWhenTheEjectionsEnd(healedAt, left);
+  }
+
+  /**
+   * Waits until {@code allowed} of the {@code bad} backends are ejected and the cap refused the
+   * next, checks that exactly one failing backend was kept in; returns when, after {@code t0}.
+   */
+  private long refusedByTheCap(List<Integer> bad, int allowed, double refusedBefore, long t0) {
     long refused =
         expect.within(
             allowed + " ejected and the next ejection refused by the cap",
@@ -205,31 +265,25 @@ final class PassiveScenarios extends ScenarioStage {
             + String.join("", stillIn)
             + " REFUSED after "
             + Timeline.millis(refused));
-    // Heal at once: with traffic on, an ejection that ends meets new failures and is followed by
-    // a longer one (base x times ejected), so time spent here would only lengthen the wait below.
-    stopTraffic();
-    for (int i : bad) {
-      cluster.set(i, Mode.HEALTHY);
-    }
-    long healedAt = expect.now();
-    long left = longestEjectionLeft(bad);
-    boolean event = false;
+    return refused;
+  }
+
+  /** Whether the EjectionRefused Event showed; Events are rate-limited, so none is no failure. */
+  private boolean refusalEventWritten(long t0, long refused) {
     try {
       expect.within(
           "an EjectionRefused Event", t0, refused + slack, o -> o.hasEvent("EjectionRefused"));
-      event = true;
       timeline.log("Event EjectionRefused written");
+      return true;
     } catch (Unmet e) {
       timeline.log(
           "no EjectionRefused Event yet (Events are rate-limited per pool); the metric counted it");
+      return false;
     }
-    row(
-        "cap",
-        allowed + " ejected, 1 refused" + (event ? " (Event EjectionRefused)" : ""),
-        refused,
-        "maxEjectionPercent " + percent + "%",
-        true);
+  }
 
+  /** Every backend back in once the longest ejection ({@code left} after healing) has ended. */
+  private void allBackWhenTheEjectionsEnd(long healedAt, long left) {
     Set<String> all = allAddresses();
     timeline.log(
         "healed, traffic off; the longest ejection has " + Timeline.millis(left) + " left");

@@ -1,5 +1,7 @@
 package dev.vigil.replay;
 
+import dev.vigil.flags.FlagParser;
+import dev.vigil.flags.FlagParser.Kind;
 import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.HealthSettingsBuilder;
@@ -13,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import java.util.function.ObjIntConsumer;
+import java.util.function.ObjLongConsumer;
 
 /**
  * {@code vigil replay}: reads the replay line protocol on standard input and answers on standard
@@ -20,8 +24,14 @@ import java.util.function.BiConsumer;
  * would decide. Flags set the decision settings, with docs/design.md §1 defaults.
  */
 public final class ReplayCommand {
-  /** One flag: how it changes the settings builder. */
-  private record Flag(String help, BiConsumer<HealthSettingsBuilder, String> apply) {}
+  /** One flag: how it takes its value and how it changes the settings builder. */
+  private record Flag(String help, Kind kind, Setter set) {}
+
+  /** Sets one flag's value on the builder; the name is for the error of a bad value. */
+  @FunctionalInterface
+  private interface Setter {
+    void set(HealthSettingsBuilder settings, String name, String value);
+  }
 
   private static final Map<String, Flag> FLAGS = flags();
 
@@ -50,61 +60,19 @@ public final class ReplayCommand {
 
   /** A session with the settings the flags give. */
   public static ReplaySession session(List<String> args) {
+    Map<String, String> given = PARSER.parse(args);
     HealthSettingsBuilder settings = HealthSettings.builder();
     DampingFlags damping = new DampingFlags();
-    ExpectedStatuses expected = ExpectedStatuses.DEFAULT;
-    ExpectedStatuses failFast = ExpectedStatuses.NONE;
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (!a.startsWith("--")) {
-        throw new IllegalArgumentException("unexpected argument: " + a);
-      }
-      String name = a.substring(2);
-      String value = null;
-      int eq = name.indexOf('=');
-      if (eq >= 0) {
-        value = name.substring(eq + 1);
-        name = name.substring(0, eq);
-      }
-      if (!FLAGS.containsKey(name)
-          && !name.equals("expected-statuses")
-          && !name.equals("fail-fast-statuses")
-          && !DAMPING_FLAGS.containsKey(name)) {
-        throw new IllegalArgumentException("unknown flag --" + name);
-      }
-      boolean isBoolean = BOOLEAN_FLAGS.contains(name);
-      if (value == null) {
-        boolean hasNext = i + 1 < args.size() && !args.get(i + 1).startsWith("--");
-        if (hasNext) {
-          value = args.get(++i);
-        } else if (isBoolean) {
-          value = "true";
-        } else {
-          throw new IllegalArgumentException("--" + name + " needs a value");
-        }
-      }
-      if (name.equals("expected-statuses")) {
-        expected = ExpectedStatuses.parse("--expected-statuses", value);
-        continue;
-      }
-      if (name.equals("fail-fast-statuses")) {
-        failFast = ExpectedStatuses.parse("--fail-fast-statuses", value);
-        continue;
-      }
-      if (DAMPING_FLAGS.containsKey(name)) {
-        damping.set(name, value);
-        continue;
-      }
-      Flag flag = FLAGS.get(name);
-      if (flag == null) {
-        throw new IllegalArgumentException("unknown flag --" + name);
-      }
-      try {
-        flag.apply().accept(settings, value);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("--" + name + " must be a number, got " + value);
-      }
-    }
+    given.forEach(
+        (name, value) -> {
+          if (FLAGS.containsKey(name)) {
+            setting(settings, name, value);
+          } else if (DAMPING_FLAGS.containsKey(name)) {
+            damping.set(name, value);
+          }
+        });
+    ExpectedStatuses expected = statuses(given, "expected-statuses", ExpectedStatuses.DEFAULT);
+    ExpectedStatuses failFast = statuses(given, "fail-fast-statuses", ExpectedStatuses.NONE);
     try {
       settings.damping(damping.build());
       int shared = failFast.firstShared(expected);
@@ -118,16 +86,38 @@ public final class ReplayCommand {
     }
   }
 
+  /** Applies one of {@link #FLAGS}; a value that is no number is refused naming the flag. */
+  private static void setting(HealthSettingsBuilder settings, String name, String value) {
+    try {
+      FLAGS.get(name).set().set(settings, name, value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + name + " must be a number, got " + value);
+    }
+  }
+
+  /** The statuses {@code --name} gives, or {@code otherwise}. */
+  private static ExpectedStatuses statuses(
+      Map<String, String> given, String name, ExpectedStatuses otherwise) {
+    String value = given.get(name);
+    return value == null ? otherwise : ExpectedStatuses.parse("--" + name, value);
+  }
+
   /**
    * docs/design.md §2.1's replay flags; damping is on when {@code --damping-half-life-ms} is given.
    */
-  private static final Map<String, String> DAMPING_FLAGS =
-      Map.of(
-          "damping-penalty", "merit added per Up<->Down transition (1000)",
-          "damping-suppress", "damped when the merit is above this after a penalty (3000)",
-          "damping-reuse", "released when the decayed merit is at or below this (750)",
-          "damping-half-life-ms", "merit half-life; giving it turns damping on (off)",
-          "damping-max-suppress-ms", "no suppression outlasts this after the last flap (300000)");
+  private static final Map<String, String> DAMPING_FLAGS = dampingFlags();
+
+  private static final FlagParser PARSER = parser();
+
+  private static Map<String, String> dampingFlags() {
+    Map<String, String> f = new LinkedHashMap<>();
+    f.put("damping-penalty", "merit added per Up<->Down transition (1000)");
+    f.put("damping-suppress", "damped when the merit is above this after a penalty (3000)");
+    f.put("damping-reuse", "released when the decayed merit is at or below this (750)");
+    f.put("damping-half-life-ms", "merit half-life; giving it turns damping on (off)");
+    f.put("damping-max-suppress-ms", "no suppression outlasts this after the last flap (300000)");
+    return f;
+  }
 
   /** The damping flags seen so far; defaults from docs/design.md §1. */
   private static final class DampingFlags {
@@ -159,92 +149,118 @@ public final class ReplayCommand {
     }
   }
 
-  private static final List<String> BOOLEAN_FLAGS =
-      List.of("split-local-origin", "always-eject-one", "uneject-on-active-pass", "enforce");
-
-  private static boolean bool(String name, String v) {
-    if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
-      throw new IllegalArgumentException("--" + name + " must be true or false, got " + v);
-    }
-    return Boolean.parseBoolean(v);
+  /**
+   * Every flag and how it takes its value. An unknown flag's error names only it: the run points to
+   * {@code --help}, as a list of twenty-odd flags would push the error off a small screen.
+   */
+  private static FlagParser parser() {
+    Map<String, Kind> kinds = new LinkedHashMap<>();
+    FLAGS.forEach((name, flag) -> kinds.put(name, flag.kind()));
+    kinds.put("expected-statuses", Kind.VALUE);
+    kinds.put("fail-fast-statuses", Kind.VALUE);
+    DAMPING_FLAGS.keySet().forEach(name -> kinds.put(name, Kind.VALUE));
+    return FlagParser.namingOnlyTheUnknownFlag(kinds);
   }
 
+  /** A number flag: its value is parsed as an int. */
+  private static Flag count(String help, ObjIntConsumer<HealthSettingsBuilder> set) {
+    return new Flag(help, Kind.VALUE, (b, name, v) -> set.accept(b, Integer.parseInt(v)));
+  }
+
+  /** A duration flag in milliseconds. */
+  private static Flag millis(String help, ObjLongConsumer<HealthSettingsBuilder> set) {
+    return new Flag(help, Kind.VALUE, (b, name, v) -> set.accept(b, Long.parseLong(v)));
+  }
+
+  /** A switch: alone it means true, else {@code true} or {@code false}. */
+  private static Flag onOff(String help, BiConsumer<HealthSettingsBuilder, Boolean> set) {
+    return new Flag(help, Kind.SWITCH, (b, name, v) -> set.accept(b, FlagParser.bool(name, v)));
+  }
+
+  /** The decision settings' flags, in the order of the usage. */
   private static Map<String, Flag> flags() {
     Map<String, Flag> f = new LinkedHashMap<>();
+    hysteresisAndErrorRunFlags(f);
+    ejectionFlags(f);
+    windowAndPanicFlags(f);
+    return f;
+  }
+
+  /** Active rise and fall; the passive error runs. */
+  private static void hysteresisAndErrorRunFlags(Map<String, Flag> f) {
     f.put(
         "rise",
-        new Flag(
-            "passes in a row that bring a Down backend Up (2)",
-            (b, v) -> b.rise(Integer.parseInt(v))));
+        count("passes in a row that bring a Down backend Up (2)", HealthSettingsBuilder::rise));
     f.put(
         "fall",
-        new Flag(
-            "fails in a row that take an Up backend Down (3)",
-            (b, v) -> b.fall(Integer.parseInt(v))));
+        count("fails in a row that take an Up backend Down (3)", HealthSettingsBuilder::fall));
     f.put(
         "consecutive-errors",
-        new Flag(
+        count(
             "failed requests in a row that eject; 0 = off (5)",
-            (b, v) -> b.consecutiveErrors(Integer.parseInt(v))));
+            HealthSettingsBuilder::consecutiveErrors));
     f.put(
         "consecutive-local-origin-errors",
-        new Flag(
+        count(
             "the same for local-origin errors (5)",
-            (b, v) -> b.consecutiveLocalOriginErrors(Integer.parseInt(v))));
+            HealthSettingsBuilder::consecutiveLocalOriginErrors));
     f.put(
         "split-local-origin",
-        new Flag(
-            "count local-origin errors apart (true)",
-            (b, v) -> b.splitLocalOrigin(bool("split-local-origin", v))));
+        onOff("count local-origin errors apart (true)", HealthSettingsBuilder::splitLocalOrigin));
+  }
+
+  /** How long an ejection lasts, how many at once, and dry runs. */
+  private static void ejectionFlags(Map<String, Flag> f) {
     f.put(
         "base-ejection-ms",
-        new Flag(
+        millis(
             "an ejection lasts this x ejections (30000)",
-            (b, v) -> b.baseEjectionTimeMs(Long.parseLong(v))));
+            HealthSettingsBuilder::baseEjectionTimeMs));
     f.put(
         "max-ejection-ms",
-        new Flag("cap on one ejection (300000)", (b, v) -> b.maxEjectionTimeMs(Long.parseLong(v))));
+        millis("cap on one ejection (300000)", HealthSettingsBuilder::maxEjectionTimeMs));
     f.put(
         "max-ejection-percent",
-        new Flag(
+        count(
             "refuse an ejection that puts more than this share out (10)",
-            (b, v) -> b.maxEjectionPercent(Integer.parseInt(v))));
+            HealthSettingsBuilder::maxEjectionPercent));
     f.put(
         "always-eject-one",
-        new Flag(
+        onOff(
             "allow one ejection whatever the percent (false)",
-            (b, v) -> b.alwaysEjectOne(bool("always-eject-one", v))));
+            HealthSettingsBuilder::alwaysEjectOne));
     f.put(
         "uneject-on-active-pass",
-        new Flag(
+        onOff(
             "a passing probe ends an ejection (false)",
-            (b, v) -> b.unejectOnActivePass(bool("uneject-on-active-pass", v))));
+            HealthSettingsBuilder::unejectOnActivePass));
     f.put(
         "enforce",
-        new Flag(
+        onOff(
             "false = dry run: OUTCOME answers WOULD_EJECT <until-ms> (true)",
-            (b, v) -> b.enforce(bool("enforce", v))));
+            HealthSettingsBuilder::enforce));
+  }
+
+  /** Failures within a window; panic. */
+  private static void windowAndPanicFlags(Map<String, Flag> f) {
     f.put(
         "window-failures",
-        new Flag(
+        count(
             "failed requests within --failure-window-ms that eject; 0 = off (0)",
-            (b, v) -> b.windowFailures(Integer.parseInt(v))));
+            HealthSettingsBuilder::windowFailures));
     f.put(
         "failure-window-ms",
-        new Flag(
-            "the window of --window-failures (10000)",
-            (b, v) -> b.failureWindowMs(Long.parseLong(v))));
+        millis("the window of --window-failures (10000)", HealthSettingsBuilder::failureWindowMs));
     f.put(
         "panic-threshold-percent",
-        new Flag(
+        count(
             "below this share available, publish all; 0 = off (50)",
-            (b, v) -> b.panicThresholdPercent(Integer.parseInt(v))));
+            HealthSettingsBuilder::panicThresholdPercent));
     f.put(
         "panic-exit-percent",
-        new Flag(
+        count(
             "leave panic at or above this share (= threshold)",
-            (b, v) -> b.panicExitPercent(Integer.parseInt(v))));
-    return f;
+            HealthSettingsBuilder::panicExitPercent));
   }
 
   public static String usage() {
@@ -260,15 +276,7 @@ public final class ReplayCommand {
     FLAGS.forEach((name, flag) -> flag(sb, name, flag.help()));
     flag(sb, "expected-statuses", "pass statuses, e.g. 200-399,404 (200-399)");
     flag(sb, "fail-fast-statuses", "statuses that take an Up backend Down at once (none)");
-    for (String name :
-        List.of(
-            "damping-penalty",
-            "damping-suppress",
-            "damping-reuse",
-            "damping-half-life-ms",
-            "damping-max-suppress-ms")) {
-      flag(sb, name, DAMPING_FLAGS.get(name));
-    }
+    DAMPING_FLAGS.forEach((name, help) -> flag(sb, name, help));
     return sb.toString().stripTrailing();
   }
 

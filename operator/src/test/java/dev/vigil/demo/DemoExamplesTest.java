@@ -47,6 +47,17 @@ class DemoExamplesTest {
   }
 
   @Test
+  void dampingScalesWithTheRestAboveItsHalfLifeFloor() throws IOException {
+    DemoExamples slow = DemoExamples.parse(repoExample(), "test", 1);
+    assertThat(slow.damping().getHalfLife()).isEqualTo("10000ms");
+    assertThat(slow.damping().getMaxSuppressTime()).isEqualTo("30000ms");
+    // x0.05: the half-life reaches its 1 s floor; maxSuppressTime keeps its ratio of 3 to it
+    DemoExamples fast = DemoExamples.parse(repoExample(), "test", 50);
+    assertThat(fast.damping().getHalfLife()).isEqualTo("1000ms");
+    assertThat(fast.damping().getMaxSuppressTime()).isEqualTo("3000ms");
+  }
+
+  @Test
   void highSpeedsStopAtTheSmallestIntervalAndKeepTheTimeoutBelowIt() throws IOException {
     DemoExamples ex = DemoExamples.parse(repoExample(), "test", 50);
     assertThat(ex.intervalMs()).isEqualTo(100);
@@ -73,6 +84,13 @@ class DemoExamplesTest {
                 true))
         .isEqualTo(new DemoOptions(1000, "cap", 120_000, 10, true, true));
     assertThat(DemoOptions.parse(List.of("--no-color"), true).color()).isFalse();
+    assertThat(DemoOptions.parse(List.of("--no-color"), true).live()).isTrue();
+    assertThat(DemoOptions.parse(List.of("--plain", "--speed", "2"), true))
+        .isEqualTo(new DemoOptions(6, "tour", 0, 2, false, false));
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--speed", "--plain"), false))
+        .hasMessage("--speed needs a value");
+    assertThatThrownBy(() -> DemoOptions.parse(List.of("--plain=maybe"), false))
+        .hasMessage("--plain must be true or false, got maybe");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--backends", "1001"), false))
         .hasMessage("--backends must be a number from 3 to 1000, got 1001");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--scenario", "chaos"), false))
@@ -81,7 +99,9 @@ class DemoExamplesTest {
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--speed", "0"), false))
         .hasMessageStartingWith("--speed must be");
     assertThatThrownBy(() -> DemoOptions.parse(List.of("--frobnicate"), false))
-        .hasMessageStartingWith("unknown flag --frobnicate");
+        .hasMessage(
+            "unknown flag --frobnicate; known: --backends, --scenario, --duration, --speed,"
+                + " --no-color, --plain");
   }
 
   @Test
