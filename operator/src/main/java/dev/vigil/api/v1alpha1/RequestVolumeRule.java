@@ -7,13 +7,13 @@ import io.fabric8.generator.annotation.Min;
 
 /**
  * What Envoy's two request-count outlier rules ({@link SuccessRateRule}, {@link
- * FailurePercentageRule}) share: which backends qualify to be judged, how many must qualify, and
- * the rule's own dry-run switch. The CRD generator reads these fields into each subclass's schema.
- * The rules' {@code requestVolume} defaults differ (Envoy's 100 and 50), so each subclass passes
- * its own to the constructor and declares it on its {@link #getRequestVolume()} override, where the
+ * FailurePercentageRule}) share beyond {@link OutlierRule}: which backends qualify to be judged,
+ * and how many must qualify. The CRD generator reads these fields into each subclass's schema. The
+ * rules' {@code requestVolume} defaults differ (Envoy's 100 and 50), so each subclass passes its
+ * own to the constructor and declares it on its {@link #getRequestVolume()} override, where the
  * generator reads it as the schema default.
  */
-public abstract class RequestVolumeRule {
+public abstract class RequestVolumeRule extends OutlierRule {
 
   @JsonPropertyDescription(
       "Minimum number of backends with at least requestVolume requests in the sweep interval for this rule to run at all.")
@@ -27,11 +27,6 @@ public abstract class RequestVolumeRule {
   @Min(1)
   @Max(1000000)
   private Integer requestVolume;
-
-  @JsonPropertyDescription(
-      "false makes this rule a dry run: would-be ejections are reported, nobody is ejected.")
-  @Default("true")
-  private Boolean enforce = true;
 
   /**
    * @param defaultRequestVolume the value of the subclass's {@code @Default} on {@link
@@ -56,13 +51,5 @@ public abstract class RequestVolumeRule {
 
   public void setRequestVolume(Integer requestVolume) {
     this.requestVolume = requestVolume;
-  }
-
-  public Boolean getEnforce() {
-    return enforce;
-  }
-
-  public void setEnforce(Boolean enforce) {
-    this.enforce = enforce;
   }
 }
