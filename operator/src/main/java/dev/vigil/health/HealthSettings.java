@@ -187,6 +187,15 @@ public record HealthSettings(
   }
 
   /**
+   * The bounds of what the two request-count rules share (the CRD's {@code RequestVolumeRule}):
+   * {@code <rule>.minimumHosts} 1..10,000 and {@code <rule>.requestVolume} 1..1,000,000.
+   */
+  private static void checkRequestVolume(String rule, int minimumHosts, int requestVolume) {
+    InvalidSettingsException.checkBetween(rule + ".minimumHosts", minimumHosts, 1, 10_000);
+    InvalidSettingsException.checkBetween(rule + ".requestVolume", requestVolume, 1, 1_000_000);
+  }
+
+  /**
    * {@code passive.successRate} (Envoy's success-rate detection): among the backends with at least
    * {@code requestVolume} requests in the sweep interval, when there are at least {@code
    * minimumHosts} of them, eject a backend whose success rate is below {@code mean - stdevFactor x
@@ -195,10 +204,7 @@ public record HealthSettings(
   public record SuccessRate(
       int minimumHosts, int requestVolume, double stdevFactor, boolean enforce) {
     public SuccessRate {
-      InvalidSettingsException.checkBetween(
-          "passive.successRate.minimumHosts", minimumHosts, 1, 10_000);
-      InvalidSettingsException.checkBetween(
-          "passive.successRate.requestVolume", requestVolume, 1, 1_000_000);
+      checkRequestVolume("passive.successRate", minimumHosts, requestVolume);
       if (!(stdevFactor > 0 && stdevFactor <= 10)) {
         throw new InvalidSettingsException(
             "passive.successRate.stdevFactor",
@@ -223,10 +229,7 @@ public record HealthSettings(
     public FailurePercentage {
       InvalidSettingsException.checkBetween(
           "passive.failurePercentage.threshold", threshold, 0, 100);
-      InvalidSettingsException.checkBetween(
-          "passive.failurePercentage.minimumHosts", minimumHosts, 1, 10_000);
-      InvalidSettingsException.checkBetween(
-          "passive.failurePercentage.requestVolume", requestVolume, 1, 1_000_000);
+      checkRequestVolume("passive.failurePercentage", minimumHosts, requestVolume);
     }
 
     /** The CRD's defaults: 85 %, 5 hosts, 50 requests, enforced. */

@@ -89,16 +89,16 @@ public record IntakeLimits(
         64, 20, 40, 1, 10, 32, 5_000);
   }
 
-  /**
-   * The connection gate's limits: the whole request (the intake's own deadline, then the 1 s drain
-   * of an unread body) gets 2 s beyond {@code requestTimeoutMs} before its connection is closed.
-   */
   /** How the intake's reviews are kept and bounded. */
   public dev.vigil.security.Reviews.Policy reviewPolicy() {
     return new dev.vigil.security.Reviews.Policy(
         maxCachedReviews, maxPendingReviews, allowTtlMs, denyTtlMs);
   }
 
+  /**
+   * The connection gate's limits: the whole request (the intake's own deadline, then the 1 s drain
+   * of an unread body) gets 2 s beyond {@code requestTimeoutMs} before its connection is closed.
+   */
   public dev.vigil.security.ConnectionGate.Limits connectionLimits() {
     return new dev.vigil.security.ConnectionGate.Limits(
         maxConnections, maxConnectionsPerSource, headerTimeoutMs, requestTimeoutMs + 2_000);

@@ -10,6 +10,7 @@ import dev.vigil.api.v1alpha1.GrpcCheck;
 import dev.vigil.api.v1alpha1.HealthPolicySpec;
 import dev.vigil.api.v1alpha1.HttpCheck;
 import dev.vigil.api.v1alpha1.HttpHeader;
+import dev.vigil.api.v1alpha1.HttpHeaderMatch;
 import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.api.v1alpha1.PolicyRef;
@@ -22,6 +23,7 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,7 @@ class JavaDefaultsTest {
           ActiveCheck.class,
           HttpCheck.class,
           HttpHeader.class,
+          HttpHeaderMatch.class,
           TcpCheck.class,
           GrpcCheck.class,
           TlsConfig.class,
@@ -56,8 +59,8 @@ class JavaDefaultsTest {
   void everyDefaultAnnotationMatchesTheFieldInitializer() throws Exception {
     for (Class<?> type : SPEC_CLASSES) {
       JsonNode fresh = tree(type.getDeclaredConstructor().newInstance());
-      for (Field field : type.getDeclaredFields()) {
-        Default annotation = field.getAnnotation(Default.class);
+      for (Field field : fields(type)) {
+        Default annotation = schemaDefault(type, field);
         if (annotation == null) {
           continue;
         }
@@ -77,14 +80,14 @@ class JavaDefaultsTest {
   void everyInitializedScalarFieldDeclaresItsDefaultInTheSchema() throws Exception {
     for (Class<?> type : SPEC_CLASSES) {
       Object fresh = type.getDeclaredConstructor().newInstance();
-      for (Field field : type.getDeclaredFields()) {
+      for (Field field : fields(type)) {
         if (Modifier.isStatic(field.getModifiers())
             || Collection.class.isAssignableFrom(field.getType())) {
           continue;
         }
         field.setAccessible(true);
         if (field.get(fresh) != null) {
-          assertThat(field.getAnnotation(Default.class))
+          assertThat(schemaDefault(type, field))
               .as("@Default on %s.%s", type.getSimpleName(), field.getName())
               .isNotNull();
         }
@@ -99,6 +102,36 @@ class JavaDefaultsTest {
     assertThat(spec.effectivePanicExitPercent()).isEqualTo(40);
     spec.setPanicExitPercent(60);
     assertThat(spec.effectivePanicExitPercent()).isEqualTo(60);
+  }
+
+  /**
+   * The fields of {@code type} and of its superclasses (a shared base such as RequestVolumeRule).
+   */
+  private static List<Field> fields(Class<?> type) {
+    List<Field> out = new ArrayList<>();
+    for (Class<?> c = type; c != Object.class; c = c.getSuperclass()) {
+      out.addAll(List.of(c.getDeclaredFields()));
+    }
+    return out;
+  }
+
+  /**
+   * The schema default of a field as {@code type} declares it: on the field, or (where a shared
+   * base leaves the default to each subclass) on {@code type}'s getter, which the CRD generator
+   * reads as well.
+   */
+  private static Default schemaDefault(Class<?> type, Field field) {
+    Default onField = field.getAnnotation(Default.class);
+    if (onField != null || Modifier.isStatic(field.getModifiers())) {
+      return onField;
+    }
+    String name = field.getName();
+    String getter = "get" + Character.toUpperCase(name.charAt(0)) + name.substring(1);
+    try {
+      return type.getMethod(getter).getAnnotation(Default.class);
+    } catch (NoSuchMethodException e) {
+      return null;
+    }
   }
 
   private JsonNode tree(Object value) {

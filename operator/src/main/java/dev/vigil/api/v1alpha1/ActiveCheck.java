@@ -71,8 +71,7 @@ public class ActiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value =
-          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
+      value = ApiFormats.AT_LEAST_100MS_RULE,
       message = "interval must be at least 100ms")
   private String interval = "5s";
 
@@ -81,9 +80,7 @@ public class ActiveCheck {
   @Default("2s")
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
-  @ValidationRule(
-      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) > duration('0s')",
-      message = "timeout must be positive")
+  @ValidationRule(value = ApiFormats.POSITIVE_DURATION_RULE, message = "timeout must be positive")
   private String timeout = "2s";
 
   @JsonPropertyDescription(
@@ -91,8 +88,7 @@ public class ActiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value =
-          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
+      value = ApiFormats.AT_LEAST_100MS_RULE,
       message = "fastInterval must be at least 100ms")
   private String fastInterval;
 
@@ -101,8 +97,7 @@ public class ActiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value =
-          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
+      value = ApiFormats.AT_LEAST_100MS_RULE,
       message = "downInterval must be at least 100ms")
   private String downInterval;
 

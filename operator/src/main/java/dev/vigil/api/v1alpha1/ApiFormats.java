@@ -14,6 +14,28 @@ final class ApiFormats {
    */
   static final String DURATION_CEL = "r'" + DURATION + "'";
 
+  /**
+   * CEL prefix for a rule on a duration field: a value that is no {@link #DURATION} passes the rule
+   * (the schema's pattern reports it), so {@code duration(self)} never sees it.
+   */
+  static final String IF_DURATION = "!self.matches(" + DURATION_CEL + ") || ";
+
+  /** CEL: a duration above zero. */
+  static final String POSITIVE_DURATION_RULE = IF_DURATION + "duration(self) > duration('0s')";
+
+  /** CEL: a duration of at least 100ms, the shortest probe or sweep period. */
+  static final String AT_LEAST_100MS_RULE = IF_DURATION + "duration(self) >= duration('100ms')";
+
+  /** An HTTP status ({@code 200}) or an inclusive range of them ({@code 200-399}), 100..599. */
+  static final String STATUS_RANGE = "^[1-5][0-9]{2}(-[1-5][0-9]{2})?$";
+
+  /** Longest {@link #STATUS_RANGE}. */
+  static final long STATUS_RANGE_MAX_LENGTH = 7;
+
+  /** CEL over a list of {@link #STATUS_RANGE}s: each range has low <= high. */
+  static final String STATUS_RANGES_ORDERED_RULE =
+      "self.all(s, size(s) == 3 || s.substring(0, 3) <= s.substring(4, 7))";
+
   /** Longest duration string accepted; keeps CEL cost estimates low. */
   static final long DURATION_MAX_LENGTH = 32;
 

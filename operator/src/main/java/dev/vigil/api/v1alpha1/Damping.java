@@ -44,7 +44,7 @@ public class Damping {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('1s')",
+      value = ApiFormats.IF_DURATION + "duration(self) >= duration('1s')",
       message = "halfLife must be at least 1s")
   private String halfLife = "60s";
 
@@ -54,7 +54,7 @@ public class Damping {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) > duration('0s')",
+      value = ApiFormats.POSITIVE_DURATION_RULE,
       message = "maxSuppressTime must be positive")
   private String maxSuppressTime = "300s";
 

@@ -8,7 +8,10 @@ import io.fabric8.generator.annotation.Min;
 
 /** Failure-percentage outlier detection: an absolute threshold on the share of failed requests. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class FailurePercentageRule {
+public class FailurePercentageRule extends RequestVolumeRule {
+
+  /** Envoy's {@code failure_percentage_request_volume}. */
+  private static final int DEFAULT_REQUEST_VOLUME = 50;
 
   @JsonPropertyDescription(
       "Eject when more than this percent of a backend's requests in the sweep interval failed.")
@@ -17,24 +20,9 @@ public class FailurePercentageRule {
   @Max(100)
   private Integer threshold = 85;
 
-  @JsonPropertyDescription(
-      "Minimum number of backends with at least requestVolume requests in the sweep interval for this rule to run at all.")
-  @Default("5")
-  @Min(1)
-  @Max(10000)
-  private Integer minimumHosts = 5;
-
-  @JsonPropertyDescription(
-      "Minimum number of requests to a backend in the sweep interval for it to be judged (and to count toward minimumHosts).")
-  @Default("50")
-  @Min(1)
-  @Max(1000000)
-  private Integer requestVolume = 50;
-
-  @JsonPropertyDescription(
-      "false makes this rule a dry run: would-be ejections are reported, nobody is ejected.")
-  @Default("true")
-  private Boolean enforce = true;
+  public FailurePercentageRule() {
+    super(DEFAULT_REQUEST_VOLUME);
+  }
 
   public Integer getThreshold() {
     return threshold;
@@ -44,27 +32,9 @@ public class FailurePercentageRule {
     this.threshold = threshold;
   }
 
-  public Integer getMinimumHosts() {
-    return minimumHosts;
-  }
-
-  public void setMinimumHosts(Integer minimumHosts) {
-    this.minimumHosts = minimumHosts;
-  }
-
+  @Override
+  @Default("" + DEFAULT_REQUEST_VOLUME)
   public Integer getRequestVolume() {
-    return requestVolume;
-  }
-
-  public void setRequestVolume(Integer requestVolume) {
-    this.requestVolume = requestVolume;
-  }
-
-  public Boolean getEnforce() {
-    return enforce;
-  }
-
-  public void setEnforce(Boolean enforce) {
-    this.enforce = enforce;
+    return super.getRequestVolume();
   }
 }

@@ -48,9 +48,10 @@ public class HttpCheck {
   @Default("[\"200-399\"]")
   @Size(min = 1, max = 32)
   @ValidationRule(
-      value = "self.all(s, size(s) == 3 || s.substring(0, 3) <= s.substring(4, 7))",
+      value = ApiFormats.STATUS_RANGES_ORDERED_RULE,
       message = "a status range must be low-high with low <= high, e.g. 200-399")
-  private List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String>
+  private List<
+          @Pattern(ApiFormats.STATUS_RANGE) @Size(max = ApiFormats.STATUS_RANGE_MAX_LENGTH) String>
       expectedStatuses = new ArrayList<>(List.of("200-399"));
 
   @JsonPropertyDescription(
@@ -81,9 +82,11 @@ public class HttpCheck {
       "Statuses that take an Up backend Down at once, whatever fall (as Envoy does for a non-expected status), as codes or inclusive ranges like expectedStatuses; disjoint from expectedStatuses. A Down backend still needs rise passes. Default: none.")
   @Size(max = 32)
   @ValidationRule(
-      value = "self.all(s, size(s) == 3 || s.substring(0, 3) <= s.substring(4, 7))",
+      value = ApiFormats.STATUS_RANGES_ORDERED_RULE,
       message = "a status range must be low-high with low <= high, e.g. 500-599")
-  private List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String> failFastStatuses;
+  private List<
+          @Pattern(ApiFormats.STATUS_RANGE) @Size(max = ApiFormats.STATUS_RANGE_MAX_LENGTH) String>
+      failFastStatuses;
 
   public String getMethod() {
     return method;
@@ -117,13 +120,15 @@ public class HttpCheck {
     this.headers = headers;
   }
 
-  public List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String>
+  public List<
+          @Pattern(ApiFormats.STATUS_RANGE) @Size(max = ApiFormats.STATUS_RANGE_MAX_LENGTH) String>
       getExpectedStatuses() {
     return expectedStatuses;
   }
 
   public void setExpectedStatuses(
-      List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String> expectedStatuses) {
+      List<@Pattern(ApiFormats.STATUS_RANGE) @Size(max = ApiFormats.STATUS_RANGE_MAX_LENGTH) String>
+          expectedStatuses) {
     this.expectedStatuses = expectedStatuses;
   }
 
@@ -159,13 +164,15 @@ public class HttpCheck {
     this.headerMatch = headerMatch;
   }
 
-  public List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String>
+  public List<
+          @Pattern(ApiFormats.STATUS_RANGE) @Size(max = ApiFormats.STATUS_RANGE_MAX_LENGTH) String>
       getFailFastStatuses() {
     return failFastStatuses;
   }
 
   public void setFailFastStatuses(
-      List<@Pattern("^[1-5][0-9]{2}(-[1-5][0-9]{2})?$") @Size(max = 7) String> failFastStatuses) {
+      List<@Pattern(ApiFormats.STATUS_RANGE) @Size(max = ApiFormats.STATUS_RANGE_MAX_LENGTH) String>
+          failFastStatuses) {
     this.failFastStatuses = failFastStatuses;
   }
 }

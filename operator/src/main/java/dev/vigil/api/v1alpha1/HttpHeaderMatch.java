@@ -2,46 +2,30 @@ package dev.vigil.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.generator.annotation.Pattern;
-import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 
 /** One response header an HTTP probe requires ({@code active.http.headerMatch[]}). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class HttpHeaderMatch {
-
-  @JsonPropertyDescription(
-      "Response header that must be present; names compare without regard to case.")
-  @Required
-  @Pattern("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
-  @Size(max = 256)
-  private String name;
-
-  @JsonPropertyDescription(
-      "Optional regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround) that must be found in the header's value (anchor it with ^ and $ for a whole-value match); with several headers of this name one matching value is enough. Absent: presence is enough. Vigil rejects the policy (Accepted=False, reason InvalidPolicy) when RE2 cannot compile it.")
-  @Size(max = 1024)
-  private String value;
+public class HttpHeaderMatch extends HeaderField {
 
   public HttpHeaderMatch() {}
 
   public HttpHeaderMatch(String name, String value) {
-    this.name = name;
-    this.value = value;
+    super(name, value);
   }
 
+  @Override
+  @JsonPropertyDescription(
+      "Response header that must be present; names compare without regard to case.")
   public String getName() {
-    return name;
+    return super.getName();
   }
 
-  public void setName(String name) {
-    this.name = name;
-  }
-
+  @Override
+  @JsonPropertyDescription(
+      "Optional regular expression (RE2 syntax, matched in linear time: no backreferences or lookaround) that must be found in the header's value (anchor it with ^ and $ for a whole-value match); with several headers of this name one matching value is enough. Absent: presence is enough. Vigil rejects the policy (Accepted=False, reason InvalidPolicy) when RE2 cannot compile it.")
+  @Size(max = 1024)
   public String getValue() {
-    return value;
-  }
-
-  public void setValue(String value) {
-    this.value = value;
+    return super.getValue();
   }
 }

@@ -13,7 +13,7 @@ import io.fabric8.generator.annotation.Size;
  * floor.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class LatencyRule {
+public class LatencyRule extends OutlierRule {
 
   @JsonPropertyDescription(
       "Eject when a backend's mean latency in the sweep interval is above factor x the median of the pool's backends (and above floor).")
@@ -35,11 +35,6 @@ public class LatencyRule {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   private String floor = "200ms";
-
-  @JsonPropertyDescription(
-      "false makes this rule a dry run: would-be ejections are reported, nobody is ejected.")
-  @Default("true")
-  private Boolean enforce = true;
 
   public Double getFactor() {
     return factor;
@@ -63,13 +58,5 @@ public class LatencyRule {
 
   public void setFloor(String floor) {
     this.floor = floor;
-  }
-
-  public Boolean getEnforce() {
-    return enforce;
-  }
-
-  public void setEnforce(Boolean enforce) {
-    this.enforce = enforce;
   }
 }

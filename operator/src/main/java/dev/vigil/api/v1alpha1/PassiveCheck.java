@@ -52,7 +52,7 @@ public class PassiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) > duration('0s')",
+      value = ApiFormats.POSITIVE_DURATION_RULE,
       message = "baseEjectionTime must be positive")
   private String baseEjectionTime = "30s";
 
@@ -80,8 +80,7 @@ public class PassiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value =
-          "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('100ms')",
+      value = ApiFormats.AT_LEAST_100MS_RULE,
       message = "sweepInterval must be at least 100ms")
   private String sweepInterval = "10s";
 
@@ -103,7 +102,7 @@ public class PassiveCheck {
   @Pattern(ApiFormats.DURATION)
   @Size(max = ApiFormats.DURATION_MAX_LENGTH)
   @ValidationRule(
-      value = "!self.matches(" + ApiFormats.DURATION_CEL + ") || duration(self) >= duration('1ms')",
+      value = ApiFormats.IF_DURATION + "duration(self) >= duration('1ms')",
       message = "failureWindow must be at least 1ms")
   private String failureWindow = "10s";
 

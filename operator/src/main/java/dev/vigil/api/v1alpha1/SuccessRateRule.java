@@ -8,21 +8,10 @@ import io.fabric8.generator.annotation.Min;
 
 /** Success-rate outlier detection: compares each backend with its peers. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class SuccessRateRule {
+public class SuccessRateRule extends RequestVolumeRule {
 
-  @JsonPropertyDescription(
-      "Minimum number of backends with at least requestVolume requests in the sweep interval for this rule to run at all.")
-  @Default("5")
-  @Min(1)
-  @Max(10000)
-  private Integer minimumHosts = 5;
-
-  @JsonPropertyDescription(
-      "Minimum number of requests to a backend in the sweep interval for it to be judged (and to count toward minimumHosts).")
-  @Default("100")
-  @Min(1)
-  @Max(1000000)
-  private Integer requestVolume = 100;
+  /** Envoy's {@code success_rate_request_volume}. */
+  private static final int DEFAULT_REQUEST_VOLUME = 100;
 
   @JsonPropertyDescription(
       "Eject when a backend's success rate is below mean - stdevFactor x standard deviation of the qualifying backends.")
@@ -31,25 +20,8 @@ public class SuccessRateRule {
   @Max(10)
   private Double stdevFactor = 1.9;
 
-  @JsonPropertyDescription(
-      "false makes this rule a dry run: would-be ejections are reported, nobody is ejected.")
-  @Default("true")
-  private Boolean enforce = true;
-
-  public Integer getMinimumHosts() {
-    return minimumHosts;
-  }
-
-  public void setMinimumHosts(Integer minimumHosts) {
-    this.minimumHosts = minimumHosts;
-  }
-
-  public Integer getRequestVolume() {
-    return requestVolume;
-  }
-
-  public void setRequestVolume(Integer requestVolume) {
-    this.requestVolume = requestVolume;
+  public SuccessRateRule() {
+    super(DEFAULT_REQUEST_VOLUME);
   }
 
   public Double getStdevFactor() {
@@ -60,11 +32,9 @@ public class SuccessRateRule {
     this.stdevFactor = stdevFactor;
   }
 
-  public Boolean getEnforce() {
-    return enforce;
-  }
-
-  public void setEnforce(Boolean enforce) {
-    this.enforce = enforce;
+  @Override
+  @Default("" + DEFAULT_REQUEST_VOLUME)
+  public Integer getRequestVolume() {
+    return super.getRequestVolume();
   }
 }
