@@ -20,6 +20,7 @@ final class ActiveHysteresis {
 
   Transition pass(Backend b, long now, HealthSettings settings) {
     b.failRun = 0;
+    b.confirming = false; // the owner's own verdict is no longer Down
     if (b.passRun != Integer.MAX_VALUE) {
       b.passRun++;
     }
@@ -38,7 +39,8 @@ final class ActiveHysteresis {
     return flip(b, ActiveState.UP, now, settings);
   }
 
-  Transition fail(Backend b, boolean failFast, long now, HealthSettings settings) {
+  Transition fail(
+      Backend b, boolean failFast, long now, HealthSettings settings, Confirmation confirmation) {
     b.passRun = 0;
     if (b.failRun != Integer.MAX_VALUE) {
       b.failRun++;
@@ -49,7 +51,41 @@ final class ActiveHysteresis {
     if (b.state == ActiveState.UP && b.failRun < settings.fall() && !failFast) {
       return Transition.PENDING;
     }
+    if (b.state == ActiveState.UP && confirmation.mode() != Confirmation.Mode.ALONE) {
+      return held(b, confirmation.mode());
+    }
+    b.confirming = false;
     return flip(b, ActiveState.DOWN, now, settings);
+  }
+
+  /** An Up backend whose owner's verdict is Down, when that verdict alone does not decide. */
+  private static Transition held(Backend b, Confirmation.Mode mode) {
+    if (mode == Confirmation.Mode.FREEZE) {
+      return Transition.HELD;
+    }
+    if (b.confirming) {
+      return Transition.PENDING;
+    }
+    b.confirming = true;
+    return Transition.CONFIRM;
+  }
+
+  /**
+   * The voters' answers on a Down verdict out to them (docs/design.md §8 rule 2): Down iff the
+   * owner's and the voters' down votes are more than {@code downPercent} of the deciding voters;
+   * otherwise the backend stays Up with its fail run cleared. Nothing out to the voters: unchanged.
+   */
+  Transition votes(
+      Backend b, int down, int up, long now, HealthSettings settings, Confirmation confirmation) {
+    if (!b.confirming || b.state != ActiveState.UP) {
+      return Transition.UNCHANGED;
+    }
+    b.confirming = false;
+    if (confirmation.down(1 + down, 1 + down + up)) {
+      return flip(b, ActiveState.DOWN, now, settings);
+    }
+    b.failRun = 0;
+    return Transition.UNCHANGED;
   }
 
   /**

@@ -42,6 +42,8 @@ public final class Backend {
   long meritAt;
   boolean damped;
   long releaseAt;
+  // Checker quorum (docs/design.md §8): the owner's Down verdict is out to the voters.
+  boolean confirming;
   // Failures within a window (docs/design.md §2.2): the last windowFailures failure times, made on
   // first
   // use.

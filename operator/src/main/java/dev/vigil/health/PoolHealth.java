@@ -16,7 +16,13 @@ import java.util.Objects;
  *
  * <p>The work is split by concern: {@link ActiveHysteresis} (probe results), {@link PassiveEjector}
  * (outcomes, the cap, deadlines, decay, the statistical rules), {@link FlapDamping}, {@link
- * PoolMembers} and {@link PoolLedger} (counts, panic, version); this class is their one entry.
+ * PoolMembers} and {@link PoolLedger} (counts, panic, version); this class is their one entry,
+ * which is why it is over 400 lines: a facade of short delegating methods, each with its rule.
+ *
+ * <p><b>Checker quorum</b> (docs/design.md §8): with a {@link Confirmation} other than ALONE, an Up
+ * backend whose own verdict turns Down stays Up: {@link Transition#CONFIRM} asks the runtime to
+ * send it to the voters, whose answers come back through {@link #onVotes}; a Suspect, lone owner
+ * ({@link Confirmation#FREEZE}) holds it ({@link Transition#HELD}).
  *
  * <p><b>How ejections end.</b> An ejection ends when {@code now >= ejectedUntil}, checked at the
  * start of every call that takes {@code now}: {@link #onProbeResult}, {@link #onRequestOutcome},
@@ -34,6 +40,7 @@ import java.util.Objects;
  */
 public final class PoolHealth {
   private HealthSettings settings;
+  private Confirmation confirmation = Confirmation.ALONE;
   private final PoolMembers members = new PoolMembers();
   private final PoolLedger ledger = new PoolLedger();
   private final PassiveEjector ejector = new PassiveEjector(ledger);
@@ -122,6 +129,15 @@ public final class PoolHealth {
     ledger.end(settings);
   }
 
+  /** How the owner's Down verdicts decide from now on (docs/design.md §8); ALONE at first. */
+  public void confirmation(Confirmation value) {
+    confirmation = Objects.requireNonNull(value, "confirmation");
+  }
+
+  public Confirmation confirmation() {
+    return confirmation;
+  }
+
   // ---- events ----------------------------------------------------------------------------------
 
   /**
@@ -148,9 +164,37 @@ public final class PoolHealth {
     }
     ledger.begin();
     expire(now);
-    Transition t = pass ? active.pass(b, now, settings) : active.fail(b, failFast, now, settings);
+    Transition t =
+        pass
+            ? active.pass(b, now, settings)
+            : active.fail(b, failFast, now, settings, confirmation);
     ledger.end(settings);
     return t;
+  }
+
+  /**
+   * The voters' answers on the Down verdict that {@link Transition#CONFIRM} sent out
+   * (docs/design.md §8 rule 2): {@code down} and {@code up} voters answered, the others abstained.
+   * CHANGED: confirmed, the backend is Down. UNCHANGED: not confirmed (it stays Up, its fail run
+   * cleared) or nothing was out to the voters (a pass or a restore came first).
+   */
+  public Transition onVotes(Backend b, int down, int up, long now) {
+    if (down < 0 || up < 0) {
+      throw new IllegalArgumentException("votes must be >= 0, got down " + down + ", up " + up);
+    }
+    if (b == null || b.pool != this) {
+      return Transition.UNCHANGED;
+    }
+    ledger.begin();
+    expire(now);
+    Transition t = active.votes(b, down, up, now, settings, confirmation);
+    ledger.end(settings);
+    return t;
+  }
+
+  public Transition onVotes(String id, int down, int up, long now) {
+    Backend b = members.get(id);
+    return b == null ? Transition.UNCHANGED : onVotes(b, down, up, now);
   }
 
   public Transition onProbeResult(String id, boolean pass, long now) {
@@ -310,6 +354,7 @@ public final class PoolHealth {
     b.state = state;
     b.passRun = 0;
     b.failRun = 0;
+    b.confirming = false;
     b.upstreamErrors = 0;
     b.localErrors = 0;
     PassiveEjector.clearWindow(b);

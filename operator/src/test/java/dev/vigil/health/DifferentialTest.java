@@ -86,6 +86,9 @@ class DifferentialTest {
     assertThat(totals.failFastDowns)
         .as("fail-fast statuses took Up backends Down")
         .isGreaterThan(100);
+    assertThat(totals.confirmedDowns).as("Downs the voters confirmed").isGreaterThan(100);
+    assertThat(totals.unconfirmedDowns).as("Downs the voters did not confirm").isGreaterThan(100);
+    assertThat(totals.heldDowns).as("Downs held by a suspect, lone owner").isGreaterThan(100);
     assertThat(totals.windowDecisions)
         .as("the failures-within-a-window rule decided ejections")
         .isGreaterThan(100);
@@ -110,6 +113,9 @@ class DifferentialTest {
     long releases;
     int failFastDowns;
     int windowDecisions;
+    int confirmedDowns;
+    int unconfirmedDowns;
+    int heldDowns;
 
     @Override
     public String toString() {
@@ -134,7 +140,13 @@ class DifferentialTest {
           + ", fail-fast downs "
           + failFastDowns
           + ", window-rule decisions "
-          + windowDecisions;
+          + windowDecisions
+          + ", votes confirmed / not confirmed / held "
+          + confirmedDowns
+          + " / "
+          + unconfirmedDowns
+          + " / "
+          + heldDowns;
     }
   }
 
@@ -190,6 +202,7 @@ class DifferentialTest {
       for (int i = 0; i < size; i++) {
         addOne();
       }
+      confirm(randomConfirmation());
       lastVersion = pool.version();
       lastPublished = ref.published();
       compare("setup");
@@ -228,6 +241,9 @@ class DifferentialTest {
       }
       String id = pick();
       boolean byHandle = r.nextBoolean();
+      if (roll >= 350 && roll < 380) {
+        return votes(byHandle);
+      }
       if (roll < 380) {
         boolean pass = r.nextInt(100) < (r.nextBoolean() ? 80 : 30);
         boolean failFast =
@@ -247,6 +263,9 @@ class DifferentialTest {
         Transition want = ref.probe(id, pass, failFast, now);
         if (failFast && !pass && want == Transition.CHANGED) {
           totals.failFastDowns++;
+        }
+        if (want == Transition.HELD) {
+          totals.heldDowns++;
         }
         return check(
             "probe " + id + " " + pass + (failFast ? " failFast" : "") + " @" + now, got, want);
@@ -342,6 +361,11 @@ class DifferentialTest {
         ref.restore(id, state, multiplier, until, ds, now);
         totals.restores++;
         return "restore " + id + " " + state + " m=" + multiplier + " until=" + until + " " + ds;
+      }
+      if (roll < 992) {
+        Confirmation c = randomConfirmation();
+        confirm(c);
+        return "confirmation " + c;
       }
       if (roll < 994) {
         boolean value = r.nextBoolean();
@@ -467,6 +491,9 @@ class DifferentialTest {
           if (!v.equals(w)) {
             fail(event, "backend " + v + ", reference " + w);
           }
+          if (handle(id).confirming != ref.members.get(id).confirming) {
+            fail(event, "confirming of " + id + " " + handle(id).confirming);
+          }
           if (handle(id).phase() != ref.members.get(id).phase() || v.phase() != w.phase()) {
             fail(event, "phase of " + id + " " + handle(id).phase());
           }
@@ -497,6 +524,48 @@ class DifferentialTest {
               + settings
               + "\nlast events "
               + log);
+    }
+
+    /**
+     * Checker quorum (docs/design.md §8): the answers of the voters to a Down verdict out to them,
+     * for a backend whose verdict is out when there is one (else any, which must change nothing).
+     */
+    private String votes(boolean byHandle) {
+      List<String> out =
+          ref.members.values().stream().filter(m -> m.confirming).map(m -> m.id).toList();
+      String id = out.isEmpty() || r.nextInt(4) == 0 ? pick() : out.get(r.nextInt(out.size()));
+      int down = r.nextInt(3);
+      int up = r.nextInt(3);
+      Transition want = ref.votes(id, down, up, now);
+      boolean wasOut = ref.members.get(id) != null && out.contains(id);
+      Transition got =
+          byHandle ? pool.onVotes(handle(id), down, up, now) : pool.onVotes(id, down, up, now);
+      if (wasOut) {
+        if (want == Transition.CHANGED) {
+          totals.confirmedDowns++;
+        } else {
+          totals.unconfirmedDowns++;
+        }
+      }
+      return check("votes " + id + " down " + down + " up " + up + " @" + now, got, want);
+    }
+
+    /** ALONE half the time (today's rule), else a vote with a drawn threshold, or a freeze. */
+    private Confirmation randomConfirmation() {
+      int roll = r.nextInt(20);
+      if (roll < 10) {
+        return Confirmation.ALONE;
+      }
+      if (roll < 17) {
+        int[] percents = {0, 33, 50, 50, 66, 99, r.nextInt(100)};
+        return Confirmation.vote(percents[r.nextInt(percents.length)]);
+      }
+      return Confirmation.FREEZE;
+    }
+
+    private void confirm(Confirmation c) {
+      pool.confirmation(c);
+      ref.confirmation = c;
     }
 
     private HealthSettings randomSettings() {

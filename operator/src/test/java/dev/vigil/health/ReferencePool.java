@@ -38,6 +38,8 @@ final class ReferencePool {
     double merit;
     long meritAt;
     boolean damped;
+    // Checker quorum (docs/design.md §8): the owner's Down verdict is out to the voters.
+    boolean confirming;
     // Failures within a window (docs/design.md §2.2): every counted failure since the window was
     // emptied.
     final List<Long> failures = new ArrayList<>();
@@ -93,6 +95,7 @@ final class ReferencePool {
 
   final Map<String, Member> members = new LinkedHashMap<>();
   HealthSettings settings;
+  Confirmation confirmation = Confirmation.ALONE;
   boolean panic;
   long refused;
   long wouldEject;
@@ -242,6 +245,7 @@ final class ReferencePool {
     Transition t;
     if (pass) {
       m.failRun = 0;
+      m.confirming = false;
       m.passRun++;
       if (m.ejected && settings.unejectOnActivePass()) {
         m.ejected = false;
@@ -265,12 +269,42 @@ final class ReferencePool {
         t = Transition.UNCHANGED;
       } else if (m.state == ActiveState.UP && m.failRun < settings.fall() && !failFast) {
         t = Transition.PENDING;
+      } else if (m.state == ActiveState.UP && confirmation.mode() == Confirmation.Mode.FREEZE) {
+        t = Transition.HELD;
+      } else if (m.state == ActiveState.UP && confirmation.mode() == Confirmation.Mode.VOTE) {
+        t = m.confirming ? Transition.PENDING : Transition.CONFIRM;
+        m.confirming = true;
       } else {
+        m.confirming = false;
         if (m.state == ActiveState.UP) {
           flap(m, now);
         }
         m.state = ActiveState.DOWN;
         t = Transition.CHANGED;
+      }
+    }
+    settle();
+    return t;
+  }
+
+  /** docs/design.md §8 rule 2, counted out in full. */
+  Transition votes(String id, int down, int up, long now) {
+    Member m = members.get(id);
+    if (m == null) {
+      return Transition.UNCHANGED;
+    }
+    expire(now);
+    Transition t = Transition.UNCHANGED;
+    if (m.confirming && m.state == ActiveState.UP) {
+      m.confirming = false;
+      int downVotes = 1 + down;
+      int deciding = 1 + down + up;
+      if (downVotes * 100 > confirmation.downPercent() * deciding) {
+        flap(m, now);
+        m.state = ActiveState.DOWN;
+        t = Transition.CHANGED;
+      } else {
+        m.failRun = 0;
       }
     }
     settle();
@@ -567,6 +601,7 @@ final class ReferencePool {
     m.state = state;
     m.passRun = 0;
     m.failRun = 0;
+    m.confirming = false;
     m.upstreamErrors = 0;
     m.localErrors = 0;
     m.failures.clear();
