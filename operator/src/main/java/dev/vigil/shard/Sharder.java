@@ -78,11 +78,8 @@ public final class Sharder {
   private ScheduledFuture<?> task;
   private volatile int liveShards;
 
-  /** The clock when the last round ended, or -1 before the first. */
-  private long lastRoundEnd = -1;
-
-  /** No shard is fenced before this (after this process stood still; see {@link #round()}). */
-  private long fenceNotBefore;
+  /** Whether expired Leases wait, after this process stood still (round thread only). */
+  private final FencingHold hold;
 
   /**
    * @param namespaces the pools' namespaces; empty: all
@@ -118,6 +115,7 @@ public final class Sharder {
     this.clock = clock;
     this.planner = new ShardPlanner(config.movesPerMinuteFraction());
     this.ringLeases = new RingLeases(client, budget, config);
+    this.hold = new FencingHold(config);
     this.moves =
         counter(
             meters,
@@ -253,8 +251,7 @@ public final class Sharder {
     }
     long now = clock.getAsLong();
     Map<String, ShardState> shards = shardStates(now);
-    holdFencingAfterStandstill(now);
-    if (now < fenceNotBefore) {
+    if (hold.holds(now)) {
       shards.replaceAll((shard, state) -> state == ShardState.EXPIRED ? ShardState.LIVE : state);
     }
     liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
@@ -270,32 +267,8 @@ public final class Sharder {
       actions.addAll(moves);
     }
     ringLeases.forgetGone(leases.getStore().list(), shards, current.values(), now);
-    lastRoundEnd = clock.getAsLong();
+    hold.roundEnded(clock.getAsLong());
     return actions;
-  }
-
-  /**
-   * Rounds follow each other ROUND_MS apart. A longer gap means this process, or its node, stood
-   * still (a GC pause, a starved or frozen VM): every replica on that node, and any renewal in
-   * flight to a stalled API server, may have missed its Lease just as this one did. Fencing them
-   * all at once would stop every replica (a CI run of ShardingE2E: 17 s of nothing, then the
-   * sharder fenced all three replicas, itself included). So after such a gap the replicas get one
-   * renew deadline to renew before an expired Lease is fenced; a replica that is really gone is
-   * fenced that much later.
-   */
-  private void holdFencingAfterStandstill(long now) {
-    if (lastRoundEnd < 0) {
-      // A sharder just elected has watched the Leases for no time: after a freeze that also cost
-      // the last leader its election, renewals may be about to land. It fences nothing at first.
-      fenceNotBefore = now + config.renewDeadlineMs();
-    } else if (now - lastRoundEnd > config.renewPeriod().toMillis()) {
-      fenceNotBefore = now + config.renewDeadlineMs();
-      LOG.info(
-          "sharder: {} ms since its last round (this process stood still): expired shard Leases"
-              + " are not fenced for {} ms, so their replicas can renew first",
-          now - lastRoundEnd,
-          config.renewDeadlineMs());
-    }
   }
 
   /** Every cached pool's placement, a pending write's placement over the cached one. */
