@@ -103,13 +103,7 @@ public final class PoolSources {
         StorePerInformer.of(
             InformerEventSourceConfiguration.from(Pod.class, BackendPool.class)
                 .withName("pods")
-                .withSecondaryToPrimaryMapper(
-                    pod ->
-                        poolsWhere(
-                            pod.getMetadata().getNamespace(),
-                            pool ->
-                                LabelSelectors.matches(
-                                    pool.getSpec().getSelector(), pod.getMetadata().getLabels())))
+                .withSecondaryToPrimaryMapper(this::poolsSelecting)
                 .build(),
             () -> new TransformingItemStore<>(PodProjection::of)),
         context);
@@ -239,14 +233,17 @@ public final class PoolSources {
   private Set<ResourceID> poolsOnNode(Node node) {
     Set<ResourceID> out = new java.util.HashSet<>();
     for (Pod pod : pods.byIndex(POD_NODE, node.getMetadata().getName())) {
-      out.addAll(
-          poolsWhere(
-              pod.getMetadata().getNamespace(),
-              pool ->
-                  LabelSelectors.matches(
-                      pool.getSpec().getSelector(), pod.getMetadata().getLabels())));
+      out.addAll(poolsSelecting(pod));
     }
     return out;
+  }
+
+  /** The pools whose selector matches this Pod's labels. */
+  private Set<ResourceID> poolsSelecting(Pod pod) {
+    return poolsWhere(
+        pod.getMetadata().getNamespace(),
+        pool ->
+            LabelSelectors.matches(pool.getSpec().getSelector(), pod.getMetadata().getLabels()));
   }
 
   private Set<ResourceID> poolsWhere(
