@@ -44,13 +44,7 @@ final class OpsWiring {
       Lifecycle lifecycle) {
     OperatorConfig config = o.config;
     OperatorConfig.Metrics metrics = config.metrics();
-    server =
-        new OpsServer(
-            o.vertx,
-            prometheus,
-            new PoolGauges(runtimes::all, registry),
-            new Heartbeat(o.vertx, System::nanoTime, HEARTBEAT_STALE_MS).start(),
-            readiness);
+    server = opsServer(o, prometheus, registry, runtimes, readiness);
     lifecycle.on(
         Stage.SERVING,
         "the ops server",
@@ -64,6 +58,25 @@ final class OpsWiring {
     if (metrics.auth()) {
       server.secure(certificate, Fabric8Reviewer.forApiServer(o.client));
     }
+    listen(metrics);
+  }
+
+  private static OpsServer opsServer(
+      StartOptions o,
+      PrometheusMeterRegistry prometheus,
+      MeterRegistry registry,
+      PoolRuntimes runtimes,
+      Readiness readiness) {
+    return new OpsServer(
+        o.vertx,
+        prometheus,
+        new PoolGauges(runtimes::all, registry),
+        new Heartbeat(o.vertx, System::nanoTime, HEARTBEAT_STALE_MS).start(),
+        readiness);
+  }
+
+  /** Listens on the metrics port and, if set, the health port; a port in use names its flag. */
+  private void listen(OperatorConfig.Metrics metrics) {
     int port =
         Lifecycle.awaitStarted(server.listen(metrics.port()), "--metrics-port " + metrics.port());
     int healthPort = -1;

@@ -9,6 +9,7 @@ import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.shard.ShardOwner;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetricsV2;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Set;
@@ -39,16 +40,7 @@ final class ReconcileWiring {
       Lifecycle lifecycle) {
     OperatorConfig config = o.config;
     boolean sharded = sharding.enabled();
-    BackendPoolReconciler pools =
-        new BackendPoolReconciler(
-            runtimes,
-            publishing.sources,
-            publishers.pools(),
-            publishers.status,
-            publishers.slices,
-            o.clock,
-            sharding.handoff,
-            config.floors());
+    BackendPoolReconciler pools = poolReconciler(o, runtimes, publishing, publishers, sharding);
     if (sharded) {
       publishers.status.ownedBy(sharding.identity());
     }
@@ -57,23 +49,39 @@ final class ReconcileWiring {
     leaderLease = electsLeader(config) ? leaderLease(o, publishing.budget, lifecycle) : null;
     operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
     Set<String> namespaces = config.namespaces();
-    operator.register(
-        policies,
-        c -> {
-          if (!namespaces.isEmpty()) {
-            c.settingNamespaces(namespaces);
-          }
-        });
+    operator.register(policies, c -> watching(c, namespaces));
     operator.register(
         pools,
         c -> {
-          if (!namespaces.isEmpty()) {
-            c.settingNamespaces(namespaces);
-          }
+          watching(c, namespaces);
           if (sharded) {
             ShardOwner.configure(c, sharding.identity());
           }
         });
+  }
+
+  private static BackendPoolReconciler poolReconciler(
+      StartOptions o,
+      PoolRuntimes runtimes,
+      PublishingWiring publishing,
+      PublishingWiring.Publishers publishers,
+      ShardingWiring sharding) {
+    return new BackendPoolReconciler(
+        runtimes,
+        publishing.sources,
+        publishers.pools(),
+        publishers.status,
+        publishers.slices,
+        o.clock,
+        sharding.handoff,
+        o.config.floors());
+  }
+
+  /** A controller watches the configured namespaces; none configured: all. */
+  private static void watching(ControllerConfigurationOverrider<?> c, Set<String> namespaces) {
+    if (!namespaces.isEmpty()) {
+      c.settingNamespaces(namespaces);
+    }
   }
 
   /**

@@ -39,32 +39,13 @@ final class ShardingWiring {
       PoolRuntimes runtimes,
       MeterRegistry registry,
       Lifecycle lifecycle) {
-    OperatorConfig config = o.config;
-    shards = config.shards();
+    shards = o.config.shards();
     if (!shards.enabled()) {
       ring = null;
       handoff = null;
       return;
     }
-    ring =
-        new ShardRing(
-            o.client,
-            budget,
-            shards,
-            new ShardRing.Leader(
-                config.leader().leaseName(),
-                o.election.leaseDuration(),
-                o.election.renewDeadline(),
-                o.election.retryPeriod()),
-            config.namespaces(),
-            o.clock,
-            registry,
-            () -> {
-              LOG.warn("shard Lease lost: this replica stops probing and writing");
-              leadership.fenced();
-              runtimes.closeAll();
-              o.onFenced.run();
-            });
+    ring = shardRing(o, budget, registry, () -> fenced(o, leadership, runtimes));
     lifecycle.on(Stage.LEASES, "the shard Lease", ring::close);
     gauges(runtimes, registry);
     handoff =
@@ -75,6 +56,32 @@ final class ShardingWiring {
             ring::state,
             o.clock,
             shards.leaseDurationMs());
+  }
+
+  /** This replica's shard Lease and the ring the leader shards over; {@code onLost} when fenced. */
+  private ShardRing shardRing(
+      StartOptions o, WriteBudget budget, MeterRegistry registry, Runnable onLost) {
+    return new ShardRing(
+        o.client,
+        budget,
+        shards,
+        new ShardRing.Leader(
+            o.config.leader().leaseName(),
+            o.election.leaseDuration(),
+            o.election.renewDeadline(),
+            o.election.retryPeriod()),
+        o.config.namespaces(),
+        o.clock,
+        registry,
+        onLost);
+  }
+
+  /** The shard Lease is lost: stop probing and writing, then {@code onFenced}. */
+  private static void fenced(StartOptions o, Leadership leadership, PoolRuntimes runtimes) {
+    LOG.warn("shard Lease lost: this replica stops probing and writing");
+    leadership.fenced();
+    runtimes.closeAll();
+    o.onFenced.run();
   }
 
   /** Per shard: each replica's /metrics shows its own share (probes/s: rate of vigil_probes). */

@@ -130,8 +130,24 @@ public final class EndpointSliceDesired {
       String addressType,
       List<PublishedEndpoint> endpoints,
       List<EndpointSlice> current) {
-    int max = target.maxEndpointsPerSlice();
     Map<String, Integer> previousSlice = new HashMap<>();
+    TreeMap<Integer, Placed> placed = currentSlices(target, addressType, current, previousSlice);
+    List<Unplaced> unplaced = keepInPreviousSlice(target, endpoints, previousSlice, placed);
+    for (Unplaced e : unplaced) {
+      placeNew(target.maxEndpointsPerSlice(), e, placed);
+    }
+    return withoutEmptySlices(placed);
+  }
+
+  /** An endpoint not kept in its previous slice, with its slice ports. */
+  private record Unplaced(PublishedEndpoint endpoint, List<EndpointPort> ports) {}
+
+  /** The current slices of this family, empty, by index; notes where each held an address. */
+  private static TreeMap<Integer, Placed> currentSlices(
+      SliceTarget target,
+      String addressType,
+      List<EndpointSlice> current,
+      Map<String, Integer> previousSlice) {
     TreeMap<Integer, Placed> placed = new TreeMap<>();
     for (EndpointSlice slice : current) {
       int index = previousSlice(target, addressType, slice, previousSlice);
@@ -140,39 +156,60 @@ public final class EndpointSliceDesired {
         placed.putIfAbsent(index, new Placed(ports, new ArrayList<>()));
       }
     }
-    List<PublishedEndpoint> unplaced = new ArrayList<>();
-    Map<PublishedEndpoint, List<EndpointPort>> portsOf = new HashMap<>();
+    return placed;
+  }
+
+  /**
+   * Puts each endpoint, by address, back in the slice that held it while that slice has its port
+   * set and room; returns the others, in address order.
+   */
+  private static List<Unplaced> keepInPreviousSlice(
+      SliceTarget target,
+      List<PublishedEndpoint> endpoints,
+      Map<String, Integer> previousSlice,
+      Map<Integer, Placed> placed) {
+    List<Unplaced> unplaced = new ArrayList<>();
     List<PublishedEndpoint> sorted = new ArrayList<>(endpoints);
     sorted.sort(Comparator.comparing(PublishedEndpoint::ip));
     for (PublishedEndpoint e : sorted) {
       List<EndpointPort> ports = portsOf(target, e);
-      portsOf.put(e, ports);
       Integer index = previousSlice.get(e.ip());
       Placed slice = index == null ? null : placed.get(index);
-      if (slice != null && slice.ports().equals(ports) && slice.endpoints().size() < max) {
+      if (slice != null
+          && slice.ports().equals(ports)
+          && slice.endpoints().size() < target.maxEndpointsPerSlice()) {
         slice.endpoints().add(e);
       } else {
-        unplaced.add(e);
+        unplaced.add(new Unplaced(e, ports));
       }
     }
-    for (PublishedEndpoint e : unplaced) {
-      List<EndpointPort> ports = portsOf.get(e);
-      Integer index = null;
-      for (Map.Entry<Integer, Placed> slice : placed.entrySet()) {
-        if (slice.getValue().ports().equals(ports) && slice.getValue().endpoints().size() < max) {
-          index = slice.getKey();
-          break;
-        }
+    return unplaced;
+  }
+
+  /**
+   * Into the lowest-numbered slice of its port set with room, else a new one at the lowest free
+   * index.
+   */
+  private static void placeNew(int max, Unplaced e, TreeMap<Integer, Placed> placed) {
+    Integer index = null;
+    for (Map.Entry<Integer, Placed> slice : placed.entrySet()) {
+      if (slice.getValue().ports().equals(e.ports()) && slice.getValue().endpoints().size() < max) {
+        index = slice.getKey();
+        break;
       }
-      if (index == null) {
-        index = 0;
-        while (placed.containsKey(index)) {
-          index++;
-        }
-        placed.put(index, new Placed(ports, new ArrayList<>()));
-      }
-      placed.get(index).endpoints().add(e);
     }
+    if (index == null) {
+      index = 0;
+      while (placed.containsKey(index)) {
+        index++;
+      }
+      placed.put(index, new Placed(e.ports(), new ArrayList<>()));
+    }
+    placed.get(index).endpoints().add(e.endpoint());
+  }
+
+  /** The slices with endpoints, each sorted by address; a slice that emptied goes. */
+  private static Map<Integer, Placed> withoutEmptySlices(TreeMap<Integer, Placed> placed) {
     Map<Integer, Placed> out = new LinkedHashMap<>();
     placed.forEach(
         (i, slice) -> {

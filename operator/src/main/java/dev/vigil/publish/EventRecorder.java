@@ -108,6 +108,20 @@ public final class EventRecorder {
 
   /** Emits what was recorded since the last flush; returns how many Events went out. */
   public int flush(long nowMs) {
+    int emitted = 0;
+    for (List<Recorded> group : drainGroups().values()) {
+      if (emit(group, nowMs)) {
+        emitted++;
+      }
+    }
+    for (String pool; (pool = forgotten.poll()) != null; ) {
+      budgets.remove(pool);
+    }
+    return emitted;
+  }
+
+  /** What was recorded and repeated since the last flush, grouped by pool and reason. */
+  private Map<Key, List<Recorded>> drainGroups() {
     Map<Key, List<Recorded>> groups = new LinkedHashMap<>();
     for (Recorded r; (r = queue.poll()) != null; ) {
       groups
@@ -125,31 +139,29 @@ public final class EventRecorder {
             .add(new Recorded(r.pool, k.reason(), k.subject(), r.message, n));
       }
     }
-    int emitted = 0;
-    for (List<Recorded> group : groups.values()) {
-      Recorded first = group.get(0);
-      Budget budget =
-          budgets.computeIfAbsent(
-              first.pool().getNamespace() + "/" + first.pool().getName(), k -> new Budget());
-      if (nowMs - budget.windowStart >= windowMs) {
-        budget.windowStart = nowMs;
-        budget.used = 0;
-      }
-      int times = group.stream().mapToInt(Recorded::times).sum();
-      if (budget.used >= burst) {
-        budget.suppressed += times;
-        continue;
-      }
-      budget.used++;
-      String message = message(group, budget.suppressed);
-      budget.suppressed = 0;
-      sink.accept(event(first, times, message, nowMs));
-      emitted++;
+    return groups;
+  }
+
+  /** Hands one group's Event to the sink if the pool's budget allows; else counts it held back. */
+  private boolean emit(List<Recorded> group, long nowMs) {
+    Recorded first = group.get(0);
+    Budget budget =
+        budgets.computeIfAbsent(
+            first.pool().getNamespace() + "/" + first.pool().getName(), k -> new Budget());
+    if (nowMs - budget.windowStart >= windowMs) {
+      budget.windowStart = nowMs;
+      budget.used = 0;
     }
-    for (String pool; (pool = forgotten.poll()) != null; ) {
-      budgets.remove(pool);
+    int times = group.stream().mapToInt(Recorded::times).sum();
+    if (budget.used >= burst) {
+      budget.suppressed += times;
+      return false;
     }
-    return emitted;
+    budget.used++;
+    String message = message(group, budget.suppressed);
+    budget.suppressed = 0;
+    sink.accept(event(first, times, message, nowMs));
+    return true;
   }
 
   /**
@@ -174,34 +186,11 @@ public final class EventRecorder {
       latest.put(subject, r.message());
       times.merge(subject, r.times(), Integer::sum);
     }
-    int total = group.stream().mapToInt(Recorded::times).sum();
     StringBuilder sb = new StringBuilder();
     if (latest.size() == 1) {
-      Recorded r = group.get(group.size() - 1);
-      sb.append(r.subject() == null ? r.message() : r.subject() + ": " + r.message());
-      if (total > 1) {
-        sb.append(" (").append(total).append(" times)");
-      }
+      oneSubject(sb, group);
     } else {
-      sb.append(latest.size()).append(" backends: ");
-      int shown = 0;
-      for (Map.Entry<String, String> e : latest.entrySet()) {
-        if (shown == NAMES_PER_EVENT) {
-          break;
-        }
-        if (shown++ > 0) {
-          sb.append(", ");
-        }
-        int n = times.get(e.getKey());
-        sb.append(e.getKey())
-            .append(" (")
-            .append(e.getValue())
-            .append(n > 1 ? ", " + n + " times" : "")
-            .append(')');
-      }
-      if (latest.size() > shown) {
-        sb.append(" and ").append(latest.size() - shown).append(" more");
-      }
+      manySubjects(sb, latest, times);
     }
     if (suppressedBefore > 0) {
       sb.append("; ")
@@ -209,6 +198,43 @@ public final class EventRecorder {
           .append(" earlier transitions not reported (rate limit)");
     }
     return sb.length() > 1024 ? sb.substring(0, 1021) + "..." : sb.toString();
+  }
+
+  /** One backend (or the pool): its latest record, and how many times it was recorded. */
+  private static void oneSubject(StringBuilder sb, List<Recorded> group) {
+    int total = group.stream().mapToInt(Recorded::times).sum();
+    Recorded r = group.get(group.size() - 1);
+    sb.append(r.subject() == null ? r.message() : r.subject() + ": " + r.message());
+    if (total > 1) {
+      sb.append(" (").append(total).append(" times)");
+    }
+  }
+
+  /**
+   * Several: how many, the first {@link #NAMES_PER_EVENT} with their latest reason and count, and
+   * how many more.
+   */
+  private static void manySubjects(
+      StringBuilder sb, Map<String, String> latest, Map<String, Integer> times) {
+    sb.append(latest.size()).append(" backends: ");
+    int shown = 0;
+    for (Map.Entry<String, String> e : latest.entrySet()) {
+      if (shown == NAMES_PER_EVENT) {
+        break;
+      }
+      if (shown++ > 0) {
+        sb.append(", ");
+      }
+      int n = times.get(e.getKey());
+      sb.append(e.getKey())
+          .append(" (")
+          .append(e.getValue())
+          .append(n > 1 ? ", " + n + " times" : "")
+          .append(')');
+    }
+    if (latest.size() > shown) {
+      sb.append(" and ").append(latest.size() - shown).append(" more");
+    }
   }
 
   private Event event(Recorded first, int count, String message, long nowMs) {

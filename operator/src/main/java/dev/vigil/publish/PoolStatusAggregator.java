@@ -46,39 +46,50 @@ public final class PoolStatusAggregator {
     status.setPolicy(policy);
     ConditionSet conditions =
         new ConditionSet(previous == null ? null : previous.getConditions(), now, generation);
-    if (view == null) {
-      status.setTotal(0);
-      status.setAvailable(0);
-      status.setDown(0);
-      status.setEjected(0);
-      status.setPanic(false);
-      status.setAvailability("0/0");
-      status.setBackends(List.of());
-      if (previous != null) {
-        // Fail static: keep showing what was last known about the backends.
-        status.setTotal(previous.getTotal());
-        status.setAvailable(previous.getAvailable());
-        status.setDown(previous.getDown());
-        status.setEjected(previous.getEjected());
-        status.setPanic(previous.getPanic());
-        status.setAvailability(previous.getAvailability());
-        status.setBackends(previous.getBackends());
-      }
+    if (view != null) {
+      countsObserved(status, view);
+    } else if (previous != null) {
+      countsKept(status, previous);
     } else {
-      AvailabilitySnapshot.Counts c = view.snapshot().counts();
-      status.setTotal(c.total());
-      status.setAvailable(c.available());
-      status.setDown(c.down());
-      status.setEjected(c.ejected());
-      status.setPanic(view.snapshot().panic());
-      status.setAvailability(c.available() + "/" + c.total());
-      status.setBackends(backends(view));
+      countsNone(status);
     }
     readyCondition(conditions, view, problem);
     panicCondition(conditions, view);
     degradedCondition(conditions, view);
     status.setConditions(conditions.build());
     return status;
+  }
+
+  private static void countsObserved(BackendPoolStatus status, PoolView view) {
+    AvailabilitySnapshot.Counts c = view.snapshot().counts();
+    status.setTotal(c.total());
+    status.setAvailable(c.available());
+    status.setDown(c.down());
+    status.setEjected(c.ejected());
+    status.setPanic(view.snapshot().panic());
+    status.setAvailability(c.available() + "/" + c.total());
+    status.setBackends(backends(view));
+  }
+
+  /** Fail static: with no view, keep showing what was last known about the backends. */
+  private static void countsKept(BackendPoolStatus status, BackendPoolStatus previous) {
+    status.setTotal(previous.getTotal());
+    status.setAvailable(previous.getAvailable());
+    status.setDown(previous.getDown());
+    status.setEjected(previous.getEjected());
+    status.setPanic(previous.getPanic());
+    status.setAvailability(previous.getAvailability());
+    status.setBackends(previous.getBackends());
+  }
+
+  private static void countsNone(BackendPoolStatus status) {
+    status.setTotal(0);
+    status.setAvailable(0);
+    status.setDown(0);
+    status.setEjected(0);
+    status.setPanic(false);
+    status.setAvailability("0/0");
+    status.setBackends(List.of());
   }
 
   /**

@@ -193,6 +193,18 @@ public final class PoolStatusPublisher implements PoolListener {
     if (status == null || StatusWriter.materiallyEqual(pool.getStatus(), status)) {
       return CoalescingLane.Done.NOTHING;
     }
+    return update(key, cache, pool, status);
+  }
+
+  /**
+   * PUTs {@code status} on the cached pool's resourceVersion through the primary cache, after a
+   * {@link WriteBudget.Priority#STATUS} token: a conflict retries soon, a pool gone is done.
+   */
+  private CoalescingLane.Done update(
+      PoolKey key,
+      ManagedInformerEventSource<BackendPool, ?, ?> cache,
+      BackendPool pool,
+      BackendPoolStatus status) {
     BackendPool copy = Serialization.clone(pool);
     copy.setStatus(status);
     try {

@@ -37,55 +37,70 @@ public final class PublishingGuard {
       boolean leftoverEndpoints,
       String earlierClaimant) {
     if (earlierClaimant != null) {
-      return Optional.of(
-          new Refusal(
-              SERVICE_CONFLICT,
-              "Service "
-                  + serviceName
-                  + " is already published by BackendPool "
-                  + earlierClaimant
-                  + "; give this pool its own spec.service.name"));
+      return Optional.of(claimedEarlier(serviceName, earlierClaimant));
     }
     if (service == null && !manage) {
-      return Optional.of(
-          new Refusal(
-              SERVICE_NOT_FOUND,
-              "Service "
-                  + serviceName
-                  + " does not exist and spec.service.manage is false; create it without a"
-                  + " selector or set spec.service.manage: true"));
+      return Optional.of(serviceMissing(serviceName));
     }
     if (service != null
         && service.getSpec() != null
         && service.getSpec().getSelector() != null
         && !service.getSpec().getSelector().isEmpty()) {
-      return Optional.of(
-          new Refusal(
-              SERVICE_HAS_SELECTOR,
-              "Service "
-                  + serviceName
-                  + " has a selector, so Kubernetes writes its EndpointSlices too and consumers"
-                  + " would merge both; remove spec.selector from the Service or name another"
-                  + " one in spec.service.name"));
+      return Optional.of(serviceHasSelector(serviceName));
     }
     if (!foreignSlices.isEmpty()) {
-      return Optional.of(
-          new Refusal(
-              FOREIGN_ENDPOINT_SLICES,
-              "EndpointSlice "
-                  + foreignSlices.get(0).getMetadata().getName()
-                  + " also carries kubernetes.io/service-name="
-                  + serviceName
-                  + " and is not Vigil's; delete it so one verdict is published"));
+      return Optional.of(foreignSlice(serviceName, foreignSlices.get(0)));
     }
     if (leftoverEndpoints) {
-      return Optional.of(
-          new Refusal(
-              FOREIGN_ENDPOINT_SLICES,
-              "an Endpoints object named "
-                  + serviceName
-                  + " exists and would be mirrored into EndpointSlices; delete it"));
+      return Optional.of(leftoverEndpoints(serviceName));
     }
     return Optional.empty();
+  }
+
+  private static Refusal claimedEarlier(String serviceName, String earlierClaimant) {
+    return new Refusal(
+        SERVICE_CONFLICT,
+        "Service "
+            + serviceName
+            + " is already published by BackendPool "
+            + earlierClaimant
+            + "; give this pool its own spec.service.name");
+  }
+
+  private static Refusal serviceMissing(String serviceName) {
+    return new Refusal(
+        SERVICE_NOT_FOUND,
+        "Service "
+            + serviceName
+            + " does not exist and spec.service.manage is false; create it without a"
+            + " selector or set spec.service.manage: true");
+  }
+
+  private static Refusal serviceHasSelector(String serviceName) {
+    return new Refusal(
+        SERVICE_HAS_SELECTOR,
+        "Service "
+            + serviceName
+            + " has a selector, so Kubernetes writes its EndpointSlices too and consumers"
+            + " would merge both; remove spec.selector from the Service or name another"
+            + " one in spec.service.name");
+  }
+
+  private static Refusal foreignSlice(String serviceName, EndpointSlice foreign) {
+    return new Refusal(
+        FOREIGN_ENDPOINT_SLICES,
+        "EndpointSlice "
+            + foreign.getMetadata().getName()
+            + " also carries kubernetes.io/service-name="
+            + serviceName
+            + " and is not Vigil's; delete it so one verdict is published");
+  }
+
+  private static Refusal leftoverEndpoints(String serviceName) {
+    return new Refusal(
+        FOREIGN_ENDPOINT_SLICES,
+        "an Endpoints object named "
+            + serviceName
+            + " exists and would be mirrored into EndpointSlices; delete it");
   }
 }

@@ -54,112 +54,137 @@ public final class PoolSources {
         pools instanceof ManagedInformerEventSource<?, ?, ?> m
             ? (ManagedInformerEventSource<BackendPool, ?, ?>) m
             : null;
-    policies =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(HealthPolicy.class, BackendPool.class)
-                .withName("policies")
-                // a policy's own status writes (one per second while its pools change) must not
-                // reconcile every pool that uses it: only spec changes do (generation)
-                .withOnUpdateFilter(
-                    (now, before) ->
-                        !java.util.Objects.equals(
-                            now.getMetadata().getGeneration(),
-                            before.getMetadata().getGeneration()))
-                .withSecondaryToPrimaryMapper(
-                    policy ->
-                        poolsWhere(
-                            policy.getMetadata().getNamespace(),
-                            pool ->
-                                policy
-                                    .getMetadata()
-                                    .getName()
-                                    .equals(pool.getSpec().getPolicyRef().getName())))
-                .build(),
-            context);
-    // The Pod cache keeps only what Vigil reads (PodProjection), one store per informer
-    // (StorePerInformer: why a shared one loses Pods)
-    pods =
-        new InformerEventSource<>(
-            StorePerInformer.of(
-                InformerEventSourceConfiguration.from(Pod.class, BackendPool.class)
-                    .withName("pods")
-                    .withSecondaryToPrimaryMapper(
-                        pod ->
-                            poolsWhere(
-                                pod.getMetadata().getNamespace(),
-                                pool ->
-                                    LabelSelectors.matches(
-                                        pool.getSpec().getSelector(),
-                                        pod.getMetadata().getLabels())))
-                    .build(),
-                () -> new TransformingItemStore<>(PodProjection::of)),
-            context);
-    services =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Service.class, BackendPool.class)
-                .withName("services")
-                .withSecondaryToPrimaryMapper(
-                    svc ->
-                        poolsWhere(
-                            svc.getMetadata().getNamespace(),
-                            pool -> serviceName(pool).equals(svc.getMetadata().getName())))
-                .build(),
-            context);
-    slices =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
-                .withName("slices")
-                .withLabelSelector(
-                    EndpointSliceDesired.LABEL_MANAGED_BY + "=" + EndpointSliceDesired.MANAGER)
-                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(BackendPool.class))
-                .build(),
-            context);
-    // Conflict checks come from watches, never from a read per publish (docs/design.md §3). Both
-    // informers keep only name, labels and resourceVersion of each object (Fabric8's
-    // ReducedStateItemStore, one per informer): the watch still carries whole objects, the heap
-    // holds about 200 bytes per object.
-    foreignSlices =
-        new InformerEventSource<>(
-            StorePerInformer.of(
-                InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
-                    .withName("foreign-slices")
-                    .withLabelSelector(
-                        EndpointSliceDesired.LABEL_SERVICE_NAME
-                            + ","
-                            + EndpointSliceDesired.LABEL_MANAGED_BY
-                            + "!="
-                            + EndpointSliceDesired.MANAGER)
-                    .withSecondaryToPrimaryMapper(
-                        slice ->
-                            poolsNamingService(
-                                slice.getMetadata().getNamespace(),
-                                slice.getMetadata().getLabels() == null
-                                    ? null
-                                    : slice
-                                        .getMetadata()
-                                        .getLabels()
-                                        .get(EndpointSliceDesired.LABEL_SERVICE_NAME)))
-                    .build(),
-                () -> reducedStore(context, EndpointSlice.class, "metadata.labels")),
-            context);
-    endpoints =
-        new InformerEventSource<>(
-            StorePerInformer.of(
-                InformerEventSourceConfiguration.from(Endpoints.class, BackendPool.class)
-                    .withName("endpoints")
-                    .withSecondaryToPrimaryMapper(
-                        e ->
-                            poolsNamingService(
-                                e.getMetadata().getNamespace(), e.getMetadata().getName()))
-                    .build(),
-                () -> reducedStore(context, Endpoints.class)),
-            context);
+    policies = policySource(context);
+    pods = podSource(context);
+    services = serviceSource(context);
+    slices = ownSliceSource(context);
+    foreignSlices = foreignSliceSource(context);
+    endpoints = endpointsSource(context);
     nodes = nodeZoneSource(context);
     // A pool's Pods and slices come from indexes, not from a scan of the namespace per reconcile.
     pods.addIndexers(
         Map.of(POD_LABELS, PoolSources::labelKeys, POD_NODE, PoolSources::nodeNameKey));
     slices.addIndexers(Map.of(SlicePublisher.OWNER_INDEX, SlicePublisher::ownerUids));
     return List.of(policies, pods, services, slices, foreignSlices, endpoints, nodes);
+  }
+
+  /**
+   * The HealthPolicies; a policy's own status writes (one per second while its pools change) must
+   * not reconcile every pool that uses it: only spec changes do (generation).
+   */
+  private InformerEventSource<HealthPolicy, BackendPool> policySource(
+      EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(HealthPolicy.class, BackendPool.class)
+            .withName("policies")
+            .withOnUpdateFilter(
+                (now, before) ->
+                    !java.util.Objects.equals(
+                        now.getMetadata().getGeneration(), before.getMetadata().getGeneration()))
+            .withSecondaryToPrimaryMapper(
+                policy ->
+                    poolsWhere(
+                        policy.getMetadata().getNamespace(),
+                        pool ->
+                            policy
+                                .getMetadata()
+                                .getName()
+                                .equals(pool.getSpec().getPolicyRef().getName())))
+            .build(),
+        context);
+  }
+
+  /**
+   * The Pods; the cache keeps only what Vigil reads (PodProjection), one store per informer
+   * (StorePerInformer: why a shared one loses Pods).
+   */
+  private InformerEventSource<Pod, BackendPool> podSource(EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        StorePerInformer.of(
+            InformerEventSourceConfiguration.from(Pod.class, BackendPool.class)
+                .withName("pods")
+                .withSecondaryToPrimaryMapper(this::poolsSelecting)
+                .build(),
+            () -> new TransformingItemStore<>(PodProjection::of)),
+        context);
+  }
+
+  /** The Services, each mapped to the pools that publish to it. */
+  private InformerEventSource<Service, BackendPool> serviceSource(
+      EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Service.class, BackendPool.class)
+            .withName("services")
+            .withSecondaryToPrimaryMapper(
+                svc ->
+                    poolsWhere(
+                        svc.getMetadata().getNamespace(),
+                        pool -> serviceName(pool).equals(svc.getMetadata().getName())))
+            .build(),
+        context);
+  }
+
+  /** The slices Vigil wrote, each mapped to the pool owning it. */
+  private InformerEventSource<EndpointSlice, BackendPool> ownSliceSource(
+      EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
+            .withName("slices")
+            .withLabelSelector(
+                EndpointSliceDesired.LABEL_MANAGED_BY + "=" + EndpointSliceDesired.MANAGER)
+            .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(BackendPool.class))
+            .build(),
+        context);
+  }
+
+  /**
+   * Slices with a service-name label that Vigil did not write, mapped to the pools naming that
+   * Service. Conflict checks come from watches, never from a read per publish (docs/design.md §3).
+   * This informer and the Endpoints one keep only name, labels and resourceVersion of each object
+   * (Fabric8's ReducedStateItemStore, one per informer): the watch still carries whole objects, the
+   * heap holds about 200 bytes per object.
+   */
+  private InformerEventSource<EndpointSlice, BackendPool> foreignSliceSource(
+      EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        StorePerInformer.of(
+            InformerEventSourceConfiguration.from(EndpointSlice.class, BackendPool.class)
+                .withName("foreign-slices")
+                .withLabelSelector(
+                    EndpointSliceDesired.LABEL_SERVICE_NAME
+                        + ","
+                        + EndpointSliceDesired.LABEL_MANAGED_BY
+                        + "!="
+                        + EndpointSliceDesired.MANAGER)
+                .withSecondaryToPrimaryMapper(
+                    slice ->
+                        poolsNamingService(
+                            slice.getMetadata().getNamespace(),
+                            slice.getMetadata().getLabels() == null
+                                ? null
+                                : slice
+                                    .getMetadata()
+                                    .getLabels()
+                                    .get(EndpointSliceDesired.LABEL_SERVICE_NAME)))
+                .build(),
+            () -> reducedStore(context, EndpointSlice.class, "metadata.labels")),
+        context);
+  }
+
+  /** Endpoints objects (mirrored into slices), mapped to pools naming the Service; as above. */
+  private InformerEventSource<Endpoints, BackendPool> endpointsSource(
+      EventSourceContext<BackendPool> context) {
+    return new InformerEventSource<>(
+        StorePerInformer.of(
+            InformerEventSourceConfiguration.from(Endpoints.class, BackendPool.class)
+                .withName("endpoints")
+                .withSecondaryToPrimaryMapper(
+                    e ->
+                        poolsNamingService(
+                            e.getMetadata().getNamespace(), e.getMetadata().getName()))
+                .build(),
+            () -> reducedStore(context, Endpoints.class)),
+        context);
   }
 
   /** A store keeping only name, resourceVersion and {@code fields} of each object. */
@@ -191,12 +216,7 @@ public final class PoolSources {
             .withName("nodes")
             .withNamespaces(Constants.WATCH_ALL_NAMESPACE_SET)
             .withFollowControllerNamespacesChanges(false)
-            .withItemStore(
-                new ReducedStateItemStore<>(
-                    ReducedStateItemStore.NAME_KEY_STATE,
-                    Node.class,
-                    context.getClient().getKubernetesSerialization(),
-                    "metadata.labels"))
+            .withItemStore(reducedStore(context, Node.class, "metadata.labels"))
             .withOnUpdateFilter(
                 (now, before) -> !java.util.Objects.equals(zoneOf(now), zoneOf(before)))
             .withSecondaryToPrimaryMapper(this::poolsOnNode)
@@ -213,14 +233,17 @@ public final class PoolSources {
   private Set<ResourceID> poolsOnNode(Node node) {
     Set<ResourceID> out = new java.util.HashSet<>();
     for (Pod pod : pods.byIndex(POD_NODE, node.getMetadata().getName())) {
-      out.addAll(
-          poolsWhere(
-              pod.getMetadata().getNamespace(),
-              pool ->
-                  LabelSelectors.matches(
-                      pool.getSpec().getSelector(), pod.getMetadata().getLabels())));
+      out.addAll(poolsSelecting(pod));
     }
     return out;
+  }
+
+  /** The pools whose selector matches this Pod's labels. */
+  private Set<ResourceID> poolsSelecting(Pod pod) {
+    return poolsWhere(
+        pod.getMetadata().getNamespace(),
+        pool ->
+            LabelSelectors.matches(pool.getSpec().getSelector(), pod.getMetadata().getLabels()));
   }
 
   private Set<ResourceID> poolsWhere(

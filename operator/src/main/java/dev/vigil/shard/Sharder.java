@@ -78,11 +78,8 @@ public final class Sharder {
   private ScheduledFuture<?> task;
   private volatile int liveShards;
 
-  /** The clock when the last round ended, or -1 before the first. */
-  private long lastRoundEnd = -1;
-
-  /** No shard is fenced before this (after this process stood still; see {@link #round()}). */
-  private long fenceNotBefore;
+  /** Whether expired Leases wait, after this process stood still (round thread only). */
+  private final FencingHold hold;
 
   /**
    * @param namespaces the pools' namespaces; empty: all
@@ -109,27 +106,8 @@ public final class Sharder {
       LongSupplier clock,
       MeterRegistry meters,
       Executor writers) {
-    if (writers == null) {
-      AtomicInteger n = new AtomicInteger();
-      ThreadPoolExecutor own =
-          new ThreadPoolExecutor(
-              WRITERS,
-              WRITERS,
-              30,
-              TimeUnit.SECONDS,
-              new LinkedBlockingQueue<>(),
-              r -> {
-                Thread t = new Thread(r, "vigil-sharder-write-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
-      own.allowCoreThreadTimeOut(true);
-      this.ownWriters = own;
-      this.writers = own;
-    } else {
-      this.ownWriters = null;
-      this.writers = writers;
-    }
+    this.ownWriters = writers == null ? ownWriterPool() : null;
+    this.writers = writers == null ? ownWriters : writers;
     this.client = client;
     this.budget = budget;
     this.config = config;
@@ -137,18 +115,42 @@ public final class Sharder {
     this.clock = clock;
     this.planner = new ShardPlanner(config.movesPerMinuteFraction());
     this.ringLeases = new RingLeases(client, budget, config);
+    this.hold = new FencingHold(config);
     this.moves =
-        Counter.builder("vigil_shard_moves_total")
-            .description("Planned pool moves the sharder made (relabels away from a live owner)")
-            .register(meters);
+        counter(
+            meters,
+            "vigil_shard_moves_total",
+            "Planned pool moves the sharder made (relabels away from a live owner)");
     this.assignments =
-        Counter.builder("vigil_shard_assignments_total")
-            .description("Pools the sharder assigned (new, or from a gone shard)")
-            .register(meters);
+        counter(
+            meters,
+            "vigil_shard_assignments_total",
+            "Pools the sharder assigned (new, or from a gone shard)");
     this.fences =
-        Counter.builder("vigil_shard_fences_total")
-            .description("Expired shard Leases the sharder took over")
-            .register(meters);
+        counter(meters, "vigil_shard_fences_total", "Expired shard Leases the sharder took over");
+  }
+
+  /** {@link #WRITERS} daemon threads of the sharder's own, idle ones let go. */
+  private static ExecutorService ownWriterPool() {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor own =
+        new ThreadPoolExecutor(
+            WRITERS,
+            WRITERS,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "vigil-sharder-write-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    own.allowCoreThreadTimeOut(true);
+    return own;
+  }
+
+  private static Counter counter(MeterRegistry meters, String name, String description) {
+    return Counter.builder(name).description(description).register(meters);
   }
 
   /** Starts the informers; rounds begin once they have synced. */
@@ -249,29 +251,28 @@ public final class Sharder {
     }
     long now = clock.getAsLong();
     Map<String, ShardState> shards = shardStates(now);
-    // Rounds follow each other ROUND_MS apart. A longer gap means this process, or its node, stood
-    // still (a GC pause, a starved or frozen VM): every replica on that node, and any renewal in
-    // flight to a stalled API server, may have missed its Lease just as this one did. Fencing them
-    // all at once would stop every replica (a CI run of ShardingE2E: 17 s of nothing, then the
-    // sharder fenced all three replicas, itself included). So after such a gap the replicas get
-    // one renew deadline to renew before an expired Lease is fenced; a replica that is really gone
-    // is fenced that much later.
-    if (lastRoundEnd < 0) {
-      // A sharder just elected has watched the Leases for no time: after a freeze that also cost
-      // the last leader its election, renewals may be about to land. It fences nothing at first.
-      fenceNotBefore = now + config.renewDeadlineMs();
-    } else if (now - lastRoundEnd > config.renewPeriod().toMillis()) {
-      fenceNotBefore = now + config.renewDeadlineMs();
-      LOG.info(
-          "sharder: {} ms since its last round (this process stood still): expired shard Leases"
-              + " are not fenced for {} ms, so their replicas can renew first",
-          now - lastRoundEnd,
-          config.renewDeadlineMs());
-    }
-    if (now < fenceNotBefore) {
+    if (hold.holds(now)) {
       shards.replaceAll((shard, state) -> state == ShardState.EXPIRED ? ShardState.LIVE : state);
     }
     liveShards = (int) shards.values().stream().filter(s -> s == ShardState.LIVE).count();
+    Map<String, PoolPlacement> current = placements();
+    List<Action> actions = new ArrayList<>(planner.plan(current.values(), shards, now));
+    boolean fenced = fenceExpired(actions, shards, now);
+    writeLabels(actions, now);
+    if (fenced) {
+      // the fenced shards are gone now: their pools move in this round
+      withPendingWrites(current);
+      List<Action> moves = planner.plan(current.values(), shards, now);
+      writeLabels(moves, now);
+      actions.addAll(moves);
+    }
+    ringLeases.forgetGone(leases.getStore().list(), shards, current.values(), now);
+    hold.roundEnded(clock.getAsLong());
+    return actions;
+  }
+
+  /** Every cached pool's placement, a pending write's placement over the cached one. */
+  private Map<String, PoolPlacement> placements() {
     Map<String, PoolPlacement> current = new HashMap<>();
     for (SharedIndexInformer<BackendPool> informer : pools) {
       for (BackendPool p : informer.getStore().list()) {
@@ -285,25 +286,25 @@ public final class Sharder {
                 labels == null ? null : labels.get(ShardConfig.SHARD_LABEL)));
       }
     }
+    withPendingWrites(current);
+    return current;
+  }
+
+  /** Replaces the placement of each pool written but not seen by its informer yet. */
+  private void withPendingWrites(Map<String, PoolPlacement> current) {
     pending.forEach((id, written) -> current.computeIfPresent(id, (k, v) -> written));
-    List<Action> actions = new ArrayList<>(planner.plan(current.values(), shards, now));
+  }
+
+  /** Writes the planned fences, marking each fenced shard gone; true when any was fenced. */
+  private boolean fenceExpired(List<Action> actions, Map<String, ShardState> shards, long now) {
     boolean fenced = false;
     for (Action a : actions) {
       if (a instanceof Fence f && apply(f, now)) {
-        shards.put(f.shard(), ShardState.GONE); // fenced now: its pools move in this round
+        shards.put(f.shard(), ShardState.GONE);
         fenced = true;
       }
     }
-    writeLabels(actions, now);
-    if (fenced) {
-      pending.forEach((id, written) -> current.computeIfPresent(id, (k, v) -> written));
-      List<Action> moves = planner.plan(current.values(), shards, now);
-      writeLabels(moves, now);
-      actions.addAll(moves);
-    }
-    ringLeases.forgetGone(leases.getStore().list(), shards, current.values(), now);
-    lastRoundEnd = clock.getAsLong();
-    return actions;
+    return fenced;
   }
 
   /**

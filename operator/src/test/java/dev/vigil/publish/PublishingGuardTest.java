@@ -43,13 +43,25 @@ class PublishingGuardTest {
   }
 
   @Test
-  void refusesForeignSlicesAndLeftoverEndpoints() {
+  void refusesForeignSlicesAndLeftoverEndpointsNamingWhatToDelete() {
     EndpointSlice foreign =
         new EndpointSliceBuilder().withNewMetadata().withName("web-abc").endMetadata().build();
     assertThat(PublishingGuard.check("web", SELECTORLESS, true, List.of(foreign), false, null))
-        .hasValueSatisfying(r -> assertThat(r.reason()).isEqualTo("ForeignEndpointSlices"));
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.reason()).isEqualTo("ForeignEndpointSlices");
+              assertThat(r.message())
+                  .startsWith("EndpointSlice web-abc also carries kubernetes.io/service-name=web")
+                  .endsWith("delete it so one verdict is published");
+            });
     assertThat(PublishingGuard.check("web", SELECTORLESS, true, List.of(), true, null))
-        .hasValueSatisfying(r -> assertThat(r.reason()).isEqualTo("ForeignEndpointSlices"));
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.reason()).isEqualTo("ForeignEndpointSlices");
+              assertThat(r.message())
+                  .startsWith("an Endpoints object named web exists")
+                  .endsWith("; delete it");
+            });
   }
 
   @Test
@@ -65,6 +77,12 @@ class PublishingGuardTest {
   @Test
   void refusesAMissingServiceItMayNotCreate() {
     assertThat(PublishingGuard.check("web", null, false, List.of(), false, null))
-        .hasValueSatisfying(r -> assertThat(r.reason()).isEqualTo("ServiceNotFound"));
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.reason()).isEqualTo("ServiceNotFound");
+              assertThat(r.message())
+                  .startsWith("Service web does not exist")
+                  .contains("spec.service.manage: true");
+            });
   }
 }

@@ -415,6 +415,31 @@ class BackendPoolIT {
             });
   }
 
+  /** A Service change alone reconciles the pools publishing to it (PoolSources' Service mapper). */
+  @Test
+  void aSelectorAddedToTheServiceStopsPublishingWithoutAnyOtherChange() {
+    webPool(2);
+    startOperator();
+    awaitAllReady(2);
+
+    client
+        .services()
+        .inNamespace(ns)
+        .withName("web")
+        .edit(
+            svc -> {
+              svc.getSpec().setSelector(java.util.Map.of("app", "web"));
+              return svc;
+            });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(condition(pool(), "Ready"))
+                    .extracting(Condition::getReason)
+                    .isEqualTo("ServiceHasSelector"));
+  }
+
   @Test
   void aDeletedPodLeavesTheSlice() {
     webPool(3);

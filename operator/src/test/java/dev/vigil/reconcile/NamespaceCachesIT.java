@@ -28,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * reduced Pod store made replicas started while pools existed publish empty slices. The real
  * operator starts after Pods, pools and a foreign slice exist in two namespaces (a restarted
  * replica's view): every pool of both namespaces publishes both of its Pods, and both foreign
- * slices are seen. Fails with the store shared (StorePerInformer bypassed).
+ * slices are seen. Fails with the store shared (StorePerInformer bypassed). And a pool outside
+ * {@code --namespaces} gets neither status nor slices (fails when the controllers watch every
+ * namespace, ReconcileWiring's {@code watching} bypassed).
  */
 class NamespaceCachesIT {
   private static final List<String> NAMESPACES = List.of("team-a", "team-b");
@@ -69,6 +71,27 @@ class NamespaceCachesIT {
                     .isEqualTo("ForeignEndpointSlices");
               }
             });
+  }
+
+  @Test
+  void aPoolOutsideTheWatchedNamespacesIsLeftAlone() {
+    DemoBackend b = cluster.backend("127.0.0.30");
+    for (String ns : List.of("team-a", "elsewhere")) {
+      client.resource(Fixtures.policy(ns, "fast", "200ms", "150ms")).create();
+      client.resource(Fixtures.pod(ns, "web-0", "web", b.host())).create();
+      client.resource(Fixtures.pool(ns, "web", "fast", "web", port)).create();
+    }
+
+    cluster.operator(MockCluster.config("team-a"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(readyIps("team-a")).containsExactly(b.host()));
+    // by now the watched pool was reconciled and published; an unwatched one would have been too
+    assertThat(client.resources(BackendPool.class).inNamespace("elsewhere").withName("web").get())
+        .extracting(BackendPool::getStatus)
+        .as("status of elsewhere/web, outside --namespaces")
+        .isNull();
+    assertThat(readyIps("elsewhere")).as("slices in elsewhere").isEmpty();
   }
 
   private void startOperator() {
