@@ -1,0 +1,132 @@
+package dev.vigil.probe;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+
+/**
+ * A voter's answer on one backend another replica's verdict took Down (docs/design.md §8 rule 1):
+ * probe it with the pool's check every {@code interval}, without jitter, the first probe at once,
+ * until this voter's own hysteresis decides ({@code fall} failures in a row: Down; {@code rise}
+ * passes in a row: Up), or abstain when {@code timeout} passes first. Runs on the {@link Timers}'
+ * context; one probe in flight at a time (a slow probe delays the next, as in the scheduler).
+ */
+public final class ConfirmingProbe {
+  /** What a voter answers. */
+  public enum Vote {
+    UP,
+    DOWN,
+    /** No decision within the timeout. */
+    ABSTAIN
+  }
+
+  private final Prober prober;
+  private final Timers timers;
+  private final ProbeTarget target;
+  private final CheckSpec check;
+  private final long intervalMs;
+  private final int rise;
+  private final int fall;
+  private final long deadline;
+  private final Promise<Vote> answer = Promise.promise();
+  private long deadlineTimer = -1;
+  private int passes;
+  private int fails;
+
+  private ConfirmingProbe(
+      Prober prober,
+      Timers timers,
+      ProbeTarget target,
+      CheckSpec check,
+      long intervalMs,
+      int rise,
+      int fall,
+      long timeoutMs) {
+    this.prober = prober;
+    this.timers = timers;
+    this.target = target;
+    this.check = check;
+    this.intervalMs = intervalMs;
+    this.rise = rise;
+    this.fall = fall;
+    this.deadline = timers.nowMillis() + timeoutMs;
+  }
+
+  /**
+   * Starts the probes; the future completes on the timers' context.
+   *
+   * @param intervalMs between probe starts, >= 1
+   * @param rise passes in a row for Up, >= 1
+   * @param fall failures in a row for Down, >= 1
+   * @param timeoutMs until the voter abstains, >= 0
+   */
+  public static Future<Vote> vote(
+      Prober prober,
+      Timers timers,
+      ProbeTarget target,
+      CheckSpec check,
+      long intervalMs,
+      int rise,
+      int fall,
+      long timeoutMs) {
+    if (intervalMs < 1 || rise < 1 || fall < 1 || timeoutMs < 0) {
+      throw new IllegalArgumentException(
+          "interval, rise and fall must be >= 1 and timeout >= 0, got "
+              + intervalMs
+              + ", "
+              + rise
+              + ", "
+              + fall
+              + ", "
+              + timeoutMs);
+    }
+    ConfirmingProbe p =
+        new ConfirmingProbe(prober, timers, target, check, intervalMs, rise, fall, timeoutMs);
+    timers.execute(p::start);
+    return p.answer.future();
+  }
+
+  private void start() {
+    deadlineTimer = timers.schedule(Math.max(0, deadline - timers.nowMillis()), this::abstain);
+    probe();
+  }
+
+  private void probe() {
+    if (answer.future().isComplete()) {
+      return;
+    }
+    long started = timers.nowMillis();
+    prober
+        .probe(target, check)
+        .onComplete(
+            done ->
+                timers.execute(
+                    () -> onResult(done.succeeded() && done.result().passed(), started)));
+  }
+
+  private void onResult(boolean passed, long started) {
+    if (answer.future().isComplete()) {
+      return;
+    }
+    if (passed) {
+      fails = 0;
+      passes++;
+    } else {
+      passes = 0;
+      fails++;
+    }
+    if (passes >= rise || fails >= fall) {
+      timers.cancel(deadlineTimer);
+      answer.tryComplete(passes >= rise ? Vote.UP : Vote.DOWN);
+      return;
+    }
+    long next = started + intervalMs;
+    if (next >= deadline) {
+      return; // the deadline comes first: abstain then
+    }
+    timers.schedule(Math.max(0, next - timers.nowMillis()), this::probe);
+  }
+
+  private void abstain() {
+    answer.tryComplete(Vote.ABSTAIN);
+  }
+}
