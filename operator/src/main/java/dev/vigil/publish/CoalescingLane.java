@@ -247,6 +247,11 @@ public final class CoalescingLane<K> {
           "run for {} failed (retry in {} ms): {}", flight.key, RETRY_AFTER_BUG_MS, e.toString());
       done = Done.retryAfter(RETRY_AFTER_BUG_MS);
     }
+    settle(flight, done, start);
+  }
+
+  /** After a run: the spacing, a retry, and one more run when requests came meanwhile. */
+  private void settle(Flight<K> flight, Done done, long start) {
     if (!done.wrote() && done.retryAfterMs() < 0) {
       pace.refund(namespace.apply(flight.key), clock.getAsLong()); // the API server saw nothing
     }
