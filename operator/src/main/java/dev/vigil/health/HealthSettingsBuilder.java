@@ -30,6 +30,8 @@ public final class HealthSettingsBuilder {
   private DampingSettings damping;
   private int windowFailures = 0;
   private long failureWindowMs = 10_000;
+  private QuorumSettings quorum; // null: off
+  private boolean quorumTimeoutComputed; // the quorum's timeout is computed at build()
 
   HealthSettingsBuilder() {}
 
@@ -54,6 +56,29 @@ public final class HealthSettingsBuilder {
   /** {@code active.downInterval}; null (the default) means equal to the interval. */
   public HealthSettingsBuilder downIntervalMs(Long v) {
     downIntervalMs = v;
+    return this;
+  }
+
+  /** {@code quorum} with every value given; null (the default) turns checker quorum off. */
+  public HealthSettingsBuilder quorum(QuorumSettings v) {
+    quorum = v;
+    quorumTimeoutComputed = false;
+    return this;
+  }
+
+  /**
+   * {@code quorum} without a {@code timeout}: {@link #build()} computes it from the interval, fall
+   * and probe timeout it then holds ({@link QuorumSettings#defaultTimeoutMs}).
+   */
+  public HealthSettingsBuilder quorum(int confirmers, int downPercent) {
+    quorum = new QuorumSettings(confirmers, downPercent, 1);
+    quorumTimeoutComputed = true;
+    return this;
+  }
+
+  /** Whether {@link #build()} computes the quorum's timeout (ignored while quorum is off). */
+  HealthSettingsBuilder quorumTimeoutComputed(boolean v) {
+    quorumTimeoutComputed = v;
     return this;
   }
 
@@ -193,6 +218,17 @@ public final class HealthSettingsBuilder {
         downIntervalMs == null ? intervalMs : downIntervalMs,
         damping,
         windowFailures,
-        failureWindowMs);
+        failureWindowMs,
+        quorum());
+  }
+
+  private QuorumSettings quorum() {
+    if (quorum == null || !quorumTimeoutComputed) {
+      return quorum;
+    }
+    return new QuorumSettings(
+        quorum.confirmers(),
+        quorum.downPercent(),
+        QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs));
   }
 }
