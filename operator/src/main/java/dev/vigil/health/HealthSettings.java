@@ -172,11 +172,15 @@ public record HealthSettings(
         .damping(damping)
         .windowFailures(windowFailures)
         .failureWindowMs(failureWindowMs)
-        .quorum(quorum)
-        .quorumTimeoutComputed(
-            quorum != null
-                && quorum.timeoutMs()
-                    == QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs));
+        .quorum(
+            quorum == null ? null : quorum.confirmers(),
+            quorum == null ? 0 : quorum.downPercent(),
+            quorum == null || quorumTimeoutIsDefault() ? null : quorum.timeoutMs());
+  }
+
+  /** Whether the quorum's timeout is the one computed from these settings (so it follows them). */
+  private boolean quorumTimeoutIsDefault() {
+    return quorum.timeoutMs() == QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs);
   }
 
   /** Whether the policy turns checker quorum on (it has a {@code quorum} block). */

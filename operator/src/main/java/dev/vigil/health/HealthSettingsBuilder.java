@@ -30,8 +30,9 @@ public final class HealthSettingsBuilder {
   private DampingSettings damping;
   private int windowFailures = 0;
   private long failureWindowMs = 10_000;
-  private QuorumSettings quorum; // null: off
-  private boolean quorumTimeoutComputed; // the quorum's timeout is computed at build()
+  private Integer quorumConfirmers; // null: quorum off
+  private int quorumDownPercent;
+  private Long quorumTimeoutMs; // null: computed at build()
 
   HealthSettingsBuilder() {}
 
@@ -61,24 +62,22 @@ public final class HealthSettingsBuilder {
 
   /** {@code quorum} with every value given; null (the default) turns checker quorum off. */
   public HealthSettingsBuilder quorum(QuorumSettings v) {
-    quorum = v;
-    quorumTimeoutComputed = false;
-    return this;
+    return v == null
+        ? quorum(null, 0, null)
+        : quorum(v.confirmers(), v.downPercent(), v.timeoutMs());
   }
 
   /**
-   * {@code quorum} without a {@code timeout}: {@link #build()} computes it from the interval, fall
-   * and probe timeout it then holds ({@link QuorumSettings#defaultTimeoutMs}).
+   * {@code quorum}, checked at {@link #build()} as every other value.
+   *
+   * @param confirmers null turns checker quorum off
+   * @param timeoutMs null: computed at {@link #build()} from the interval, fall and probe timeout
+   *     the builder then holds ({@link QuorumSettings#defaultTimeoutMs})
    */
-  public HealthSettingsBuilder quorum(int confirmers, int downPercent) {
-    quorum = new QuorumSettings(confirmers, downPercent, 1);
-    quorumTimeoutComputed = true;
-    return this;
-  }
-
-  /** Whether {@link #build()} computes the quorum's timeout (ignored while quorum is off). */
-  HealthSettingsBuilder quorumTimeoutComputed(boolean v) {
-    quorumTimeoutComputed = v;
+  public HealthSettingsBuilder quorum(Integer confirmers, int downPercent, Long timeoutMs) {
+    quorumConfirmers = confirmers;
+    quorumDownPercent = downPercent;
+    quorumTimeoutMs = timeoutMs;
     return this;
   }
 
@@ -223,12 +222,14 @@ public final class HealthSettingsBuilder {
   }
 
   private QuorumSettings quorum() {
-    if (quorum == null || !quorumTimeoutComputed) {
-      return quorum;
+    if (quorumConfirmers == null) {
+      return null;
     }
     return new QuorumSettings(
-        quorum.confirmers(),
-        quorum.downPercent(),
-        QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs));
+        quorumConfirmers,
+        quorumDownPercent,
+        quorumTimeoutMs != null
+            ? quorumTimeoutMs
+            : QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs));
   }
 }

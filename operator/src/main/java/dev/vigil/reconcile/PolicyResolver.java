@@ -99,15 +99,10 @@ public final class PolicyResolver {
     if (q == null) {
       return;
     }
-    int confirmers = or(q.getConfirmers(), QuorumSettings.DEFAULT_CONFIRMERS);
-    int downPercent = or(q.getDownPercent(), Confirmation.DEFAULT_DOWN_PERCENT);
-    if (q.getTimeout() == null) {
-      b.quorum(confirmers, downPercent);
-    } else {
-      b.quorum(
-          new QuorumSettings(
-              confirmers, downPercent, Durations.millis("quorum.timeout", q.getTimeout())));
-    }
+    b.quorum(
+        or(q.getConfirmers(), QuorumSettings.DEFAULT_CONFIRMERS),
+        or(q.getDownPercent(), Confirmation.DEFAULT_DOWN_PERCENT),
+        q.getTimeout() == null ? null : Durations.millis("quorum.timeout", q.getTimeout()));
   }
 
   /** The active check's cadence and hysteresis; intervals held to the tenant's floor. */

@@ -98,7 +98,7 @@ class HealthSettingsTest {
         bad("quorum.downPercent", b -> b.quorum(new QuorumSettings(2, 100, 1_000))),
         bad("quorum.downPercent", b -> b.quorum(new QuorumSettings(2, -1, 1_000))),
         bad("quorum.timeout", b -> b.quorum(new QuorumSettings(2, 50, 0))),
-        bad("quorum.downPercent", b -> b.quorum(2, 100)));
+        bad("quorum.downPercent", b -> b.quorum(2, 100, null)));
   }
 
   private static HealthSettings.SuccessRate sr(int hosts, int volume, double factor) {
@@ -169,14 +169,24 @@ class HealthSettingsTest {
     assertThat(HealthSettings.defaults().quorumOn()).isFalse();
 
     HealthSettings s =
-        HealthSettings.builder().intervalMs(2_000).fall(4).timeoutMs(500).quorum(3, 60).build();
+        HealthSettings.builder()
+            .intervalMs(2_000)
+            .fall(4)
+            .timeoutMs(500)
+            .quorum(3, 60, null)
+            .build();
     assertThat(s.quorum()).isEqualTo(new QuorumSettings(3, 60, 8_500));
     assertThat(s.quorumOn()).isTrue();
     assertThat(s.quorum().confirmation()).isEqualTo(Confirmation.vote(60));
 
     // computed at build(), whatever order the builder was called in
     HealthSettings late =
-        HealthSettings.builder().quorum(2, 50).intervalMs(1_000).fall(2).timeoutMs(300).build();
+        HealthSettings.builder()
+            .quorum(2, 50, null)
+            .intervalMs(1_000)
+            .fall(2)
+            .timeoutMs(300)
+            .build();
     assertThat(late.quorum().timeoutMs()).isEqualTo(2_300);
 
     HealthSettings given = HealthSettings.builder().quorum(new QuorumSettings(1, 0, 9)).build();
@@ -194,12 +204,13 @@ class HealthSettingsTest {
   @Test
   void theQuorumTakesPartInEqualityAndToStringAndRoundTripsThroughToBuilder() {
     HealthSettings off = HealthSettings.defaults();
-    HealthSettings on = HealthSettings.builder().quorum(2, 50).build();
+    HealthSettings on = HealthSettings.builder().quorum(2, 50, null).build();
     assertThat(on).isNotEqualTo(off);
-    assertThat(on).isEqualTo(HealthSettings.builder().quorum(2, 50).build());
-    assertThat(on.hashCode()).isEqualTo(HealthSettings.builder().quorum(2, 50).build().hashCode());
+    assertThat(on).isEqualTo(HealthSettings.builder().quorum(2, 50, null).build());
+    assertThat(on.hashCode())
+        .isEqualTo(HealthSettings.builder().quorum(2, 50, null).build().hashCode());
     assertThat(on.toString()).contains("quorum=QuorumSettings[confirmers=2, downPercent=50");
-    assertThat(HealthSettings.builder().quorum(2, 40).build()).isNotEqualTo(on);
+    assertThat(HealthSettings.builder().quorum(2, 40, null).build()).isNotEqualTo(on);
 
     assertThat(on.toBuilder().build()).isEqualTo(on);
     assertThat(off.toBuilder().build()).isEqualTo(off);
