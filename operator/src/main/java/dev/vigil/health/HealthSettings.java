@@ -43,6 +43,8 @@ package dev.vigil.health;
  *     failureWindowMs} that eject (docs/design.md §2.2, nginx {@code max_fails}); 0 = off
  * @param failureWindowMs {@code passive.failureWindow}: the window of {@code windowFailures} (nginx
  *     {@code fail_timeout})
+ * @param quorum {@code quorum} (checker quorum across zones, docs/design.md §8), or null (off: the
+ *     owner decides alone unless it is Suspect, {@link #suspectQuorum()})
  */
 public record HealthSettings(
     long intervalMs,
@@ -69,7 +71,8 @@ public record HealthSettings(
     long downIntervalMs,
     DampingSettings damping,
     int windowFailures,
-    long failureWindowMs) {
+    long failureWindowMs,
+    QuorumSettings quorum) {
 
   /** The smallest {@code active.interval} accepted. */
   public static final long MIN_INTERVAL_MS = 100;
@@ -168,7 +171,29 @@ public record HealthSettings(
         .downIntervalMs(downIntervalMs == intervalMs ? null : downIntervalMs)
         .damping(damping)
         .windowFailures(windowFailures)
-        .failureWindowMs(failureWindowMs);
+        .failureWindowMs(failureWindowMs)
+        .quorum(
+            quorum == null ? null : quorum.confirmers(),
+            quorum == null ? 0 : quorum.downPercent(),
+            quorum == null || quorumTimeoutIsDefault() ? null : quorum.timeoutMs());
+  }
+
+  /** Whether the quorum's timeout is the one computed from these settings (so it follows them). */
+  private boolean quorumTimeoutIsDefault() {
+    return quorum.timeoutMs() == QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs);
+  }
+
+  /** Whether the policy turns checker quorum on (it has a {@code quorum} block). */
+  public boolean quorumOn() {
+    return quorum != null;
+  }
+
+  /**
+   * The quorum a Suspect owner applies (docs/design.md §8): the policy's own, or, when the policy
+   * has none, every default with the timeout computed from these settings.
+   */
+  public QuorumSettings suspectQuorum() {
+    return quorum != null ? quorum : QuorumSettings.defaults(intervalMs, fall, timeoutMs);
   }
 
   /** Whether panic is on at all ({@code panicThresholdPercent} above 0). */

@@ -30,6 +30,9 @@ public final class HealthSettingsBuilder {
   private DampingSettings damping;
   private int windowFailures = 0;
   private long failureWindowMs = 10_000;
+  private Integer quorumConfirmers; // null: quorum off
+  private int quorumDownPercent;
+  private Long quorumTimeoutMs; // null: computed at build()
 
   HealthSettingsBuilder() {}
 
@@ -54,6 +57,27 @@ public final class HealthSettingsBuilder {
   /** {@code active.downInterval}; null (the default) means equal to the interval. */
   public HealthSettingsBuilder downIntervalMs(Long v) {
     downIntervalMs = v;
+    return this;
+  }
+
+  /** {@code quorum} with every value given; null (the default) turns checker quorum off. */
+  public HealthSettingsBuilder quorum(QuorumSettings v) {
+    return v == null
+        ? quorum(null, 0, null)
+        : quorum(v.confirmers(), v.downPercent(), v.timeoutMs());
+  }
+
+  /**
+   * {@code quorum}, checked at {@link #build()} as every other value.
+   *
+   * @param confirmers null turns checker quorum off
+   * @param timeoutMs null: computed at {@link #build()} from the interval, fall and probe timeout
+   *     the builder then holds ({@link QuorumSettings#defaultTimeoutMs})
+   */
+  public HealthSettingsBuilder quorum(Integer confirmers, int downPercent, Long timeoutMs) {
+    quorumConfirmers = confirmers;
+    quorumDownPercent = downPercent;
+    quorumTimeoutMs = timeoutMs;
     return this;
   }
 
@@ -193,6 +217,19 @@ public final class HealthSettingsBuilder {
         downIntervalMs == null ? intervalMs : downIntervalMs,
         damping,
         windowFailures,
-        failureWindowMs);
+        failureWindowMs,
+        quorum());
+  }
+
+  private QuorumSettings quorum() {
+    if (quorumConfirmers == null) {
+      return null;
+    }
+    return new QuorumSettings(
+        quorumConfirmers,
+        quorumDownPercent,
+        quorumTimeoutMs != null
+            ? quorumTimeoutMs
+            : QuorumSettings.defaultTimeoutMs(intervalMs, fall, timeoutMs));
   }
 }

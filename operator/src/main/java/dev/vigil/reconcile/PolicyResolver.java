@@ -10,11 +10,14 @@ import dev.vigil.api.v1alpha1.HttpHeader;
 import dev.vigil.api.v1alpha1.HttpHeaderMatch;
 import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
+import dev.vigil.api.v1alpha1.Quorum;
 import dev.vigil.api.v1alpha1.SuccessRateRule;
+import dev.vigil.health.Confirmation;
 import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.HealthSettingsBuilder;
 import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.health.QuorumSettings;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.CheckSpecBuilder;
 import dev.vigil.probe.ExpectedStatuses;
@@ -83,7 +86,23 @@ public final class PolicyResolver {
     }
     b.panicExitPercent(spec.getPanicExitPercent());
     b.damping(floors.damping(damping(spec.getDamping())));
+    quorum(b, spec.getQuorum());
     return b.build();
+  }
+
+  /**
+   * {@code quorum}: absent is off; absent fields take the CRD's defaults, and an absent timeout is
+   * computed from the (floored) interval, fall and probe timeout ({@link
+   * QuorumSettings#defaultTimeoutMs}).
+   */
+  private static void quorum(HealthSettingsBuilder b, Quorum q) {
+    if (q == null) {
+      return;
+    }
+    b.quorum(
+        or(q.getConfirmers(), QuorumSettings.DEFAULT_CONFIRMERS),
+        or(q.getDownPercent(), Confirmation.DEFAULT_DOWN_PERCENT),
+        q.getTimeout() == null ? null : Durations.millis("quorum.timeout", q.getTimeout()));
   }
 
   /** The active check's cadence and hysteresis; intervals held to the tenant's floor. */

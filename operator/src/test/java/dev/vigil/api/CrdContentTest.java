@@ -186,6 +186,23 @@ class CrdContentTest {
         .containsOnlyKeys("factor", "minimumSamples", "floor", "enforce");
   }
 
+  /** Issue 32: off unless present; an empty block takes confirmers 2 and downPercent 50. */
+  @Test
+  void quorumIsOffUnlessPresentWithItsDefaultsAndRanges() {
+    assertThat(property(hp, "spec.quorum").getDefault()).isNull();
+    assertThat(property(hp, "spec.quorum").getProperties())
+        .containsOnlyKeys("confirmers", "downPercent", "timeout");
+    assertDefault(hp, "spec.quorum.confirmers", "2");
+    assertDefault(hp, "spec.quorum.downPercent", "50");
+    assertThat(property(hp, "spec.quorum.timeout").getDefault())
+        .as("computed from interval x fall + timeout when absent")
+        .isNull();
+    assertRange(hp, "spec.quorum.confirmers", 1, 5);
+    assertRange(hp, "spec.quorum.downPercent", 0, 99);
+    assertThat(property(hp, "spec.quorum.timeout").getPattern()).isEqualTo(DURATION);
+    assertThat(property(hp, "spec.quorum.timeout").getMaxLength()).isEqualTo(32L);
+  }
+
   @Test
   void blocksDefaultToTheirFieldDefaultsSoAnEmptyPolicyIsComplete() {
     JsonNode spec = property(hp, "spec").getDefault();

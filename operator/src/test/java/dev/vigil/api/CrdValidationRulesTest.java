@@ -54,6 +54,15 @@ class CrdValidationRulesTest {
   }
 
   @Test
+  void quorumTimeoutMustBePositive() throws Exception {
+    String rule = onlyRule(HP, "spec.quorum.timeout");
+    assertThat(eval(rule, "1ms")).isTrue();
+    assertThat(eval(rule, "30s")).isTrue();
+    assertThat(eval(rule, "0s")).isFalse();
+    assertThat(eval(rule, "0ms")).isFalse();
+  }
+
+  @Test
   void intervalIsAtLeast100ms() throws Exception {
     String rule = onlyRule(HP, "spec.active.interval");
     assertThat(eval(rule, "100ms")).isTrue();
@@ -245,7 +254,8 @@ class CrdValidationRulesTest {
       {"spec.passive", "sweepInterval"},
       {"spec.passive", "failureWindow"},
       {"spec.damping", "halfLife"},
-      {"spec.damping", "maxSuppressTime"}
+      {"spec.damping", "maxSuppressTime"},
+      {"spec.quorum", "timeout"}
     };
     for (String[] c : cases) {
       String field = c[0] + "." + c[1];

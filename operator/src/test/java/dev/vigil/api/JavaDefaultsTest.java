@@ -15,6 +15,7 @@ import dev.vigil.api.v1alpha1.LatencyRule;
 import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.api.v1alpha1.PolicyRef;
 import dev.vigil.api.v1alpha1.PoolPort;
+import dev.vigil.api.v1alpha1.Quorum;
 import dev.vigil.api.v1alpha1.ServiceRef;
 import dev.vigil.api.v1alpha1.SuccessRateRule;
 import dev.vigil.api.v1alpha1.TcpCheck;
@@ -48,6 +49,7 @@ class JavaDefaultsTest {
           SuccessRateRule.class,
           FailurePercentageRule.class,
           LatencyRule.class,
+          Quorum.class,
           BackendPoolSpec.class,
           PolicyRef.class,
           PoolPort.class,

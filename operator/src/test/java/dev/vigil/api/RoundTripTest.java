@@ -88,6 +88,10 @@ class RoundTripTest {
             minimumSamples: 10
             floor: 150ms
             enforce: false
+        quorum:
+          confirmers: 3
+          downPercent: 66
+          timeout: 20s
         panicThresholdPercent: 40
         panicExitPercent: 60
       status:
@@ -244,6 +248,7 @@ class RoundTripTest {
         .doesNotContain("null")
         .doesNotContain("http:")
         .doesNotContain("successRate")
+        .doesNotContain("quorum")
         .doesNotContain("panicExitPercent")
         .contains("interval: \"5s\"");
   }

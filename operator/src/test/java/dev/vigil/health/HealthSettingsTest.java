@@ -92,7 +92,13 @@ class HealthSettingsTest {
         bad("passive.latency.floor", b -> b.latency(new HealthSettings.Latency(3, 20, -1, true))),
         bad(
             "passive.latency.minimumHosts",
-            b -> b.latency(new HealthSettings.Latency(3, 0, 20, 200, true))));
+            b -> b.latency(new HealthSettings.Latency(3, 0, 20, 200, true))),
+        bad("quorum.confirmers", b -> b.quorum(new QuorumSettings(0, 50, 1_000))),
+        bad("quorum.confirmers", b -> b.quorum(new QuorumSettings(6, 50, 1_000))),
+        bad("quorum.downPercent", b -> b.quorum(new QuorumSettings(2, 100, 1_000))),
+        bad("quorum.downPercent", b -> b.quorum(new QuorumSettings(2, -1, 1_000))),
+        bad("quorum.timeout", b -> b.quorum(new QuorumSettings(2, 50, 0))),
+        bad("quorum.downPercent", b -> b.quorum(2, 100, null)));
   }
 
   private static HealthSettings.SuccessRate sr(int hosts, int volume, double factor) {
@@ -155,6 +161,84 @@ class HealthSettingsTest {
         .isInstanceOfSatisfying(
             InvalidSettingsException.class, e -> assertThat(e.field()).isEqualTo(field))
         .hasMessageStartingWith(field + ": ");
+  }
+
+  @Test
+  void quorumIsOffByDefaultAndItsTimeoutDefaultsToIntervalTimesFallPlusTimeout() {
+    assertThat(HealthSettings.defaults().quorum()).isNull();
+    assertThat(HealthSettings.defaults().quorumOn()).isFalse();
+
+    HealthSettings s =
+        HealthSettings.builder()
+            .intervalMs(2_000)
+            .fall(4)
+            .timeoutMs(500)
+            .quorum(3, 60, null)
+            .build();
+    assertThat(s.quorum()).isEqualTo(new QuorumSettings(3, 60, 8_500));
+    assertThat(s.quorumOn()).isTrue();
+    assertThat(s.quorum().confirmation()).isEqualTo(Confirmation.vote(60));
+
+    // computed at build(), whatever order the builder was called in
+    HealthSettings late =
+        HealthSettings.builder()
+            .quorum(2, 50, null)
+            .intervalMs(1_000)
+            .fall(2)
+            .timeoutMs(300)
+            .build();
+    assertThat(late.quorum().timeoutMs()).isEqualTo(2_300);
+
+    HealthSettings given = HealthSettings.builder().quorum(new QuorumSettings(1, 0, 9)).build();
+    assertThat(given.quorum()).isEqualTo(new QuorumSettings(1, 0, 9));
+  }
+
+  @Test
+  void aSuspectOwnerUsesThePolicysQuorumOrEveryDefault() {
+    assertThat(HealthSettings.defaults().suspectQuorum())
+        .isEqualTo(new QuorumSettings(2, 50, 5_000 * 3 + 2_000));
+    HealthSettings own = HealthSettings.builder().quorum(new QuorumSettings(4, 75, 1_234)).build();
+    assertThat(own.suspectQuorum()).isEqualTo(own.quorum());
+  }
+
+  @Test
+  void theQuorumTakesPartInEqualityAndToStringAndRoundTripsThroughToBuilder() {
+    HealthSettings off = HealthSettings.defaults();
+    HealthSettings on = HealthSettings.builder().quorum(2, 50, null).build();
+    assertThat(on).isNotEqualTo(off);
+    assertThat(on).isEqualTo(HealthSettings.builder().quorum(2, 50, null).build());
+    assertThat(on.hashCode())
+        .isEqualTo(HealthSettings.builder().quorum(2, 50, null).build().hashCode());
+    assertThat(on.toString()).contains("quorum=QuorumSettings[confirmers=2, downPercent=50");
+    assertThat(HealthSettings.builder().quorum(2, 40, null).build()).isNotEqualTo(on);
+
+    assertThat(on.toBuilder().build()).isEqualTo(on);
+    assertThat(off.toBuilder().build()).isEqualTo(off);
+    // a computed timeout follows a later change of the interval; a given one stays
+    assertThat(on.toBuilder().intervalMs(10_000).build().quorum().timeoutMs())
+        .isEqualTo(10_000 * 3 + 2_000);
+    HealthSettings given =
+        HealthSettings.builder().quorum(new QuorumSettings(2, 50, 7_000)).build();
+    assertThat(given.toBuilder().build()).isEqualTo(given);
+    assertThat(given.toBuilder().intervalMs(10_000).build().quorum().timeoutMs()).isEqualTo(7_000);
+  }
+
+  @Test
+  void acceptsTheEdgesOfTheQuorumRanges() {
+    assertThat(HealthSettings.builder().quorum(new QuorumSettings(1, 0, 1)).build().quorum())
+        .isEqualTo(new QuorumSettings(1, 0, 1));
+    assertThat(HealthSettings.builder().quorum(new QuorumSettings(5, 99, 1)).build().quorum())
+        .isEqualTo(new QuorumSettings(5, 99, 1));
+  }
+
+  @Test
+  void rejectsADownPercentOf100WithAReadableMessage() {
+    assertThatThrownBy(() -> new QuorumSettings(2, 100, 1_000))
+        .hasMessage(
+            "quorum.downPercent: must be between 0 and 99 (at 100 no Down could be confirmed),"
+                + " was 100");
+    assertThatThrownBy(() -> new QuorumSettings(2, 50, 0))
+        .hasMessage("quorum.timeout: must be at least 1ms, was 0ms");
   }
 
   @Test

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.LatencyRule;
+import dev.vigil.api.v1alpha1.Quorum;
 import dev.vigil.health.DampingSettings;
 import dev.vigil.health.InvalidSettingsException;
+import dev.vigil.health.QuorumSettings;
 import dev.vigil.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +79,74 @@ class PolicyResolverTest {
     regex.getSpec().getActive().getHttp().setBodyMatch("(unclosed");
     assertThatThrownBy(() -> PolicyResolver.resolve(regex))
         .hasMessageStartingWith("active.http.bodyMatch");
+  }
+
+  /** Issue 32: {@code quorum} is off when absent; its timeout follows the floored interval. */
+  @Test
+  void resolvesTheQuorumWithItsDefaultsAndComputedTimeout() {
+    assertThat(PolicyResolver.resolve(policy()).settings().quorum()).isNull();
+
+    HealthPolicy empty = policy(); // interval 300ms, timeout 250ms, fall 3
+    empty.getSpec().setQuorum(new Quorum());
+    assertThat(PolicyResolver.resolve(empty).settings().quorum())
+        .isEqualTo(new QuorumSettings(2, 50, 300 * 3 + 250));
+    assertThat(PolicyResolver.resolve(empty, new TenantFloors(1_000, false)).settings().quorum())
+        .as("the default timeout uses the interval the tenant's floor raised")
+        .isEqualTo(new QuorumSettings(2, 50, 1_000 * 3 + 250));
+
+    Quorum unset = new Quorum(); // as read from a mock API server without schema defaults
+    unset.setConfirmers(null);
+    unset.setDownPercent(null);
+    HealthPolicy bare = policy();
+    bare.getSpec().setQuorum(unset);
+    assertThat(PolicyResolver.resolve(bare).settings().quorum())
+        .isEqualTo(new QuorumSettings(2, 50, 1_150));
+
+    Quorum own = new Quorum();
+    own.setConfirmers(3);
+    own.setDownPercent(66);
+    own.setTimeout("1m30s");
+    HealthPolicy explicit = policy();
+    explicit.getSpec().setQuorum(own);
+    assertThat(PolicyResolver.resolve(explicit).settings().quorum())
+        .isEqualTo(new QuorumSettings(3, 66, 90_000));
+  }
+
+  @Test
+  void aBadQuorumNamesItsFieldInTheAcceptedCondition() {
+    Quorum all = new Quorum();
+    all.setDownPercent(100);
+    assertThat(invalidCondition(all))
+        .startsWith("quorum.downPercent: must be between 0 and 99")
+        .contains("was 100");
+    Quorum few = new Quorum();
+    few.setConfirmers(0);
+    assertThat(invalidCondition(few)).startsWith("quorum.confirmers: must be between 1 and 5");
+    Quorum never = new Quorum();
+    never.setTimeout("0s");
+    assertThat(invalidCondition(never)).startsWith("quorum.timeout: must be at least 1ms");
+    Quorum garbled = new Quorum();
+    garbled.setTimeout("-5s");
+    assertThat(invalidCondition(garbled)).startsWith("quorum.timeout: must be a duration");
+  }
+
+  /** The Accepted condition's message of a policy with this quorum, as the reconciler builds it. */
+  private static String invalidCondition(Quorum quorum) {
+    HealthPolicy p = policy();
+    p.getSpec().setQuorum(quorum);
+    String invalid = null;
+    try {
+      PolicyResolver.resolve(p);
+    } catch (InvalidSettingsException e) {
+      invalid = e.getMessage();
+    }
+    var status =
+        dev.vigil.publish.PolicyStatusAggregator.fromPoolStatuses(
+            1L, invalid, java.util.List.of(), null, 1_000);
+    var accepted = status.getConditions().get(0);
+    assertThat(accepted.getStatus()).isEqualTo("False");
+    assertThat(accepted.getReason()).isEqualTo(dev.vigil.api.Conditions.INVALID_POLICY);
+    return accepted.getMessage();
   }
 
   @Test

@@ -30,6 +30,10 @@ public class HealthPolicySpec {
   private Damping damping;
 
   @JsonPropertyDescription(
+      "Checker quorum across zones: the owner of a pool asks checkers in other zones to confirm each active Down before it publishes it (Ups and passive ejections are never confirmed). Off unless this block is present; an empty block takes every default. The replicas' confirmation exchange is being built (issue 32): until it ships the block is validated and resolved but every owner still decides alone.")
+  private Quorum quorum;
+
+  @JsonPropertyDescription(
       "Panic threshold in percent. When fewer than this share of the decided backends (neither Unknown nor draining) is available, Vigil ignores health and publishes every decided backend as ready. 0 disables panic.")
   @Default("50")
   @Min(0)
@@ -64,6 +68,14 @@ public class HealthPolicySpec {
 
   public void setDamping(Damping damping) {
     this.damping = damping;
+  }
+
+  public Quorum getQuorum() {
+    return quorum;
+  }
+
+  public void setQuorum(Quorum quorum) {
+    this.quorum = quorum;
   }
 
   public Integer getPanicThresholdPercent() {
