@@ -4,8 +4,13 @@ import dev.vigil.Lifecycle.Stage;
 import dev.vigil.ops.Leadership;
 import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.publish.WriteBudget;
+import dev.vigil.runtime.FailingBackends;
 import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.shard.CheckerGauges;
+import dev.vigil.shard.CheckerReport;
+import dev.vigil.shard.FailingShare;
 import dev.vigil.shard.PoolHandoff;
+import dev.vigil.shard.ReplicaZone;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.shard.ShardRing;
 import io.micrometer.core.instrument.Gauge;
@@ -17,8 +22,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The wiring of scale-out (docs/design.md §7): this replica's shard Lease and the ring the leader
- * shards over, the handoff of moved pools, and the per-shard gauges. Unsharded, {@link #ring} and
- * {@link #handoff} are null and every pool is this replica's.
+ * shards over, the handoff of moved pools, and the per-shard gauges. The Lease's renewals carry
+ * this replica's zone and failing share (§8): the share samples the runtimes' counts at each
+ * renewal, on the Lease's thread. Unsharded, {@link #ring} and {@link #handoff} are null and every
+ * pool is this replica's.
  */
 final class ShardingWiring {
   private static final Logger LOG = LoggerFactory.getLogger(ShardingWiring.class);
@@ -46,6 +53,8 @@ final class ShardingWiring {
       handoff = null;
       return;
     }
+    String zone = ReplicaZone.resolve(shards, o.client);
+    FailingShare share = new FailingShare(FailingShare.WINDOW, o.clock);
     ring =
         new ShardRing(
             o.client,
@@ -64,9 +73,14 @@ final class ShardingWiring {
               leadership.fenced();
               runtimes.closeAll();
               o.onFenced.run();
+            },
+            () -> {
+              FailingBackends n = runtimes.failingBackends();
+              return new CheckerReport(zone, share.sample(n.failing(), n.probed()));
             });
     lifecycle.on(Stage.LEASES, "the shard Lease", ring::close);
     gauges(runtimes, registry);
+    CheckerGauges.register(registry, shards.identity(), share::share, ring::selfSuspect);
     handoff =
         new PoolHandoff(
             o.client,
