@@ -140,6 +140,13 @@ final class OperatorFlags {
               planned pool moves per minute, percent of all pools (default 10;
               0 = no limit; a dead replica's pools move at once)"""),
           new Flag(
+              "zone",
+              "ZONE",
+              """
+              this replica's zone on its shard Lease, for quorum across zones
+              (default: its Node's topology.kubernetes.io/zone, read through
+              $NODE_NAME; else unknown)"""),
+          new Flag(
               "native-transport",
               "BOOL",
               """

@@ -4,21 +4,29 @@ import dev.vigil.Lifecycle.Stage;
 import dev.vigil.ops.Leadership;
 import dev.vigil.publish.PoolStatusPublisher;
 import dev.vigil.publish.WriteBudget;
+import dev.vigil.runtime.FailingBackends;
 import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.shard.CheckerGauges;
+import dev.vigil.shard.CheckerReport;
+import dev.vigil.shard.FailingShare;
 import dev.vigil.shard.PoolHandoff;
+import dev.vigil.shard.ReplicaZone;
 import dev.vigil.shard.ShardConfig;
 import dev.vigil.shard.ShardRing;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The wiring of scale-out (docs/design.md §7): this replica's shard Lease and the ring the leader
- * shards over, the handoff of moved pools, and the per-shard gauges. Unsharded, {@link #ring} and
- * {@link #handoff} are null and every pool is this replica's.
+ * shards over, the handoff of moved pools, and the per-shard gauges. The Lease's renewals carry
+ * this replica's zone and failing share (§8): the share samples the runtimes' counts at each
+ * renewal, on the Lease's thread. Unsharded, {@link #ring} and {@link #handoff} are null and every
+ * pool is this replica's.
  */
 final class ShardingWiring {
   private static final Logger LOG = LoggerFactory.getLogger(ShardingWiring.class);
@@ -45,9 +53,21 @@ final class ShardingWiring {
       handoff = null;
       return;
     }
-    ring = shardRing(o, budget, registry, () -> fenced(o, leadership, runtimes));
+    String zone = ReplicaZone.resolve(shards, o.client);
+    FailingShare share = new FailingShare(FailingShare.WINDOW, o.clock);
+    ring =
+        shardRing(
+            o,
+            budget,
+            registry,
+            () -> fenced(o, leadership, runtimes),
+            () -> {
+              FailingBackends n = runtimes.failingBackends();
+              return new CheckerReport(zone, share.sample(n.failing(), n.probed()));
+            });
     lifecycle.on(Stage.LEASES, "the shard Lease", ring::close);
     gauges(runtimes, registry);
+    CheckerGauges.register(registry, shards.identity(), share::share, ring::selfSuspect);
     handoff =
         new PoolHandoff(
             o.client,
@@ -58,9 +78,16 @@ final class ShardingWiring {
             shards.leaseDurationMs());
   }
 
-  /** This replica's shard Lease and the ring the leader shards over; {@code onLost} when fenced. */
+  /**
+   * This replica's shard Lease and the ring the leader shards over; {@code onLost} when fenced;
+   * {@code report} what each renewal carries (zone, failing share).
+   */
   private ShardRing shardRing(
-      StartOptions o, WriteBudget budget, MeterRegistry registry, Runnable onLost) {
+      StartOptions o,
+      WriteBudget budget,
+      MeterRegistry registry,
+      Runnable onLost,
+      Supplier<CheckerReport> report) {
     return new ShardRing(
         o.client,
         budget,
@@ -73,7 +100,8 @@ final class ShardingWiring {
         o.config.namespaces(),
         o.clock,
         registry,
-        onLost);
+        onLost,
+        report);
   }
 
   /** The shard Lease is lost: stop probing and writing, then {@code onFenced}. */

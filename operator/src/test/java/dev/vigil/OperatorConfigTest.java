@@ -157,7 +157,8 @@ class OperatorConfigTest {
             "VIGIL_SHARD_IDENTITY", "vigil-0",
             "VIGIL_SHARD_RING", "blue",
             "VIGIL_SHARD_LEASE_DURATION", "30",
-            "VIGIL_SHARD_MOVE_RATE", "25"));
+            "VIGIL_SHARD_MOVE_RATE", "25",
+            "VIGIL_ZONE", "eu-1a"));
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
@@ -167,7 +168,7 @@ class OperatorConfigTest {
                 new OperatorConfig.Intake(9001, "intake"),
                 new OperatorConfig.Tls("/c", "/k"),
                 new OperatorConfig.Publishing(500, 50.5, 70, 0),
-                new ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25),
+                new ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null),
                 new TenantFloors(1_000, true),
                 new OperatorConfig.Launch("json", false, false)));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
@@ -358,6 +359,25 @@ class OperatorConfigTest {
 
   private static TenantFloors floors(List<String> args, Map<String, String> env) {
     return plain(args, env).floors();
+  }
+
+  @Test
+  void theZoneIsTheFlagWhenGivenElseTheNodeToReadItFrom() {
+    Map<String, String> pod = Map.of("POD_NAME", "vigil-0", "NODE_NAME", "node-1");
+    ShardConfig fromNode = shards(List.of("--sharding"), pod);
+    assertThat(fromNode.zone()).isNull();
+    assertThat(fromNode.nodeName()).isEqualTo("node-1");
+    ShardConfig given = shards(List.of("--sharding", "--zone=eu-west-1a"), pod);
+    assertThat(given.zone()).isEqualTo("eu-west-1a");
+    assertThat(
+            shards(List.of("--sharding"), Map.of("POD_NAME", "p", "VIGIL_ZONE", "Zone_B")).zone())
+        .isEqualTo("Zone_B");
+    assertThat(shards(List.of("--sharding"), Map.of("POD_NAME", "p")).nodeName()).isNull();
+    assertThatThrownBy(() -> shards(List.of("--sharding", "--zone=eu west"), pod))
+        .isInstanceOf(OperatorConfig.InvalidConfigException.class)
+        .hasMessageContaining("--zone must be a label value");
+    assertThatThrownBy(() -> shards(List.of("--zone=-a"), pod))
+        .hasMessageContaining("--zone must be a label value");
   }
 
   private static ShardConfig shards(List<String> args, Map<String, String> env) {

@@ -106,6 +106,14 @@ public final class PoolRuntime {
     return probing.lanes();
   }
 
+  /**
+   * Of this pool's backends, how many failed their last probe; cheap, from any thread (counts kept
+   * in step on the pool's context, no scan).
+   */
+  public FailingBackends failingBackends() {
+    return backends.failing();
+  }
+
   /** The latest view; cheap, from any thread. Probe details may lag; see {@link #freshView}. */
   public PoolView view() {
     return view;
@@ -180,7 +188,7 @@ public final class PoolRuntime {
       return null;
     }
     long now = now();
-    t.lastProbe = new ProbeSummary(now, result.passed(), result.latencyMs(), result.detail());
+    backends.probed(t, new ProbeSummary(now, result.passed(), result.latencyMs(), result.detail()));
     ActiveState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
     Transition transition =

@@ -94,6 +94,18 @@ public final class PoolRuntimes {
     return Future.all(closing).mapEmpty();
   }
 
+  /**
+   * Backends whose last probe failed and backends probed, summed over this replica's pools (the
+   * failing share's counts, docs/design.md §8): one read per pool, none per backend.
+   */
+  public FailingBackends failingBackends() {
+    FailingBackends sum = FailingBackends.NONE;
+    for (PoolRuntime r : runtimes.values()) {
+      sum = sum.plus(r.failingBackends());
+    }
+    return sum;
+  }
+
   /** Every runtime, for metrics and the policy aggregate. */
   public List<PoolRuntime> all() {
     return List.copyOf(runtimes.values());

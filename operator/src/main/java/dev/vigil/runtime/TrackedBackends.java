@@ -25,6 +25,12 @@ final class TrackedBackends {
   private final Map<String, TrackedBackend> byId = new TreeMap<>();
   private final Map<String, TrackedBackend> byIp = new HashMap<>();
 
+  /** Members whose last probe failed; kept in step on each result and on removal. */
+  private int failing;
+
+  /** {@link #failing} over the member count, published for other threads on each change. */
+  private volatile FailingBackends counts = FailingBackends.NONE;
+
   TrackedBackends(PoolHealth health, Probing probing, EjectionBook ejections) {
     this.health = health;
     this.probing = probing;
@@ -37,6 +43,25 @@ final class TrackedBackends {
 
   TrackedBackend byIp(String ip) {
     return byIp.get(ip);
+  }
+
+  /** The counts for the failing share; from any thread. */
+  FailingBackends failing() {
+    return counts;
+  }
+
+  /** Records a member's latest probe, keeping the failing count in step. */
+  void probed(TrackedBackend t, ProbeSummary probe) {
+    boolean failedBefore = t.lastProbe != null && !t.lastProbe.ok();
+    t.lastProbe = probe;
+    if (failedBefore != !probe.ok()) {
+      failing += probe.ok() ? -1 : 1;
+      publishCounts();
+    }
+  }
+
+  private void publishCounts() {
+    counts = new FailingBackends(failing, byId.size());
   }
 
   /** Every member, by id. */
@@ -100,6 +125,7 @@ final class TrackedBackends {
     byIp.put(m.ip(), t);
     t.phase = t.backend.phase();
     probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()), t.phase);
+    publishCounts();
   }
 
   private void remove(TrackedBackend t) {
@@ -108,6 +134,10 @@ final class TrackedBackends {
     health.remove(t.backend);
     byId.remove(t.id());
     byIp.remove(t.member.ip(), t);
+    if (t.lastProbe != null && !t.lastProbe.ok()) {
+      failing--;
+    }
+    publishCounts();
   }
 
   /** The backend's probe phase when it changed since the scheduler last heard it, else null. */

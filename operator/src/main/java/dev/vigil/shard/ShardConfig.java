@@ -6,9 +6,10 @@ import java.util.regex.Pattern;
 
 /**
  * Scale-out settings (docs/design.md §7), from the flags {@code --sharding}, {@code
- * --shard-identity}, {@code --shard-ring}, {@code --shard-lease-duration} and {@code
- * --shard-move-rate}. A Lease is renewed every third of its duration and must have been renewed
- * within two thirds of it for the replica to write (the design's 5 s and 10 s for 15 s).
+ * --shard-identity}, {@code --shard-ring}, {@code --shard-lease-duration}, {@code
+ * --shard-move-rate} and {@code --zone} (with the variable {@code NODE_NAME}). A Lease is renewed
+ * every third of its duration and must have been renewed within two thirds of it for the replica to
+ * write (the design's 5 s and 10 s for 15 s).
  *
  * @param enabled every replica owns the pools the sharder labels with its identity; off: one
  *     replica runs every pool (leader election as before)
@@ -18,6 +19,10 @@ import java.util.regex.Pattern;
  * @param namespace the Leases' namespace (the leader Lease's)
  * @param leaseDurationSeconds how long a shard Lease lasts unrenewed
  * @param movesPerMinuteFraction planned moves per minute as a fraction of all pools; 0 = no limit
+ * @param zone this replica's zone as {@code --zone} gives it; null: its Node's ({@link
+ *     ReplicaZone})
+ * @param nodeName the Node this replica runs on ({@code NODE_NAME}), whose zone label is read once
+ *     at start unless {@code zone} is given; null when unset
  */
 public record ShardConfig(
     boolean enabled,
@@ -25,17 +30,42 @@ public record ShardConfig(
     String ring,
     String namespace,
     int leaseDurationSeconds,
-    double movesPerMinuteFraction) {
+    double movesPerMinuteFraction,
+    String zone,
+    String nodeName) {
   public static final String SHARD_LABEL = "vigil.dev/shard";
   public static final String RING_LABEL = "vigil.dev/ring";
   public static final String LEASE_PREFIX = "vigil-shard-";
 
   private static final Pattern LABEL_VALUE = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
 
+  /** A label value (a zone is a Node label's value): empty, or alphanumeric at both ends. */
+  private static final Pattern ZONE =
+      Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+
   public ShardConfig {
     if (leaseDurationSeconds < 3) {
       throw new IllegalArgumentException("--shard-lease-duration must be at least 3 seconds");
     }
+  }
+
+  /** Settings without a zone of their own: the zone comes from the Node, if any. */
+  public ShardConfig(
+      boolean enabled,
+      String identity,
+      String ring,
+      String namespace,
+      int leaseDurationSeconds,
+      double movesPerMinuteFraction) {
+    this(
+        enabled,
+        identity,
+        ring,
+        namespace,
+        leaseDurationSeconds,
+        movesPerMinuteFraction,
+        null,
+        null);
   }
 
   /** Renew this often. */
@@ -62,7 +92,7 @@ public record ShardConfig(
    * Parses the flags.
    *
    * @param get a flag's value (or its variable's), null when unset
-   * @param env for the identity's fallbacks POD_NAME and HOSTNAME
+   * @param env for the identity's fallbacks POD_NAME and HOSTNAME, and NODE_NAME
    * @param leaseNamespace the leader Lease's namespace, which the shard Leases share
    * @throws IllegalArgumentException naming the flag
    */
@@ -84,8 +114,18 @@ public record ShardConfig(
       throw new IllegalArgumentException(
           "--shard-move-rate must be a percentage 0..100 (0: no limit), got " + rate);
     }
+    String zone = get.apply("zone");
+    if (zone != null && !ZONE.matcher(zone.trim()).matches()) {
+      throw new IllegalArgumentException(
+          "--zone must be a label value (at most 63 letters, digits, '-', '_' and '.', a letter or"
+              + " digit at each end), got "
+              + zone);
+    }
+    zone = zone == null || zone.isBlank() ? null : zone.trim();
+    String node = env.apply("NODE_NAME");
+    node = node == null || node.isBlank() ? null : node.trim();
     if (!Boolean.parseBoolean(on)) {
-      return new ShardConfig(false, null, ring, leaseNamespace, duration, rate / 100d);
+      return new ShardConfig(false, null, ring, leaseNamespace, duration, rate / 100d, zone, node);
     }
     String identity =
         or(get.apply("shard-identity"), or(env.apply("POD_NAME"), env.apply("HOSTNAME")));
@@ -94,7 +134,7 @@ public record ShardConfig(
           "--sharding needs --shard-identity (default: $POD_NAME, else $HOSTNAME; neither is set)");
     }
     check("shard-identity", identity);
-    return new ShardConfig(true, identity, ring, leaseNamespace, duration, rate / 100d);
+    return new ShardConfig(true, identity, ring, leaseNamespace, duration, rate / 100d, zone, node);
   }
 
   private static void check(String flag, String v) {

@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * runs once and the replica stops writing (self-fencing). A lost Lease is never taken back by this
  * object; in a cluster the replica exits and its restart starts clean. Every write takes a {@link
  * WriteBudget.Priority#LEASE} token, which never waits: a renewal is never late for a backlog of
- * other writes.
+ * other writes. Each renewal (and the create) also carries this replica's {@link CheckerReport}
+ * (its zone and failing share, docs/design.md §8) as annotations: no write of its own.
  *
  * <p>{@link #tick()} runs on one scheduler thread; {@link #writable()} from any thread.
  */
@@ -37,6 +39,7 @@ public final class ShardLease {
   private final String identity;
   private final LongSupplier clock;
   private final Runnable onLost;
+  private final Supplier<CheckerReport> report;
   private final AtomicBoolean lost = new AtomicBoolean();
   private volatile boolean held;
   private volatile long renewedAt;
@@ -53,12 +56,28 @@ public final class ShardLease {
       String identity,
       LongSupplier clock,
       Runnable onLost) {
+    this(client, budget, config, identity, clock, onLost, () -> CheckerReport.UNKNOWN);
+  }
+
+  /**
+   * @param report what the Lease carries about this replica as a checker, asked once per tick (the
+   *     failing share takes its sample then)
+   */
+  public ShardLease(
+      KubernetesClient client,
+      WriteBudget budget,
+      ShardConfig config,
+      String identity,
+      LongSupplier clock,
+      Runnable onLost,
+      Supplier<CheckerReport> report) {
     this.client = client;
     this.budget = budget;
     this.config = config;
     this.identity = identity;
     this.clock = clock;
     this.onLost = onLost;
+    this.report = report;
   }
 
   /** The Lease's name for a shard. */
@@ -91,7 +110,7 @@ public final class ShardLease {
     }
     long start = clock.getAsLong();
     try {
-      if (acquireOrRenew(start)) {
+      if (acquireOrRenew(start, report.get())) {
         held = true;
         renewedAt = start;
       } else if (held) {
@@ -146,10 +165,10 @@ public final class ShardLease {
     }
   }
 
-  private boolean acquireOrRenew(long now) {
+  private boolean acquireOrRenew(long now, CheckerReport checker) {
     Lease lease = resource().get();
     if (lease == null) {
-      create(now);
+      create(now, checker);
       return true;
     }
     var spec = lease.getSpec();
@@ -172,32 +191,31 @@ public final class ShardLease {
           .setLabels(
               new java.util.HashMap<>(java.util.Map.of(ShardConfig.RING_LABEL, config.ring())));
     }
+    checker.annotate(lease.getMetadata());
     budget.leaseWrite();
     client.leases().inNamespace(config.namespace()).resource(lease).update();
     return true;
   }
 
-  private void create(long now) {
+  private void create(long now, CheckerReport checker) {
+    Lease lease =
+        new LeaseBuilder()
+            .withNewMetadata()
+            .withName(leaseName(identity))
+            .withNamespace(config.namespace())
+            .addToLabels(ShardConfig.RING_LABEL, config.ring())
+            .endMetadata()
+            .withNewSpec()
+            .withHolderIdentity(identity)
+            .withLeaseDurationSeconds(config.leaseDurationSeconds())
+            .withAcquireTime(time(now))
+            .withRenewTime(time(now))
+            .withLeaseTransitions(0)
+            .endSpec()
+            .build();
+    checker.annotate(lease.getMetadata());
     budget.leaseWrite();
-    client
-        .leases()
-        .inNamespace(config.namespace())
-        .resource(
-            new LeaseBuilder()
-                .withNewMetadata()
-                .withName(leaseName(identity))
-                .withNamespace(config.namespace())
-                .addToLabels(ShardConfig.RING_LABEL, config.ring())
-                .endMetadata()
-                .withNewSpec()
-                .withHolderIdentity(identity)
-                .withLeaseDurationSeconds(config.leaseDurationSeconds())
-                .withAcquireTime(time(now))
-                .withRenewTime(time(now))
-                .withLeaseTransitions(0)
-                .endSpec()
-                .build())
-        .create();
+    client.leases().inNamespace(config.namespace()).resource(lease).create();
   }
 
   /** Nobody holds the Lease, or its holder stopped renewing it a whole duration ago. */

@@ -55,6 +55,8 @@ public final class ShardRing implements AutoCloseable {
 
   /**
    * @param onLost runs once when this replica must stop writing (its Lease was lost)
+   * @param report what this replica's Lease carries about it as a checker (zone, failing share),
+   *     asked at each renewal
    */
   public ShardRing(
       KubernetesClient client,
@@ -64,7 +66,8 @@ public final class ShardRing implements AutoCloseable {
       Set<String> namespaces,
       LongSupplier clock,
       MeterRegistry meters,
-      Runnable onLost) {
+      Runnable onLost,
+      java.util.function.Supplier<CheckerReport> report) {
     this.client = client;
     this.budget = budget;
     this.config = config;
@@ -87,7 +90,8 @@ public final class ShardRing implements AutoCloseable {
             () -> {
               abdicate();
               onLost.run();
-            });
+            },
+            report);
   }
 
   /**
@@ -129,6 +133,28 @@ public final class ShardRing implements AutoCloseable {
     return java.util.Optional.of(
         ShardLease.states(java.util.List.of(lease), clock.getAsLong())
             .getOrDefault(shard, ShardPlanner.ShardState.GONE));
+  }
+
+  /**
+   * The live checkers of the ring, by name, each with its zone and Suspect flag (docs/design.md
+   * §8), as this replica's watch of the ring's Leases shows them; empty until the Leases are
+   * listed. Reads the informer's cache: no API call.
+   */
+  public java.util.List<Voters.Checker> checkers() {
+    var informer = ring;
+    if (informer == null || !informer.hasSynced()) {
+      return java.util.List.of();
+    }
+    return LiveCheckers.of(informer.getStore().list(), clock.getAsLong());
+  }
+
+  /**
+   * Whether this replica is Suspect now: its share on its own Lease against the other live
+   * replicas' (the value every other replica sees, so all agree); false while its Lease is not live
+   * in the cache or the ring is not listed yet.
+   */
+  public boolean selfSuspect() {
+    return checkers().stream().anyMatch(c -> c.suspect() && c.name().equals(config.identity()));
   }
 
   /** The sharder while this replica leads, else null. */

@@ -51,12 +51,28 @@ class ChartDefaultsTest {
             .findFirst()
             .orElseThrow();
     assertThat(podName.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
+    EnvVar nodeName =
+        operator.getEnv().stream()
+            .filter(e -> e.getName().equals("NODE_NAME"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(nodeName.getValueFrom().getFieldRef().getFieldPath())
+        .as("the replica's zone is its Node's")
+        .isEqualTo("spec.nodeName");
     assertThat(operator.getArgs()).containsExactly("operator", "--lease-name=vigil");
     assertThat(chart.all(PodDisruptionBudget.class)).hasSize(1);
     var spread = deployment.getSpec().getTemplate().getSpec().getTopologySpreadConstraints();
     assertThat(spread).hasSize(1);
     assertThat(spread.get(0).getTopologyKey()).isEqualTo("topology.kubernetes.io/zone");
     assertThat(spread.get(0).getWhenUnsatisfiable()).isEqualTo("ScheduleAnyway");
+    assertThat(spread.get(0).getMaxSkew()).isEqualTo(1);
+  }
+
+  @Test
+  void theZoneSpreadCanBeTurnedOff() {
+    Deployment off = VigilChart.locate().render("zoneSpread: false").one(Deployment.class);
+    assertThat(off.getSpec().getTemplate().getSpec().getTopologySpreadConstraints())
+        .isNullOrEmpty();
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.vigil.cli.VigilCommand;
 import dev.vigil.publish.PublishingGuard;
 import dev.vigil.publish.SlicePublisher;
 import dev.vigil.publish.TransitionReporter;
+import dev.vigil.shard.CheckerGauges;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -106,7 +107,9 @@ class DocsTest {
             TransitionReporter.DRY_RUN,
             TransitionReporter.PANIC_TRANSITIONS,
             TransitionReporter.DAMPINGS,
-            TransitionReporter.RELEASES)) {
+            TransitionReporter.RELEASES,
+            CheckerGauges.FAILING_SHARE,
+            CheckerGauges.SUSPECT)) {
       assertThat(doc).contains("| `" + name + "` |");
     }
     assertThat(doc).contains("at most " + PoolGauges.MAX_EJECTED_PER_POOL + " per pool");

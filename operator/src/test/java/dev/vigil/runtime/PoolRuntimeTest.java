@@ -11,6 +11,7 @@ import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ManualTimers;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Probing;
+import dev.vigil.probe.Reason;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +107,35 @@ class PoolRuntimeTest {
 
   private EjectionDecision fail(PoolRuntime r, String ip) {
     return done(r.onOutcome(ip, false, Origin.UPSTREAM));
+  }
+
+  /** The failing share's counts follow each result and each member change, with no scan. */
+  @Test
+  void countsTheBackendsWhoseLastProbeFailed() {
+    PoolRuntime r = runtime(settings().build());
+    assertThat(r.failingBackends()).isEqualTo(new FailingBackends(0, 4));
+    ProbeResult refused = ProbeResult.fail(Reason.CONNECTION_REFUSED, "refused", 1);
+    probes.result("a", refused);
+    probes.result("b", refused);
+    probes.result("b", refused);
+    assertThat(r.failingBackends())
+        .as("b failed twice: counted once")
+        .isEqualTo(new FailingBackends(2, 4));
+    probes.result("a", ProbeResult.pass("200", 1));
+    assertThat(r.failingBackends()).isEqualTo(new FailingBackends(1, 4));
+
+    // b (failing) leaves, e joins (not probed yet: probed, not failing)
+    done(r.update(settings().build(), CheckSpec.builder().build(), 1, byLetter("acde"), Map.of()));
+    assertThat(r.failingBackends()).isEqualTo(new FailingBackends(0, 4));
+    probes.result("e", refused);
+    done(r.update(settings().build(), CheckSpec.builder().build(), 1, byLetter("ae"), Map.of()));
+    assertThat(r.failingBackends()).isEqualTo(new FailingBackends(1, 2));
+  }
+
+  /** Members named by letter, each at the address {@link #members} gives it in "abcde...". */
+  private static List<Member> byLetter(String ids) {
+    List<Member> all = members("a", "b", "c", "d", "e");
+    return all.stream().filter(m -> ids.contains(m.id())).toList();
   }
 
   @Test

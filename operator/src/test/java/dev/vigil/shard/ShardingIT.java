@@ -106,7 +106,8 @@ class ShardingIT {
                 "--sharding",
                 "--shard-identity=" + identity,
                 "--shard-lease-duration=3",
-                "--shard-move-rate=0"),
+                "--shard-move-rate=0",
+                "--zone=zone-" + identity.substring(identity.length() - 1)),
             o ->
                 o.reviewer(EVERY_REPORTER)
                     .election(
@@ -292,6 +293,26 @@ class ShardingIT {
     backends.get(index).set(Mode.REFUSE).toCompletionStage().toCompletableFuture().join();
     String dead = backends.get(index).host();
     await().atMost(Duration.ofSeconds(10)).until(() -> !readyIps().contains(dead));
+
+    // each Lease carries its replica's zone and failing share; either replica lists both
+    await().atMost(Duration.ofSeconds(10)).until(() -> failingShareOnLease("replica-b") > 0);
+    assertThat(failingShareOnLease("replica-a")).isZero();
+    assertThat(b.replica().meters().get(CheckerGauges.FAILING_SHARE).gauge().value()).isPositive();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(replicas.get(0).running().ring().checkers())
+                    .containsExactly(
+                        new Voters.Checker("replica-a", "zone-a", false),
+                        new Voters.Checker("replica-b", "zone-b", false)));
+  }
+
+  private double failingShareOnLease(String identity) {
+    Lease lease =
+        client.leases().inNamespace(LEASE_NS).withName(ShardLease.leaseName(identity)).get();
+    return Double.parseDouble(
+        lease.getMetadata().getAnnotations().get(CheckerReport.FAILING_SHARE));
   }
 
   @Test
