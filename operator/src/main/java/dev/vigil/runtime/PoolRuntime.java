@@ -49,6 +49,7 @@ public final class PoolRuntime {
   private final PoolHealth health;
   private final EjectionBook ejections;
   private final TrackedBackends backends;
+  private final Confirmations confirmations;
   private final SweepTimer sweep;
   private final DeadlineTimer ejectionEnd;
   private final DeadlineTimer release;
@@ -70,6 +71,7 @@ public final class PoolRuntime {
       Function<Probing.Results, Probing> probing,
       PoolListener listener,
       TransitionSink sink,
+      Confirmer confirmer,
       LongSupplier clock) {
     this.key = key;
     this.context = new PoolContext(timers);
@@ -80,6 +82,8 @@ public final class PoolRuntime {
     this.probing = probing.apply(this::onProbeResult);
     this.ejections = new EjectionBook(key, sink);
     this.backends = new TrackedBackends(health, this.probing, ejections);
+    this.confirmations =
+        new Confirmations(key, context, health, backends, confirmer, sink, clock, this::afterEvent);
     this.health.dampingListener(new DampingReports(key, sink, backends, health, clock));
     this.sweep = new SweepTimer(timers, this::onSweep);
     this.ejectionEnd = new DeadlineTimer(timers, clock, this::onEjectionEnd);
@@ -191,8 +195,10 @@ public final class PoolRuntime {
     backends.probed(t, new ProbeSummary(now, result.passed(), result.latencyMs(), result.detail()));
     ActiveState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
+    confirmations.refreshMode();
     Transition transition =
         health.onProbeResult(t.backend, result.passed(), result.failFast(), now);
+    confirmations.after(t, transition);
     boolean material = wasEjected != t.backend.ejected();
     if (wasEjected && !t.backend.ejected()) {
       sink.unejected(key, id, TransitionReasons.UNEJECTED_BY_PROBE);

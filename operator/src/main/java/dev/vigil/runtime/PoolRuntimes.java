@@ -28,6 +28,7 @@ public final class PoolRuntimes {
   private final ProbingFactory probing;
   private final TransitionSink sink;
   private final LongSupplier clock;
+  private volatile Confirmer confirmer = Confirmer.ALONE;
   private final Map<PoolKey, PoolRuntime> runtimes = new ConcurrentHashMap<>();
   private final List<PoolListener> listeners = new CopyOnWriteArrayList<>();
 
@@ -37,6 +38,14 @@ public final class PoolRuntimes {
     this.probing = probing;
     this.sink = sink;
     this.clock = clock;
+  }
+
+  /**
+   * Who confirms the pools' Down verdicts (docs/design.md §8); {@link Confirmer#ALONE} until set.
+   * Set it before the first pool starts: a runtime keeps the one it was made with.
+   */
+  public void confirmWith(Confirmer confirmer) {
+    this.confirmer = confirmer;
   }
 
   /** Told whenever any pool's view changes. */
@@ -66,6 +75,7 @@ public final class PoolRuntimes {
               callback -> probing.apply(context, callback),
               this::changed,
               sink,
+              confirmer,
               clock);
         });
   }

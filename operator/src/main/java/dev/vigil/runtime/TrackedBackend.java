@@ -24,6 +24,12 @@ final class TrackedBackend {
   /** In a run of refusals by the cap: further refusals are counted, not reported again. */
   boolean refused;
 
+  /** The voters' answers on its last Down verdict out to them (docs/design.md §8), or null. */
+  Confirmer.Votes lastVotes;
+
+  /** A held Down verdict was reported (a suspect, lone owner); cleared when it is not held. */
+  boolean heldReported;
+
   /** The probe phase the scheduler was last told. */
   ProbePhase phase = ProbePhase.NORMAL;
 

@@ -35,6 +35,15 @@ public interface TransitionSink {
   /** Flap damping released a backend. */
   default void released(PoolKey pool, String backend, String why) {}
 
+  /**
+   * The voters did not confirm the owner's Down verdict (docs/design.md §8): the backend stays Up,
+   * its fail run cleared.
+   */
+  default void downNotConfirmed(PoolKey pool, String backend, String why) {}
+
+  /** This replica is Suspect and alone: a Down verdict is held, the backend stays Up. */
+  default void downHeld(PoolKey pool, String backend, String why) {}
+
   /** The pool's runtime closed: forget what is kept per pool. */
   default void poolClosed(PoolKey pool) {}
 

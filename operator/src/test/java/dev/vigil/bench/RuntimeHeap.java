@@ -6,6 +6,7 @@ import dev.vigil.probe.ManualTimers;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.ScheduledProbing;
+import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
@@ -61,6 +62,7 @@ public final class RuntimeHeap {
               callback -> new ScheduledProbing(instant, timers, random.split(), callback),
               pool -> {},
               TransitionSink.NONE,
+              Confirmer.ALONE,
               timers::nowMillis);
       List<Member> members = new ArrayList<>(perPool);
       for (int b = 0; b < perPool; b++) {

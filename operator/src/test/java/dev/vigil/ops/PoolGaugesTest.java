@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.probe.ManualTimers;
+import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.NoProbes;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
@@ -51,6 +52,7 @@ class PoolGaugesTest {
             },
         p -> {},
         TransitionSink.NONE,
+        Confirmer.ALONE,
         () -> 0L);
   }
 

@@ -132,6 +132,7 @@ class GrpcWatchRuntimeTest {
                     prober, prober, new VertxTimers(context), new SplittableRandom(7), cb),
             pool -> {},
             sink,
+            Confirmer.ALONE,
             System::currentTimeMillis);
     runtime
         .update(

@@ -104,6 +104,7 @@ class PhaseWiringTest {
             },
             pool -> {},
             TransitionSink.NONE,
+            Confirmer.ALONE,
             timers::nowMillis);
     List<Member> members = new ArrayList<>();
     for (String id : List.of("a", "b", "c", "d")) {

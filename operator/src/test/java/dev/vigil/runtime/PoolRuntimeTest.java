@@ -63,6 +63,7 @@ class PoolRuntimeTest {
             },
             pool -> changes.incrementAndGet(),
             transitions,
+            Confirmer.ALONE,
             this::now);
     done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c", "d"), Map.of()));
     for (String id : List.of("a", "b", "c", "d")) {

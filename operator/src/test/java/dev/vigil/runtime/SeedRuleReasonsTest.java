@@ -80,6 +80,7 @@ class SeedRuleReasonsTest {
             },
             pool -> {},
             sink,
+            Confirmer.ALONE,
             clock::get);
     List<Member> members =
         List.of(
