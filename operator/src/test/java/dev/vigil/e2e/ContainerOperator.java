@@ -287,13 +287,18 @@ public final class ContainerOperator implements RunningOperator {
 
   /**
    * An env value of the chart; from the downward API the Pod's namespace, or its name (the
-   * container's name, which is also its hostname).
+   * container's name, which is also its hostname), and no Node (blank reads as unset: the replica's
+   * zone is unknown, no Node read).
    */
   private static String envValue(EnvVar e, String podName) {
     if (e.getValueFrom() != null) {
       String field = e.getValueFrom().getFieldRef().getFieldPath();
-      assertThat(field).isIn("metadata.namespace", "metadata.name");
-      return field.equals("metadata.name") ? podName : E2eCluster.RELEASE_NAMESPACE;
+      assertThat(field).isIn("metadata.namespace", "metadata.name", "spec.nodeName");
+      return switch (field) {
+        case "metadata.name" -> podName;
+        case "spec.nodeName" -> "";
+        default -> E2eCluster.RELEASE_NAMESPACE;
+      };
     }
     return e.getValue() == null ? "" : e.getValue();
   }

@@ -403,13 +403,19 @@ public final class ProcessOperator implements RunningOperator {
             .toList());
   }
 
-  /** An env value of the chart: the downward API's name and namespace, mount paths remapped. */
+  /**
+   * An env value of the chart: the downward API's name and namespace (and no Node), mount paths
+   * remapped.
+   */
   private static String envValue(EnvVar e, String podName, Path tls) {
     if (e.getValueFrom() != null) {
       String field = e.getValueFrom().getFieldRef().getFieldPath();
       return switch (field) {
         case "metadata.name" -> podName;
         case "metadata.namespace" -> E2eCluster.RELEASE_NAMESPACE;
+        // a process runs on no Node: blank reads as unset, so the replica's zone is unknown
+        // (no Node read) unless the test passes --zone
+        case "spec.nodeName" -> "";
         default -> throw new AssertionError("a downward-API field this test cannot set: " + field);
       };
     }
