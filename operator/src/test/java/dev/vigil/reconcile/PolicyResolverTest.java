@@ -116,24 +116,34 @@ class PolicyResolverTest {
   void aBadQuorumNamesItsFieldInTheAcceptedCondition() {
     Quorum all = new Quorum();
     all.setDownPercent(100);
-    assertThat(invalidCondition(all))
+    assertThat(invalidCondition(withQuorum(all)))
         .startsWith("quorum.downPercent: must be between 0 and 99")
         .contains("was 100");
     Quorum few = new Quorum();
     few.setConfirmers(0);
-    assertThat(invalidCondition(few)).startsWith("quorum.confirmers: must be between 1 and 5");
+    assertThat(invalidCondition(withQuorum(few)))
+        .startsWith("quorum.confirmers: must be between 1 and 5");
     Quorum never = new Quorum();
     never.setTimeout("0s");
-    assertThat(invalidCondition(never)).startsWith("quorum.timeout: must be at least 1ms");
+    assertThat(invalidCondition(withQuorum(never)))
+        .startsWith("quorum.timeout: must be at least 1ms");
     Quorum garbled = new Quorum();
     garbled.setTimeout("-5s");
-    assertThat(invalidCondition(garbled)).startsWith("quorum.timeout: must be a duration");
+    assertThat(invalidCondition(withQuorum(garbled)))
+        .startsWith("quorum.timeout: must be a duration");
   }
 
-  /** The Accepted condition's message of a policy with this quorum, as the reconciler builds it. */
-  private static String invalidCondition(Quorum quorum) {
+  private static HealthPolicy withQuorum(Quorum quorum) {
     HealthPolicy p = policy();
     p.getSpec().setQuorum(quorum);
+    return p;
+  }
+
+  /**
+   * The message of an invalid policy's Accepted condition, as the reconciler builds it: the
+   * resolver's error through the status aggregator, checked to be Accepted False InvalidPolicy.
+   */
+  private static String invalidCondition(HealthPolicy p) {
     String invalid = null;
     try {
       PolicyResolver.resolve(p);
@@ -144,6 +154,7 @@ class PolicyResolverTest {
         dev.vigil.publish.PolicyStatusAggregator.fromPoolStatuses(
             1L, invalid, java.util.List.of(), null, 1_000);
     var accepted = status.getConditions().get(0);
+    assertThat(accepted.getType()).isEqualTo(dev.vigil.api.Conditions.ACCEPTED);
     assertThat(accepted.getStatus()).isEqualTo("False");
     assertThat(accepted.getReason()).isEqualTo(dev.vigil.api.Conditions.INVALID_POLICY);
     return accepted.getMessage();
@@ -166,20 +177,7 @@ class PolicyResolverTest {
             java.util.List.of(
                 new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Build", null),
                 new dev.vigil.api.v1alpha1.HttpHeaderMatch("X-Ready", "(?=yes)")));
-    String invalid = null;
-    try {
-      PolicyResolver.resolve(lookahead);
-    } catch (InvalidSettingsException e) {
-      invalid = e.getMessage();
-    }
-    var status =
-        dev.vigil.publish.PolicyStatusAggregator.fromPoolStatuses(
-            1L, invalid, java.util.List.of(), null, 1_000);
-    var accepted = status.getConditions().get(0);
-    assertThat(accepted.getType()).isEqualTo(dev.vigil.api.Conditions.ACCEPTED);
-    assertThat(accepted.getStatus()).isEqualTo("False");
-    assertThat(accepted.getReason()).isEqualTo(dev.vigil.api.Conditions.INVALID_POLICY);
-    assertThat(accepted.getMessage())
+    assertThat(invalidCondition(lookahead))
         .startsWith("active.http.headerMatch[1].value: not a valid RE2 expression");
   }
 
