@@ -19,13 +19,36 @@ public final class ConfirmingProbe {
     ABSTAIN
   }
 
+  /**
+   * When a voter decides: probes {@code intervalMs} apart, Up after {@code rise} passes in a row,
+   * Down after {@code fall} failures in a row, abstain after {@code timeoutMs}.
+   *
+   * @param intervalMs between probe starts, >= 1
+   * @param rise passes in a row for Up, >= 1
+   * @param fall failures in a row for Down, >= 1
+   * @param timeoutMs until the voter abstains, >= 0
+   */
+  public record Rule(long intervalMs, int rise, int fall, long timeoutMs) {
+    public Rule {
+      if (intervalMs < 1 || rise < 1 || fall < 1 || timeoutMs < 0) {
+        throw new IllegalArgumentException(
+            "interval, rise and fall must be >= 1 and timeout >= 0, got "
+                + intervalMs
+                + ", "
+                + rise
+                + ", "
+                + fall
+                + ", "
+                + timeoutMs);
+      }
+    }
+  }
+
   private final Prober prober;
   private final Timers timers;
   private final ProbeTarget target;
   private final CheckSpec check;
-  private final long intervalMs;
-  private final int rise;
-  private final int fall;
+  private final Rule rule;
   private final long deadline;
   private final Promise<Vote> answer = Promise.promise();
   private long deadlineTimer = -1;
@@ -33,54 +56,19 @@ public final class ConfirmingProbe {
   private int fails;
 
   private ConfirmingProbe(
-      Prober prober,
-      Timers timers,
-      ProbeTarget target,
-      CheckSpec check,
-      long intervalMs,
-      int rise,
-      int fall,
-      long timeoutMs) {
+      Prober prober, Timers timers, ProbeTarget target, CheckSpec check, Rule rule) {
     this.prober = prober;
     this.timers = timers;
     this.target = target;
     this.check = check;
-    this.intervalMs = intervalMs;
-    this.rise = rise;
-    this.fall = fall;
-    this.deadline = timers.nowMillis() + timeoutMs;
+    this.rule = rule;
+    this.deadline = timers.nowMillis() + rule.timeoutMs();
   }
 
-  /**
-   * Starts the probes; the future completes on the timers' context.
-   *
-   * @param intervalMs between probe starts, >= 1
-   * @param rise passes in a row for Up, >= 1
-   * @param fall failures in a row for Down, >= 1
-   * @param timeoutMs until the voter abstains, >= 0
-   */
+  /** Starts the probes; the future completes on the timers' context. */
   public static Future<Vote> vote(
-      Prober prober,
-      Timers timers,
-      ProbeTarget target,
-      CheckSpec check,
-      long intervalMs,
-      int rise,
-      int fall,
-      long timeoutMs) {
-    if (intervalMs < 1 || rise < 1 || fall < 1 || timeoutMs < 0) {
-      throw new IllegalArgumentException(
-          "interval, rise and fall must be >= 1 and timeout >= 0, got "
-              + intervalMs
-              + ", "
-              + rise
-              + ", "
-              + fall
-              + ", "
-              + timeoutMs);
-    }
-    ConfirmingProbe p =
-        new ConfirmingProbe(prober, timers, target, check, intervalMs, rise, fall, timeoutMs);
+      Prober prober, Timers timers, ProbeTarget target, CheckSpec check, Rule rule) {
+    ConfirmingProbe p = new ConfirmingProbe(prober, timers, target, check, rule);
     timers.execute(p::start);
     return p.answer.future();
   }
@@ -114,12 +102,12 @@ public final class ConfirmingProbe {
       passes = 0;
       fails++;
     }
-    if (passes >= rise || fails >= fall) {
+    if (passes >= rule.rise() || fails >= rule.fall()) {
       timers.cancel(deadlineTimer);
-      answer.tryComplete(passes >= rise ? Vote.UP : Vote.DOWN);
+      answer.tryComplete(passes >= rule.rise() ? Vote.UP : Vote.DOWN);
       return;
     }
-    long next = started + intervalMs;
+    long next = started + rule.intervalMs();
     if (next >= deadline) {
       return; // the deadline comes first: abstain then
     }

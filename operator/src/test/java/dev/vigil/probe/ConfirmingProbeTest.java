@@ -1,6 +1,7 @@
 package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.probe.http.HttpProber;
@@ -25,10 +26,18 @@ class ConfirmingProbeTest {
     int dead = rig.servers().refusing();
     Future<Vote> up =
         ConfirmingProbe.vote(
-            rig.prober(), onRig, new ProbeTarget("127.0.0.1", live), CHECK, 50, 2, 3, 5_000);
+            rig.prober(),
+            onRig,
+            new ProbeTarget("127.0.0.1", live),
+            CHECK,
+            new ConfirmingProbe.Rule(50, 2, 3, 5_000));
     Future<Vote> down =
         ConfirmingProbe.vote(
-            rig.prober(), onRig, new ProbeTarget("127.0.0.1", dead), CHECK, 50, 2, 3, 5_000);
+            rig.prober(),
+            onRig,
+            new ProbeTarget("127.0.0.1", dead),
+            CHECK,
+            new ConfirmingProbe.Rule(50, 2, 3, 5_000));
     assertThat(LoopbackServers.await(up)).isEqualTo(Vote.UP);
     assertThat(LoopbackServers.await(down)).isEqualTo(Vote.DOWN);
   }
@@ -36,7 +45,9 @@ class ConfirmingProbeTest {
   @Test
   void aDeadBackendIsDownAfterFallFailuresOneIntervalApartTheFirstAtOnce() {
     prober.refusing.add(target);
-    Future<Vote> vote = ConfirmingProbe.vote(prober, timers, target, CHECK, 1_000, 2, 3, 10_000);
+    Future<Vote> vote =
+        ConfirmingProbe.vote(
+            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 2, 3, 10_000));
     timers.advance(2_004); // the third failure is answered 5 ms after its start
     assertThat(vote.isComplete()).isFalse();
     timers.advance(1);
@@ -47,7 +58,9 @@ class ConfirmingProbeTest {
 
   @Test
   void aLiveBackendIsUpAfterRisePasses() {
-    Future<Vote> vote = ConfirmingProbe.vote(prober, timers, target, CHECK, 1_000, 2, 3, 10_000);
+    Future<Vote> vote =
+        ConfirmingProbe.vote(
+            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 2, 3, 10_000));
     timers.advance(1_100);
     assertThat(vote.result()).isEqualTo(Vote.UP);
     assertThat(prober.starts.get(target)).containsExactly(0L, 1_000L);
@@ -56,7 +69,9 @@ class ConfirmingProbeTest {
   @Test
   void noDecisionWithinTheTimeoutAbstainsAndProbesNoMore() {
     prober.hanging.add(target);
-    Future<Vote> vote = ConfirmingProbe.vote(prober, timers, target, CHECK, 1_000, 2, 3, 1_500);
+    Future<Vote> vote =
+        ConfirmingProbe.vote(
+            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 2, 3, 1_500));
     timers.advance(1_499);
     assertThat(vote.isComplete()).isFalse();
     timers.advance(1);
@@ -72,7 +87,9 @@ class ConfirmingProbeTest {
     // fail, fail, pass, fail, pass, pass, pass: each change of result restarts the other run
     boolean[] refuses = {true, true, false, true, false, false, false};
     prober.refusing.add(target);
-    Future<Vote> vote = ConfirmingProbe.vote(prober, timers, target, CHECK, 1_000, 3, 3, 60_000);
+    Future<Vote> vote =
+        ConfirmingProbe.vote(
+            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 3, 3, 60_000));
     for (int i = 1; i < refuses.length; i++) {
       timers.advance(500);
       if (refuses[i]) {
@@ -86,5 +103,21 @@ class ConfirmingProbeTest {
     timers.advance(10);
     assertThat(vote.result()).isEqualTo(Vote.UP);
     assertThat(prober.starts.get(target)).hasSize(7);
+  }
+
+  @Test
+  void aRuleRefusesAZeroIntervalRiseOrFallAndANegativeTimeoutSayingWhatItGot() {
+    assertThatThrownBy(() -> new ConfirmingProbe.Rule(0, 2, 3, 1_000))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("interval, rise and fall must be >= 1 and timeout >= 0, got 0, 2, 3, 1000");
+    assertThatThrownBy(() -> new ConfirmingProbe.Rule(1_000, 0, 3, 1_000))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ConfirmingProbe.Rule(1_000, 2, 0, 1_000))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ConfirmingProbe.Rule(1_000, 2, 3, -1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(new ConfirmingProbe.Rule(1, 1, 1, 0).timeoutMs())
+        .as("the least valid rule")
+        .isZero();
   }
 }
