@@ -24,20 +24,11 @@ class ConfirmingProbeTest {
     Timers onRig = new VertxTimers(rig.context());
     int live = rig.servers().replying("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
     int dead = rig.servers().refusing();
+    ConfirmingProbe.Rule rule = new ConfirmingProbe.Rule(50, 2, 3, 5_000);
     Future<Vote> up =
-        ConfirmingProbe.vote(
-            rig.prober(),
-            onRig,
-            new ProbeTarget("127.0.0.1", live),
-            CHECK,
-            new ConfirmingProbe.Rule(50, 2, 3, 5_000));
+        ConfirmingProbe.vote(rig.prober(), onRig, new ProbeTarget("127.0.0.1", live), CHECK, rule);
     Future<Vote> down =
-        ConfirmingProbe.vote(
-            rig.prober(),
-            onRig,
-            new ProbeTarget("127.0.0.1", dead),
-            CHECK,
-            new ConfirmingProbe.Rule(50, 2, 3, 5_000));
+        ConfirmingProbe.vote(rig.prober(), onRig, new ProbeTarget("127.0.0.1", dead), CHECK, rule);
     assertThat(LoopbackServers.await(up)).isEqualTo(Vote.UP);
     assertThat(LoopbackServers.await(down)).isEqualTo(Vote.DOWN);
   }
@@ -45,9 +36,7 @@ class ConfirmingProbeTest {
   @Test
   void aDeadBackendIsDownAfterFallFailuresOneIntervalApartTheFirstAtOnce() {
     prober.refusing.add(target);
-    Future<Vote> vote =
-        ConfirmingProbe.vote(
-            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 2, 3, 10_000));
+    Future<Vote> vote = voteOnTheFake(new ConfirmingProbe.Rule(1_000, 2, 3, 10_000));
     timers.advance(2_004); // the third failure is answered 5 ms after its start
     assertThat(vote.isComplete()).isFalse();
     timers.advance(1);
@@ -58,9 +47,7 @@ class ConfirmingProbeTest {
 
   @Test
   void aLiveBackendIsUpAfterRisePasses() {
-    Future<Vote> vote =
-        ConfirmingProbe.vote(
-            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 2, 3, 10_000));
+    Future<Vote> vote = voteOnTheFake(new ConfirmingProbe.Rule(1_000, 2, 3, 10_000));
     timers.advance(1_100);
     assertThat(vote.result()).isEqualTo(Vote.UP);
     assertThat(prober.starts.get(target)).containsExactly(0L, 1_000L);
@@ -69,9 +56,7 @@ class ConfirmingProbeTest {
   @Test
   void noDecisionWithinTheTimeoutAbstainsAndProbesNoMore() {
     prober.hanging.add(target);
-    Future<Vote> vote =
-        ConfirmingProbe.vote(
-            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 2, 3, 1_500));
+    Future<Vote> vote = voteOnTheFake(new ConfirmingProbe.Rule(1_000, 2, 3, 1_500));
     timers.advance(1_499);
     assertThat(vote.isComplete()).isFalse();
     timers.advance(1);
@@ -87,9 +72,7 @@ class ConfirmingProbeTest {
     // fail, fail, pass, fail, pass, pass, pass: each change of result restarts the other run
     boolean[] refuses = {true, true, false, true, false, false, false};
     prober.refusing.add(target);
-    Future<Vote> vote =
-        ConfirmingProbe.vote(
-            prober, timers, target, CHECK, new ConfirmingProbe.Rule(1_000, 3, 3, 60_000));
+    Future<Vote> vote = voteOnTheFake(new ConfirmingProbe.Rule(1_000, 3, 3, 60_000));
     for (int i = 1; i < refuses.length; i++) {
       timers.advance(500);
       if (refuses[i]) {
@@ -103,6 +86,11 @@ class ConfirmingProbeTest {
     timers.advance(10);
     assertThat(vote.result()).isEqualTo(Vote.UP);
     assertThat(prober.starts.get(target)).hasSize(7);
+  }
+
+  /** A vote on {@code target} through the fake prober, on the manual clock. */
+  private Future<Vote> voteOnTheFake(ConfirmingProbe.Rule rule) {
+    return ConfirmingProbe.vote(prober, timers, target, CHECK, rule);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.vigil.runtime;
 
+import static dev.vigil.runtime.PoolViews.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.ActiveState;
@@ -104,15 +105,6 @@ class ConfirmationsTest {
 
   private void fail(String id) {
     probes.result(id, ProbeResult.fail(Reason.CONNECTION_REFUSED, "connection refused", 1));
-  }
-
-  private static ActiveState state(PoolRuntime r, String id) {
-    return r.view().backends().stream()
-        .filter(b -> b.member().id().equals(id))
-        .findFirst()
-        .orElseThrow()
-        .decision()
-        .state();
   }
 
   private static Confirmer.Votes votes(List<String> down, List<String> up, List<String> none) {

@@ -1,5 +1,6 @@
 package dev.vigil.runtime;
 
+import static dev.vigil.runtime.PoolViews.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.ActiveState;
@@ -121,15 +122,6 @@ class PhaseWiringTest {
 
   private static String ip(String id) {
     return "10.0.0." + (id.charAt(0) - 'a' + 1);
-  }
-
-  private static ActiveState state(PoolRuntime r, String id) {
-    return r.view().backends().stream()
-        .filter(b -> b.member().id().equals(id))
-        .findFirst()
-        .orElseThrow()
-        .decision()
-        .state();
   }
 
   /** Advances in 100 ms steps until every backend in {@code ids} is in {@code state}: the ms. */

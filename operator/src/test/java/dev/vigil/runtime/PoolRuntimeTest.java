@@ -1,5 +1,6 @@
 package dev.vigil.runtime;
 
+import static dev.vigil.runtime.PoolViews.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.ActiveState;
@@ -100,10 +101,6 @@ class PoolRuntimeTest {
       throw new AssertionError(f.cause());
     }
     return f.result();
-  }
-
-  private static BackendSnapshot backend(PoolRuntime r, String id) {
-    return r.view().backends().stream().filter(b -> b.member().id().equals(id)).findFirst().get();
   }
 
   private EjectionDecision fail(PoolRuntime r, String ip) {
