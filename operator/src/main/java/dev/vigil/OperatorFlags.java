@@ -147,6 +147,12 @@ final class OperatorFlags {
               (default: its Node's topology.kubernetes.io/zone, read through
               $NODE_NAME; else unknown)"""),
           new Flag(
+              "advertise-address",
+              "IP",
+              """
+              the address other replicas ask this one at (on --outcome-port) to
+              confirm a Down across zones (default: $POD_IP; unset: it is not asked)"""),
+          new Flag(
               "native-transport",
               "BOOL",
               """

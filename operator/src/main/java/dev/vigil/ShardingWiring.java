@@ -34,6 +34,10 @@ final class ShardingWiring {
   final ShardRing ring;
   final PoolHandoff handoff;
   private final ShardConfig shards;
+  private final String zone;
+
+  /** Where other replicas ask this one to confirm a Down ({@code host:port}); "" until known. */
+  private volatile String address = "";
 
   /**
    * Sharded: the shard Lease guards every pool this replica runs. Lost, the replica stops its
@@ -51,9 +55,10 @@ final class ShardingWiring {
     if (!shards.enabled()) {
       ring = null;
       handoff = null;
+      zone = "";
       return;
     }
-    String zone = ReplicaZone.resolve(shards, o.client);
+    zone = ReplicaZone.resolve(shards, o.client);
     FailingShare share = new FailingShare(FailingShare.WINDOW, o.clock);
     ring =
         shardRing(
@@ -63,7 +68,7 @@ final class ShardingWiring {
             () -> fenced(o, leadership, runtimes),
             () -> {
               FailingBackends n = runtimes.failingBackends();
-              return new CheckerReport(zone, share.sample(n.failing(), n.probed()));
+              return new CheckerReport(zone, share.sample(n.failing(), n.probed()), address);
             });
     lifecycle.on(Stage.LEASES, "the shard Lease", ring::close);
     gauges(runtimes, registry);
@@ -180,5 +185,23 @@ final class ShardingWiring {
 
   String identity() {
     return shards.identity();
+  }
+
+  /** This replica's zone ("" when unknown or unsharded). */
+  String zone() {
+    return zone;
+  }
+
+  /**
+   * Other replicas may ask this one to confirm Downs on {@code port} from the next renewal on, at
+   * {@code --advertise-address} ({@code POD_IP}); without that address it is never asked.
+   */
+  void advertise(int port) {
+    if (shards.advertiseAddress() == null) {
+      LOG.warn("no --advertise-address or POD_IP: other replicas will not ask this one to confirm");
+      return;
+    }
+    address = CheckerReport.address(shards.advertiseAddress(), port);
+    LOG.info("confirming other zones' Downs at {}", address);
   }
 }

@@ -1,6 +1,7 @@
 package dev.vigil;
 
 import dev.vigil.ops.LeaderLease;
+import dev.vigil.probe.Prober;
 import dev.vigil.security.Reviewer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,6 +9,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * What {@link Vigil#start} needs: the settings, the API server's client and the Vert.x instance,
@@ -23,6 +25,7 @@ public final class StartOptions {
   LongSupplier clock = System::currentTimeMillis;
   Runnable onFenced = () -> {};
   Election election = Election.DEFAULTS;
+  UnaryOperator<Prober> network = p -> p;
 
   private StartOptions(OperatorConfig config, KubernetesClient client, Vertx vertx) {
     this.config = config;
@@ -67,6 +70,15 @@ public final class StartOptions {
    */
   public StartOptions onFenced(Runnable onFenced) {
     this.onFenced = onFenced;
+    return this;
+  }
+
+  /**
+   * What this replica's own network does to its probes: the probers as they are in a cluster; a
+   * test wraps them to break one replica's network and not the others' (docs/design.md §8).
+   */
+  public StartOptions network(UnaryOperator<Prober> network) {
+    this.network = network;
     return this;
   }
 

@@ -89,7 +89,10 @@ public final class Vigil {
     Leadership leadership =
         ReconcileWiring.electsLeader(config) ? Leadership.elected() : Leadership.sole();
     PublishingWiring publishing = new PublishingWiring(o, registry, lifecycle);
-    PoolRuntimes runtimes = runtimes(o, registry, publishing.transitions(registry), lifecycle);
+    ProtocolProber protocols = protocols(o);
+    Prober probers = new MeteredProber(o.network.apply(protocols), registry);
+    PoolRuntimes runtimes =
+        runtimes(o, probers, protocols.watcher(), publishing.transitions(registry), lifecycle);
     ShardingWiring sharding =
         new ShardingWiring(o, publishing.budget, leadership, runtimes, registry, lifecycle);
     PublishingWiring.Publishers publishers =
@@ -105,19 +108,21 @@ public final class Vigil {
             runtimes,
             Readiness.of(reconcile.operator, leadership),
             lifecycle);
+    QuorumWiring quorum =
+        new QuorumWiring(o, sharding, runtimes, probers, ops.certificate, lifecycle);
     sharding.start(config.namespaces(), publishers.status);
     reconcile.start(o, lifecycle);
     int outcomePort =
         config.intake().port() < 0
             ? -1
-            : startIntake(o, registry, runtimes, sharding, leadership, ops.certificate, lifecycle);
+            : startIntake(
+                o, registry, runtimes, sharding, quorum, leadership, ops.certificate, lifecycle);
     return new Running(
         reconcile.operator, runtimes, ops.server, sharding.ring, outcomePort, lifecycle::stop);
   }
 
-  /** The pools' runtimes and their probes; all network I/O on {@code vertx}. */
-  private static PoolRuntimes runtimes(
-      StartOptions o, MeterRegistry registry, TransitionReporter transitions, Lifecycle lifecycle) {
+  /** Every protocol's prober, warmed up; all network I/O on {@code vertx}. */
+  private static ProtocolProber protocols(StartOptions o) {
     ProtocolProber protocols =
         new ProtocolProber(
             new HttpProber(o.vertx),
@@ -127,8 +132,16 @@ public final class Vigil {
     // A cold JVM's first TLS handshakes take seconds: pay for them before the first probe round
     // (issue 18), so the first HTTPS and gRPC-over-TLS probes do not time out on healthy backends.
     TlsWarmUp.runAndWait(o.vertx, protocols, Duration.ofSeconds(10));
-    Prober probers = new MeteredProber(protocols, registry);
-    HealthWatcher watcher = protocols.watcher();
+    return protocols;
+  }
+
+  /** The pools' runtimes and their probes. */
+  private static PoolRuntimes runtimes(
+      StartOptions o,
+      Prober probers,
+      HealthWatcher watcher,
+      TransitionReporter transitions,
+      Lifecycle lifecycle) {
     PoolRuntimes runtimes =
         new PoolRuntimes(
             o.vertx,
@@ -158,6 +171,7 @@ public final class Vigil {
       MeterRegistry registry,
       PoolRuntimes runtimes,
       ShardingWiring sharding,
+      QuorumWiring quorum,
       Leadership leadership,
       ServingCertificate certificate,
       Lifecycle lifecycle) {
@@ -179,7 +193,10 @@ public final class Vigil {
         Stage.INPUT,
         "the outcome intake",
         () -> Lifecycle.awaitStopped(intake.close(), "the outcome intake"));
+    quorum.serve(intake);
     int port = o.config.intake().port();
-    return Lifecycle.awaitStarted(intake.listen("0.0.0.0", port), "--outcome-port " + port);
+    int bound = Lifecycle.awaitStarted(intake.listen("0.0.0.0", port), "--outcome-port " + port);
+    quorum.advertise(bound);
+    return bound;
   }
 }

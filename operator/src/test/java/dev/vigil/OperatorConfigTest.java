@@ -159,6 +159,7 @@ class OperatorConfigTest {
             "VIGIL_SHARD_LEASE_DURATION", "30",
             "VIGIL_SHARD_MOVE_RATE", "25",
             "VIGIL_ZONE", "eu-1a"));
+    env.put("VIGIL_ADVERTISE_ADDRESS", "10.1.2.3");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
@@ -168,7 +169,8 @@ class OperatorConfigTest {
                 new OperatorConfig.Intake(9001, "intake"),
                 new OperatorConfig.Tls("/c", "/k"),
                 new OperatorConfig.Publishing(500, 50.5, 70, 0),
-                new ShardConfig(true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null),
+                new ShardConfig(
+                    true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true),
                 new OperatorConfig.Launch("json", false, false)));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
@@ -378,6 +380,21 @@ class OperatorConfigTest {
         .hasMessageContaining("--zone must be a label value");
     assertThatThrownBy(() -> shards(List.of("--zone=-a"), pod))
         .hasMessageContaining("--zone must be a label value");
+  }
+
+  @Test
+  void theAdvertisedAddressIsTheFlagElsePodIpAndOnlyAnIpLiteral() {
+    Map<String, String> pod = Map.of("POD_NAME", "vigil-0", "POD_IP", "10.0.0.7");
+    assertThat(shards(List.of("--sharding"), pod).advertiseAddress()).isEqualTo("10.0.0.7");
+    assertThat(shards(List.of("--sharding", "--advertise-address=fd00::7"), pod).advertiseAddress())
+        .isEqualTo("fd00:0:0:0:0:0:0:7");
+    assertThat(shards(List.of("--sharding"), Map.of("POD_NAME", "p")).advertiseAddress()).isNull();
+    for (String bad : List.of("vigil.example.com", "10.0.0.300", "10.0.0")) {
+      assertThatThrownBy(() -> shards(List.of("--sharding", "--advertise-address=" + bad), pod))
+          .as(bad)
+          .isInstanceOf(OperatorConfig.InvalidConfigException.class)
+          .hasMessageContaining("--advertise-address (or POD_IP) must be an IPv4 or IPv6 address");
+    }
   }
 
   private static ShardConfig shards(List<String> args, Map<String, String> env) {

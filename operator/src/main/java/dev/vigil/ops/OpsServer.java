@@ -3,6 +3,7 @@ package dev.vigil.ops;
 import dev.vigil.security.ConnectionGate;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
+import dev.vigil.security.RequestHeaders;
 import dev.vigil.security.ReviewCache;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.Reviews;
@@ -207,13 +208,12 @@ public final class OpsServer {
   }
 
   private void authorized(HttpServerRequest request) {
-    String header = request.getHeader("Authorization");
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7) || header.length() < 8) {
+    String token = RequestHeaders.bearer(request.getHeader("Authorization"));
+    if (token == null) {
       request.response().putHeader("WWW-Authenticate", "Bearer");
       reply(request, 401, "send Authorization: Bearer <token>\n");
       return;
     }
-    String token = header.substring(7).trim();
     String source =
         request.remoteAddress() == null
             ? ""

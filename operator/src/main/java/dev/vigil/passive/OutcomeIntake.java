@@ -3,12 +3,14 @@ package dev.vigil.passive;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.security.ConnectionGate;
+import dev.vigil.security.RequestHeaders;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.Reviews;
 import dev.vigil.security.ServingCertificate;
 import dev.vigil.security.TokenBuckets;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpHeaders;
@@ -16,6 +18,8 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -60,6 +64,7 @@ public final class OutcomeIntake {
   private final ConnectionGate gate;
   private final ByteShares bytesInFlight;
   private HttpServer server;
+  private final Map<String, Handler<HttpServerRequest>> others = new ConcurrentHashMap<>();
 
   /** Stopping: every request is answered 503 with Connection: close, nothing is applied. */
   private volatile boolean stopping;
@@ -127,6 +132,15 @@ public final class OutcomeIntake {
     return "/v1/namespaces/" + namespace + "/backendpools/" + name + "/outcomes";
   }
 
+  /**
+   * Serves another endpoint of this port (the voters' {@code /v1/confirmations}, docs/design.md §8)
+   * behind the same TLS, connection gate and stop: requests for exactly {@code path} go to {@code
+   * handler}, which authenticates them itself.
+   */
+  public void serve(String path, Handler<HttpServerRequest> handler) {
+    others.put(path, handler);
+  }
+
   /** Listens with TLS on the port (0 = a free one); the future holds the bound port. */
   public Future<Integer> listen(String host, int port) {
     HttpServer s =
@@ -192,6 +206,11 @@ public final class OutcomeIntake {
       refuseWhileStopping(req);
       return;
     }
+    var other = others.get(req.path());
+    if (other != null) {
+      other.handle(req);
+      return;
+    }
     PoolKey pool = route(req.path());
     if (pool == null) {
       notFound(req);
@@ -202,7 +221,7 @@ public final class OutcomeIntake {
       replies.refuse(req, 405, "method_not_allowed", "use POST " + PATH_TEMPLATE);
       return;
     }
-    String token = bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
+    String token = RequestHeaders.bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
     if (token == null) {
       replies.refuse(
           req, 401, "unauthenticated", "send Authorization: Bearer <ServiceAccount token>");
@@ -217,7 +236,7 @@ public final class OutcomeIntake {
           "Content-Type must be application/json (an array) or application/x-ndjson");
       return;
     }
-    long declared = contentLength(req.getHeader(HttpHeaders.CONTENT_LENGTH));
+    long declared = RequestHeaders.contentLength(req.getHeader(HttpHeaders.CONTENT_LENGTH));
     if (declared > limits.maxBodyBytes()) {
       replies.refuse(req, 413, "body_too_large", replies.tooLarge());
       return;
@@ -269,14 +288,6 @@ public final class OutcomeIntake {
     return address == null || address.hostAddress() == null ? "" : address.hostAddress();
   }
 
-  static String bearer(String header) {
-    if (header == null || header.length() <= 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return null;
-    }
-    String token = header.substring(7).trim();
-    return token.isEmpty() ? null : token;
-  }
-
   static OutcomeParser.Format format(String contentType) {
     if (contentType == null) {
       return null;
@@ -292,13 +303,5 @@ public final class OutcomeIntake {
           OutcomeParser.Format.NDJSON;
       default -> null;
     };
-  }
-
-  private static long contentLength(String header) {
-    try {
-      return header == null ? -1 : Long.parseLong(header.trim());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 }

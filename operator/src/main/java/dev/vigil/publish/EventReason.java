@@ -10,6 +10,10 @@ public enum EventReason {
   BackendDamped("Warning"),
   BackendReleased("Normal"),
   WouldEject("Warning"),
+  /** Voters in other zones saw the backend Up: the owner's Down was not published (§8). */
+  DownNotConfirmed("Warning"),
+  /** A Suspect owner with no voter to ask held a Down back (§8). */
+  DownHeld("Warning"),
   PanicEntered("Warning"),
   PanicExited("Normal"),
   InvalidPolicy("Warning"),

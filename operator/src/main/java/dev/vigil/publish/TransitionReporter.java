@@ -174,6 +174,26 @@ public final class TransitionReporter implements TransitionSink {
     series.remove(pool);
   }
 
+  /** A Down the voters did not confirm: logged and an Event; the backend stays Up. */
+  @Override
+  public void downNotConfirmed(PoolKey pool, String backend, String why) {
+    log(pool, backend, "UP", "UP", why)
+        .log("down-not-confirmed pool={} backend={} reason=\"{}\"", pool, backend, why);
+    events.record(
+        reference(pool),
+        EventReason.DownNotConfirmed,
+        backend,
+        "this checker saw it fail, but it stays Up: " + why);
+  }
+
+  /** A Down a lone Suspect owner held back: logged and an Event; the backend stays Up. */
+  @Override
+  public void downHeld(PoolKey pool, String backend, String why) {
+    log(pool, backend, "UP", "UP", why)
+        .log("down-held pool={} backend={} reason=\"{}\"", pool, backend, why);
+    events.record(reference(pool), EventReason.DownHeld, backend, "Down held back: " + why);
+  }
+
   @Override
   public void wouldEject(PoolKey pool, String backend, String why) {
     log(pool, backend, "NOT_EJECTED", "NOT_EJECTED", why)

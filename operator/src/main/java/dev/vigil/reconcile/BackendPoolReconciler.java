@@ -214,6 +214,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     List<Pod> pods = sources.pods(context, pool);
     boolean fresh = !runtimes.contains(key);
     PoolRuntime runtime = runtimes.ensure(key, resolved.settings());
+    runtime.identify(pool.getMetadata().getUid());
     if (fresh) {
       runtime.restorePanic(
           pool.getStatus() != null && Boolean.TRUE.equals(pool.getStatus().getPanic()));

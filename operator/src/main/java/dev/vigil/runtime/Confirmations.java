@@ -85,7 +85,7 @@ final class Confirmations {
     batch.clear();
     List<Member> members = asked.stream().map(t -> t.member).toList();
     confirmer
-        .ask(key, members)
+        .ask(key, health.settings(), members)
         .onComplete(
             answers ->
                 context.run(() -> apply(asked, answers.succeeded() ? answers.result() : Map.of())));
@@ -124,7 +124,8 @@ final class Confirmations {
     return votes.abstained().isEmpty() ? why : why + "; " + zones(votes.abstained()) + " abstained";
   }
 
+  /** The zones in name order (the voters come heaviest first, which differs per pool). */
   private static String zones(List<String> zones) {
-    return String.join(", ", zones);
+    return String.join(", ", zones.stream().sorted().toList());
   }
 }

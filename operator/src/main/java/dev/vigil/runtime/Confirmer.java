@@ -23,7 +23,12 @@ public interface Confirmer {
    * answers by backend id. A backend missing from the answer had every voter abstain. May complete
    * on any thread.
    */
-  Future<Map<String, Votes>> ask(PoolKey pool, List<Member> backends);
+  Future<Map<String, Votes>> ask(PoolKey pool, HealthSettings settings, List<Member> backends);
+
+  /** Whether this replica is Suspect now (docs/design.md §8): its Downs need confirmation. */
+  default boolean suspect() {
+    return false;
+  }
 
   /** What the voters answered on one backend: the zones of those that said Down, Up, nothing. */
   record Votes(List<String> down, List<String> up, List<String> abstained) {
@@ -45,7 +50,8 @@ public interface Confirmer {
         }
 
         @Override
-        public Future<Map<String, Votes>> ask(PoolKey pool, List<Member> backends) {
+        public Future<Map<String, Votes>> ask(
+            PoolKey pool, HealthSettings settings, List<Member> backends) {
           return Future.succeededFuture(Map.of());
         }
       };

@@ -58,6 +58,7 @@ public final class PoolRuntime {
   private boolean lastPanic;
   private boolean closed;
   private volatile PoolView view;
+  private volatile String uid = "";
 
   /**
    * @param timers the pool's context: every task and timer of this runtime runs there ({@link
@@ -93,6 +94,16 @@ public final class PoolRuntime {
 
   public PoolKey key() {
     return key;
+  }
+
+  /** The pool's UID (what the sharder and the voters hash); "" until {@link #identify}. */
+  public String uid() {
+    return uid;
+  }
+
+  /** Sets the pool's UID; from any thread. */
+  public void identify(String uid) {
+    this.uid = uid == null ? "" : uid;
   }
 
   /** See {@link Probing#deferredStarts()}; from any thread. */

@@ -53,6 +53,11 @@ public final class ServingCertificate implements AutoCloseable {
         .setKeyValue(Buffer.buffer(key));
   }
 
+  /** The certificate (PEM) as read last. */
+  public byte[] certificate() {
+    return cert.clone();
+  }
+
   /** Hands rotations to this server from now on. */
   public void serve(HttpServer server) {
     servers.add(server);

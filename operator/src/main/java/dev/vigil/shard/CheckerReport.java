@@ -8,19 +8,36 @@ import java.util.Map;
 /**
  * What a replica tells the others about itself as a checker (docs/design.md §8), as annotations on
  * its shard Lease, written with the renewals it makes anyway: its zone ({@value #ZONE}, "" when
- * unknown) and its failing share ({@value #FAILING_SHARE}, 0 to 1 with 3 decimals). A Lease without
- * them (a replica older than these annotations) reads as zone "" and share 0; so does one whose
- * share does not parse or lies outside 0..1.
+ * unknown), its failing share ({@value #FAILING_SHARE}, 0 to 1 with 3 decimals) and where it takes
+ * questions from owners ({@value #ADDRESS}: {@code host:port} of its outcome port, {@code
+ * [v6]:port} for IPv6; "" when it takes none). A Lease without them (a replica older than these
+ * annotations) reads as zone "", share 0 and no address; so does one whose share does not parse or
+ * lies outside 0..1.
  */
-public record CheckerReport(String zone, double failingShare) {
+public record CheckerReport(String zone, double failingShare, String address) {
   public static final String ZONE = "vigil.dev/zone";
   public static final String FAILING_SHARE = "vigil.dev/failing-share";
+  public static final String ADDRESS = "vigil.dev/address";
 
   /** What a Lease without the annotations reads as. */
-  public static final CheckerReport UNKNOWN = new CheckerReport("", 0);
+  public static final CheckerReport UNKNOWN = new CheckerReport("", 0, "");
 
   public CheckerReport {
     zone = zone == null ? "" : zone;
+    address = address == null ? "" : address;
+  }
+
+  /** A report without an address: this replica takes no questions. */
+  public CheckerReport(String zone, double failingShare) {
+    this(zone, failingShare, "");
+  }
+
+  /** {@code host:port}, bracketing an IPv6 host; "" without a host or a port. */
+  public static String address(String host, int port) {
+    if (host == null || host.isEmpty() || port <= 0) {
+      return "";
+    }
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
   }
 
   /** The share as the annotation carries it: 3 decimals, a dot whatever the locale. */
@@ -34,6 +51,7 @@ public record CheckerReport(String zone, double failingShare) {
         meta.getAnnotations() == null ? new HashMap<>() : new HashMap<>(meta.getAnnotations());
     annotations.put(ZONE, zone);
     annotations.put(FAILING_SHARE, shareText());
+    annotations.put(ADDRESS, address);
     meta.setAnnotations(annotations);
   }
 
@@ -44,7 +62,9 @@ public record CheckerReport(String zone, double failingShare) {
       return UNKNOWN;
     }
     return new CheckerReport(
-        annotations.getOrDefault(ZONE, ""), share(annotations.get(FAILING_SHARE)));
+        annotations.getOrDefault(ZONE, ""),
+        share(annotations.get(FAILING_SHARE)),
+        annotations.getOrDefault(ADDRESS, ""));
   }
 
   private static double share(String text) {

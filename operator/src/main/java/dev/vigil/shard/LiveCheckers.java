@@ -42,7 +42,7 @@ final class LiveCheckers {
         }
       }
       boolean suspect = SelfDoubt.suspect(c.report().failingShare(), peers);
-      checkers.add(new Voters.Checker(c.name(), c.report().zone(), suspect));
+      checkers.add(new Voters.Checker(c.name(), c.report().zone(), suspect, c.report().address()));
     }
     return List.copyOf(checkers);
   }

@@ -7,9 +7,10 @@ import java.util.regex.Pattern;
 /**
  * Scale-out settings (docs/design.md §7), from the flags {@code --sharding}, {@code
  * --shard-identity}, {@code --shard-ring}, {@code --shard-lease-duration}, {@code
- * --shard-move-rate} and {@code --zone} (with the variable {@code NODE_NAME}). A Lease is renewed
- * every third of its duration and must have been renewed within two thirds of it for the replica to
- * write (the design's 5 s and 10 s for 15 s).
+ * --shard-move-rate}, {@code --zone} (with the variable {@code NODE_NAME}) and {@code
+ * --advertise-address} (with {@code POD_IP}). A Lease is renewed every third of its duration and
+ * must have been renewed within two thirds of it for the replica to write (the design's 5 s and 10
+ * s for 15 s).
  *
  * @param enabled every replica owns the pools the sharder labels with its identity; off: one
  *     replica runs every pool (leader election as before)
@@ -23,6 +24,9 @@ import java.util.regex.Pattern;
  *     ReplicaZone})
  * @param nodeName the Node this replica runs on ({@code NODE_NAME}), whose zone label is read once
  *     at start unless {@code zone} is given; null when unset
+ * @param advertiseAddress the IP address other replicas reach this one's outcome port at, to ask it
+ *     to confirm a Down ({@code --advertise-address}, else {@code POD_IP}); null: it is asked
+ *     nothing (docs/design.md §8)
  */
 public record ShardConfig(
     boolean enabled,
@@ -32,7 +36,8 @@ public record ShardConfig(
     int leaseDurationSeconds,
     double movesPerMinuteFraction,
     String zone,
-    String nodeName) {
+    String nodeName,
+    String advertiseAddress) {
   public static final String SHARD_LABEL = "vigil.dev/shard";
   public static final String RING_LABEL = "vigil.dev/ring";
   public static final String LEASE_PREFIX = "vigil-shard-";
@@ -42,6 +47,9 @@ public record ShardConfig(
   /** A label value (a zone is a Node label's value): empty, or alphanumeric at both ends. */
   private static final Pattern ZONE =
       Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+
+  private static final Pattern IP_LITERAL =
+      Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
 
   public ShardConfig {
     if (leaseDurationSeconds < 3) {
@@ -64,6 +72,7 @@ public record ShardConfig(
         namespace,
         leaseDurationSeconds,
         movesPerMinuteFraction,
+        null,
         null,
         null);
   }
@@ -92,7 +101,7 @@ public record ShardConfig(
    * Parses the flags.
    *
    * @param get a flag's value (or its variable's), null when unset
-   * @param env for the identity's fallbacks POD_NAME and HOSTNAME, and NODE_NAME
+   * @param env for the identity's fallbacks POD_NAME and HOSTNAME, NODE_NAME and POD_IP
    * @param leaseNamespace the leader Lease's namespace, which the shard Leases share
    * @throws IllegalArgumentException naming the flag
    */
@@ -124,8 +133,10 @@ public record ShardConfig(
     zone = zone == null || zone.isBlank() ? null : zone.trim();
     String node = env.apply("NODE_NAME");
     node = node == null || node.isBlank() ? null : node.trim();
+    String address = advertiseAddress(or(get.apply("advertise-address"), env.apply("POD_IP")));
     if (!Boolean.parseBoolean(on)) {
-      return new ShardConfig(false, null, ring, leaseNamespace, duration, rate / 100d, zone, node);
+      return new ShardConfig(
+          false, null, ring, leaseNamespace, duration, rate / 100d, zone, node, address);
     }
     String identity =
         or(get.apply("shard-identity"), or(env.apply("POD_NAME"), env.apply("HOSTNAME")));
@@ -134,7 +145,25 @@ public record ShardConfig(
           "--sharding needs --shard-identity (default: $POD_NAME, else $HOSTNAME; neither is set)");
     }
     check("shard-identity", identity);
-    return new ShardConfig(true, identity, ring, leaseNamespace, duration, rate / 100d, zone, node);
+    return new ShardConfig(
+        true, identity, ring, leaseNamespace, duration, rate / 100d, zone, node, address);
+  }
+
+  /** An IP address literal (no name: nothing is resolved at start), or null when unset. */
+  private static String advertiseAddress(String v) {
+    if (v == null || v.isBlank()) {
+      return null;
+    }
+    String ip = v.trim();
+    try {
+      if (IP_LITERAL.matcher(ip).matches()) {
+        return java.net.InetAddress.getByName(ip).getHostAddress(); // a literal: no lookup
+      }
+    } catch (java.net.UnknownHostException e) {
+      // out of range: refused below
+    }
+    throw new IllegalArgumentException(
+        "--advertise-address (or POD_IP) must be an IPv4 or IPv6 address, got " + v);
   }
 
   private static void check(String flag, String v) {

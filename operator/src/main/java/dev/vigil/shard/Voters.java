@@ -15,8 +15,19 @@ import java.util.Map;
 public final class Voters {
   private Voters() {}
 
-  /** A live replica as its shard Lease shows it; {@code zone} "" when unknown. */
-  public record Checker(String name, String zone, boolean suspect) {}
+  /**
+   * A live replica as its shard Lease shows it; {@code zone} "" when unknown, {@code address} (its
+   * {@code host:port} for questions) "" when it takes none.
+   */
+  public record Checker(String name, String zone, boolean suspect, String address) {
+    public Checker {
+      address = address == null ? "" : address;
+    }
+
+    public Checker(String name, String zone, boolean suspect) {
+      this(name, zone, suspect, "");
+    }
+  }
 
   /**
    * The voters to ask for a pool, heaviest first: at most {@code confirmers}, at most one per zone,

@@ -186,8 +186,17 @@ class ChartDefaultsTest {
         .containsExactly(
             Map.of("vigil.dev/metrics-scraper", "true"),
             Map.of("vigil.dev/outcome-reporter", "true"));
-    assertThat(policy.getSpec().getIngress())
-        .allSatisfy(rule -> assertThat(rule.getFrom()).hasSize(1));
+    assertThat(policy.getSpec().getIngress().get(0).getFrom()).hasSize(1);
+    // sharded by default: the other replicas ask this one to confirm Downs on the outcome port
+    assertThat(policy.getSpec().getIngress().get(1).getFrom())
+        .hasSize(2)
+        .last()
+        .satisfies(
+            peer -> {
+              assertThat(peer.getNamespaceSelector()).isNull();
+              assertThat(peer.getPodSelector().getMatchLabels())
+                  .isEqualTo(policy.getSpec().getPodSelector().getMatchLabels());
+            });
   }
 
   @Test

@@ -155,6 +155,7 @@ class ChartValuesTest {
     assertThat(policy.getSpec().getIngress().get(1).getPorts().get(0).getPort().getStrVal())
         .isEqualTo("outcomes");
     assertThat(policy.getSpec().getIngress().get(1).getFrom())
+        .filteredOn(peer -> peer.getNamespaceSelector() != null)
         .extracting(peer -> peer.getNamespaceSelector().getMatchLabels())
         .containsExactly(
             java.util.Map.of("vigil.dev/outcome-reporter", "true"),

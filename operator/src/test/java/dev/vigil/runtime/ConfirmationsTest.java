@@ -39,7 +39,8 @@ class ConfirmationsTest {
         }
 
         @Override
-        public Future<Map<String, Votes>> ask(PoolKey pool, List<Member> backends) {
+        public Future<Map<String, Votes>> ask(
+            PoolKey pool, HealthSettings settings, List<Member> backends) {
           asked.add(backends.stream().map(Member::id).toList());
           Promise<Map<String, Votes>> p = Promise.promise();
           answers.add(p);

@@ -166,6 +166,7 @@ class ShardLeaseIT {
         c.leaseDurationSeconds(),
         c.movesPerMinuteFraction(),
         zone,
-        node);
+        node,
+        null);
   }
 }

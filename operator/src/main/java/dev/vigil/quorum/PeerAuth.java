@@ -1,0 +1,46 @@
+package dev.vigil.quorum;
+
+import dev.vigil.security.Identity;
+import dev.vigil.security.Reviews;
+import io.vertx.core.Future;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Who may ask this replica to confirm a Down: a caller whose token a TokenReview (the API server's
+ * own audience, the token every Vigil Pod has) finds to be the very user this replica runs as, that
+ * is another replica of this installation. Answers cached by {@link Reviews}.
+ */
+final class PeerAuth {
+  /** The source this replica's own token is reviewed under (never a caller's address). */
+  private static final String SELF = "self";
+
+  private final Reviews reviews;
+  private final Supplier<String> ownToken;
+
+  PeerAuth(Reviews reviews, Supplier<String> ownToken) {
+    this.reviews = reviews;
+    this.ownToken = ownToken;
+  }
+
+  /** Whether {@code token} is this installation's ServiceAccount; fails when a review failed. */
+  Future<Boolean> isPeer(String token, String source) {
+    return reviews
+        .authenticate(token, source)
+        .compose(
+            caller -> {
+              if (caller.isEmpty()) {
+                return Future.succeededFuture(false);
+              }
+              String own = ownToken.get();
+              if (own == null || own.isEmpty()) {
+                return Future.succeededFuture(false);
+              }
+              return reviews.authenticate(own, SELF).map(me -> same(me, caller));
+            });
+  }
+
+  private static boolean same(Optional<Identity> me, Optional<Identity> caller) {
+    return me.isPresent() && me.get().username().equals(caller.get().username());
+  }
+}

@@ -1,0 +1,127 @@
+package dev.vigil.quorum;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.ClientSSLOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.SocketAddress;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * An owner's questions to a voter (docs/design.md §8): {@code POST /v1/confirmations} to the
+ * address on the voter's shard Lease, with this replica's ServiceAccount token.
+ *
+ * <p>Whom the token goes to: every replica serves the same certificate (one Secret), so the voter
+ * must present exactly this replica's own serving certificate (pinned: the first certificate of its
+ * PEM, read again at each question so a rotation follows). A Pod IP is in no certificate's names,
+ * so the host name is not checked; the pin is stronger than a name. During a rotation a voter still
+ * on the old certificate fails the handshake and abstains.
+ */
+final class PeerClient {
+  private static final ObjectMapper JSON =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+  private static final String BEGIN = "-----BEGIN CERTIFICATE-----";
+  private static final String END = "-----END CERTIFICATE-----";
+
+  private final HttpClient http;
+  private final Supplier<String> token;
+  private final Supplier<byte[]> certificate;
+
+  /**
+   * @param token this replica's ServiceAccount token now
+   * @param certificate this replica's serving certificate now (PEM)
+   */
+  PeerClient(Vertx vertx, Supplier<String> token, Supplier<byte[]> certificate) {
+    this.http = vertx.createHttpClient(new HttpClientOptions());
+    this.token = token;
+    this.certificate = certificate;
+  }
+
+  /** The voter's answer; fails when it gives none within {@code waitMs}. */
+  Future<Ballot.Answer> ask(String address, Ballot.Question question, long waitMs) {
+    SocketAddress server;
+    byte[] body;
+    try {
+      server = socketAddress(address);
+      body = JSON.writeValueAsBytes(question);
+    } catch (IOException | IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
+    RequestOptions options =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setServer(server)
+            .setHost(server.host())
+            .setPort(server.port())
+            .setURI(VoterEndpoint.PATH)
+            .setSsl(true)
+            .setSslOptions(pinned())
+            .setConnectTimeout(Math.min(waitMs, 5_000))
+            .setIdleTimeout(waitMs)
+            .putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token.get())
+            .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+    return http.request(options)
+        .compose(req -> req.send(Buffer.buffer(body)))
+        .compose(
+            res ->
+                res.statusCode() == 200
+                    ? res.body()
+                    : Future.failedFuture("the voter answered " + res.statusCode()))
+        .map(PeerClient::answer)
+        .timeout(waitMs, TimeUnit.MILLISECONDS);
+  }
+
+  Future<Void> close() {
+    return http.close();
+  }
+
+  private ClientSSLOptions pinned() {
+    return new ClientSSLOptions()
+        .setHostnameVerificationAlgorithm("")
+        .setTrustOptions(
+            new PemTrustOptions().addCertValue(Buffer.buffer(first(certificate.get()))));
+  }
+
+  /** The first certificate of a PEM bundle (the leaf; not the CA that also signs others). */
+  static String first(byte[] pem) {
+    String text = new String(pem, StandardCharsets.US_ASCII);
+    int begin = text.indexOf(BEGIN);
+    int end = text.indexOf(END, Math.max(begin, 0));
+    if (begin < 0 || end < 0) {
+      throw new IllegalStateException("the serving certificate has no PEM certificate");
+    }
+    return text.substring(begin, end + END.length()) + "\n";
+  }
+
+  private static Ballot.Answer answer(Buffer body) {
+    try {
+      return JSON.readValue(body.getBytes(), Ballot.Answer.class);
+    } catch (IOException e) {
+      throw new IllegalStateException("the voter's answer does not parse: " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code host:port} or {@code [v6]:port}. */
+  static SocketAddress socketAddress(String address) {
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0 || colon == address.length() - 1) {
+      throw new IllegalArgumentException("not host:port: " + address);
+    }
+    String host = address.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    return SocketAddress.inetSocketAddress(Integer.parseInt(address.substring(colon + 1)), host);
+  }
+}

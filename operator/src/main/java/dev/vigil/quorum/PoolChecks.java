@@ -1,0 +1,82 @@
+package dev.vigil.quorum;
+
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.reconcile.PolicyResolver;
+import dev.vigil.reconcile.ResolvedPolicy;
+import dev.vigil.reconcile.TenantFloors;
+import dev.vigil.runtime.PoolKey;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.Future;
+import io.vertx.core.WorkerExecutor;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * A voter's view of the pools it is asked about: the pool's HealthPolicy, resolved by the same
+ * {@link PolicyResolver} and floors as the owner's, read from the API (the pool, then its policy)
+ * on a worker and kept for {@value #TTL_MS} ms, so a burst of questions about one pool costs two
+ * reads. A voter does not own the pools it confirms, so it has no runtime for them.
+ */
+final class PoolChecks {
+  static final long TTL_MS = 10_000;
+  private static final int MAX_CACHED = 1_024;
+
+  private record Cached(ResolvedPolicy policy, long until) {}
+
+  private final KubernetesClient client;
+  private final TenantFloors floors;
+  private final WorkerExecutor workers;
+  private final LongSupplier clock;
+  private final Map<PoolKey, Cached> cache =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<PoolKey, Cached> eldest) {
+          return size() > MAX_CACHED;
+        }
+      };
+
+  PoolChecks(
+      KubernetesClient client, TenantFloors floors, WorkerExecutor workers, LongSupplier clock) {
+    this.client = client;
+    this.floors = floors;
+    this.workers = workers;
+    this.clock = clock;
+  }
+
+  /** The pool's resolved policy; fails naming what is missing or invalid. */
+  Future<ResolvedPolicy> resolve(PoolKey pool) {
+    long now = clock.getAsLong();
+    synchronized (cache) {
+      Cached hit = cache.get(pool);
+      if (hit != null && hit.until() > now) {
+        return Future.succeededFuture(hit.policy());
+      }
+    }
+    return workers.executeBlocking(
+        () -> {
+          ResolvedPolicy resolved = PolicyResolver.resolve(policy(pool), floors);
+          synchronized (cache) {
+            cache.put(pool, new Cached(resolved, now + TTL_MS));
+          }
+          return resolved;
+        },
+        false);
+  }
+
+  private HealthPolicy policy(PoolKey key) {
+    BackendPool pool =
+        client.resources(BackendPool.class).inNamespace(key.namespace()).withName(key.name()).get();
+    if (pool == null || pool.getSpec() == null || pool.getSpec().getPolicyRef() == null) {
+      throw new IllegalStateException("no BackendPool " + key + " with a policyRef");
+    }
+    String name = pool.getSpec().getPolicyRef().getName();
+    HealthPolicy policy =
+        client.resources(HealthPolicy.class).inNamespace(key.namespace()).withName(name).get();
+    if (policy == null) {
+      throw new IllegalStateException("no HealthPolicy " + key.namespace() + "/" + name);
+    }
+    return policy;
+  }
+}
