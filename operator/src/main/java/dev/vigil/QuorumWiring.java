@@ -41,16 +41,15 @@ final class QuorumWiring {
       voter = null;
       return;
     }
-    if (false)
-      runtimes.confirmWith(
-          PeerConfirmer.create(
-              o.vertx,
-              o.client,
-              new Voters.Checker(sharding.identity(), sharding.zone(), false),
-              sharding.ring,
-              key -> runtimes.get(key).map(PoolRuntime::uid).orElse(""),
-              certificate::certificate,
-              o.clock));
+    runtimes.confirmWith(
+        PeerConfirmer.create(
+            o.vertx,
+            o.client,
+            new Voters.Checker(sharding.identity(), sharding.zone(), false),
+            sharding.ring,
+            key -> runtimes.get(key).map(PoolRuntime::uid).orElse(""),
+            certificate::certificate,
+            o.clock));
     voter =
         VoterEndpoint.create(
             o.vertx,

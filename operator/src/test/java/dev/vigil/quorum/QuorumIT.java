@@ -3,8 +3,6 @@ package dev.vigil.quorum;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
-import dev.vigil.StartOptions;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.Quorum;
 import dev.vigil.demo.DemoBackend;
@@ -19,7 +17,6 @@ import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
-import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
@@ -46,7 +43,6 @@ import org.junit.jupiter.api.Test;
  */
 class QuorumIT {
   private static final String NS = "shop";
-  private static final String LEASE_NS = "vigil-system";
   private static final int BACKENDS = 4;
   private static final String SA_TOKEN = "vigil-sa-token";
   private static final String SA_USER = "system:serviceaccount:vigil-system:vigil";
@@ -102,29 +98,11 @@ class QuorumIT {
     MockCluster.Replica started =
         cluster.operator(
             cluster.newClient(c -> c.withOauthToken(SA_TOKEN)),
-            OperatorConfig.embedded(
-                "--namespaces=" + NS,
-                "--leader-election=true",
-                "--lease-name=vigil",
-                "--lease-namespace=" + LEASE_NS,
-                "--status-interval-ms=200",
-                "--tls-cert-file=" + TestTls.certFile(),
-                "--tls-key-file=" + TestTls.keyFile(),
-                "--sharding",
-                "--shard-identity=" + identity,
-                "--shard-lease-duration=3",
-                "--shard-move-rate=0",
-                "--zone=zone-" + zone,
-                "--advertise-address=127.0.0.1"),
+            MockCluster.sharded(NS, identity, "zone-" + zone, "--advertise-address=127.0.0.1"),
             o ->
                 o.reviewer(REVIEWER)
                     .network(p -> new BrokenNetwork(p, broken))
-                    .election(
-                        new StartOptions.Election(
-                            identity,
-                            Duration.ofSeconds(3),
-                            Duration.ofSeconds(2),
-                            Duration.ofMillis(300))));
+                    .election(MockCluster.election(identity)));
     Replica r = new Replica(identity, "zone-" + zone, started, broken);
     replicas.add(r);
     return r;

@@ -3,8 +3,6 @@ package dev.vigil.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.vigil.OperatorConfig;
-import dev.vigil.StartOptions;
 import dev.vigil.Vigil;
 import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
@@ -95,27 +93,8 @@ class ShardingIT {
   private Replica start(String identity) {
     MockCluster.Replica started =
         cluster.operator(
-            OperatorConfig.embedded(
-                "--namespaces=" + NS,
-                "--leader-election=true",
-                "--lease-name=vigil",
-                "--lease-namespace=" + LEASE_NS,
-                "--status-interval-ms=200",
-                "--tls-cert-file=" + TestTls.certFile(),
-                "--tls-key-file=" + TestTls.keyFile(),
-                "--sharding",
-                "--shard-identity=" + identity,
-                "--shard-lease-duration=3",
-                "--shard-move-rate=0",
-                "--zone=zone-" + identity.substring(identity.length() - 1)),
-            o ->
-                o.reviewer(EVERY_REPORTER)
-                    .election(
-                        new StartOptions.Election(
-                            identity,
-                            Duration.ofSeconds(3),
-                            Duration.ofSeconds(2),
-                            Duration.ofMillis(300))));
+            MockCluster.sharded(NS, identity, "zone-" + identity.substring(identity.length() - 1)),
+            o -> o.reviewer(EVERY_REPORTER).election(MockCluster.election(identity)));
     Replica r = new Replica(identity, started);
     replicas.add(r);
     return r;

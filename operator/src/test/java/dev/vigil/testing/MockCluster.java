@@ -19,6 +19,7 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -143,6 +144,38 @@ public final class MockCluster implements AutoCloseable {
             List.of("--namespaces=" + namespaces, "--outcome-port=-1", "--status-interval-ms=200"));
     all.addAll(List.of(flags));
     return OperatorConfig.embedded(all.toArray(String[]::new));
+  }
+
+  /**
+   * A sharded replica's settings: leader Lease {@code vigil} in {@code vigil-system}, shard Leases
+   * of 3 s, no move limit, status every 200 ms, the test certificate on the outcome port (a free
+   * one), this shard identity and zone; then the test's {@code flags}.
+   */
+  public static OperatorConfig sharded(
+      String namespaces, String identity, String zone, String... flags) {
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "--namespaces=" + namespaces,
+                "--leader-election=true",
+                "--lease-name=vigil",
+                "--lease-namespace=vigil-system",
+                "--status-interval-ms=200",
+                "--tls-cert-file=" + TestTls.certFile(),
+                "--tls-key-file=" + TestTls.keyFile(),
+                "--sharding",
+                "--shard-identity=" + identity,
+                "--shard-lease-duration=3",
+                "--shard-move-rate=0",
+                "--zone=" + zone));
+    all.addAll(List.of(flags));
+    return OperatorConfig.embedded(all.toArray(String[]::new));
+  }
+
+  /** Leader election as a sharded test replica stands: 3 s Lease, renewed within 2 s. */
+  public static StartOptions.Election election(String identity) {
+    return new StartOptions.Election(
+        identity, Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(300));
   }
 
   /** Starts an operator with its own client and meters. */
