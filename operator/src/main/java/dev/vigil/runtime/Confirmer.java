@@ -25,6 +25,10 @@ public interface Confirmer {
    */
   Future<Map<String, Votes>> ask(PoolKey pool, List<Member> backends);
 
+  default boolean suspect() {
+    return false;
+  }
+
   /** What the voters answered on one backend: the zones of those that said Down, Up, nothing. */
   record Votes(List<String> down, List<String> up, List<String> abstained) {
     public static final Votes NONE = new Votes(List.of(), List.of(), List.of());
