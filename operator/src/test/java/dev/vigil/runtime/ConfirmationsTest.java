@@ -273,4 +273,32 @@ class ConfirmationsTest {
     assertThat(backend(r, "a").votes()).isEqualTo(refuted);
     assertThat(backend(r, "b").votes()).isNull();
   }
+
+  /** A new owner restores the votes the last one showed, so its first status changes nothing. */
+  @Test
+  void restoredVotesAreInTheFirstView() {
+    HealthSettings s = HealthSettings.builder().intervalMs(1_000).timeoutMs(500).build();
+    PoolRuntime r =
+        new PoolRuntime(
+            new PoolKey("shop", "web"),
+            timers,
+            s,
+            callback -> new NoProbes(),
+            pool -> {},
+            sink,
+            confirmer,
+            timers::nowMillis);
+    Confirmer.Votes shown = votes(List.of("zone-b"), List.of(), List.of("zone-c"));
+    r.update(
+        s,
+        CheckSpec.builder().build(),
+        1,
+        List.of(new Member("a", "uid-a", "10.0.0.1", 8080, null, null, false, false, List.of())),
+        Map.of(
+            "a",
+            new RestoredBackend(
+                ActiveState.DOWN, 0, 0, dev.vigil.health.DampingState.NONE, 1, shown)));
+    timers.advance(0);
+    assertThat(backend(r, "a").votes()).isEqualTo(shown);
+  }
 }
