@@ -245,7 +245,8 @@ public final class PoolStatusAggregator {
               Conditions.HEALTHY,
               view == null
                   ? "no checker decides this pool here"
-                  : "this checker's failing share is in line with its peers'");
+                  : "this checker is not Suspect: its failing share is not far above its peers' (a"
+                      + " replica alone never is)");
     }
   }
 

@@ -9,7 +9,7 @@ import dev.vigil.health.Confirmation;
  * Down.
  */
 public enum CheckerDoubt {
-  /** Not Suspect: the replica's failing share is in line with its peers'. */
+  /** Not Suspect: the replica's failing share is not far above its peers' (or it has none). */
   TRUSTED,
   /** Suspect: each Down verdict goes to the voters before it takes effect. */
   CONFIRMING,
