@@ -22,6 +22,12 @@ public final class Conditions {
   /** BackendPool, sharded: a replica owns the pool and probes it. */
   public static final String PROBING = "Probing";
 
+  /**
+   * BackendPool: the replica that decides the pool doubts its own probes (docs/design.md §8): its
+   * failing share is far above its peers'.
+   */
+  public static final String CHECKER_SUSPECT = "CheckerSuspect";
+
   // Condition statuses.
   public static final String TRUE = "True";
   public static final String FALSE = "False";
@@ -43,6 +49,9 @@ public final class Conditions {
   public static final String ALL_AVAILABLE = "AllAvailable";
   public static final String OWNED = "Owned";
   public static final String HANDING_OVER = "HandingOver";
+  public static final String CONFIRMING = "Confirming";
+  public static final String FROZEN = "Frozen";
+  public static final String HEALTHY = "Healthy";
 
   private Conditions() {}
 }

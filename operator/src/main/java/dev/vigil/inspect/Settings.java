@@ -2,6 +2,7 @@ package dev.vigil.inspect;
 
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.HealthPolicySpec;
+import dev.vigil.health.Confirmation;
 
 /**
  * The few policy settings {@code vigil why} quotes, with the CRD's defaults where the policy leaves
@@ -14,7 +15,8 @@ record Settings(
     int fall,
     int panicThreshold,
     int panicExitPercent,
-    boolean unejectOnActivePass) {
+    boolean unejectOnActivePass,
+    int downPercent) {
 
   static Settings of(HealthPolicy policy) {
     HealthPolicySpec spec = policy == null ? null : policy.getSpec();
@@ -28,7 +30,10 @@ record Settings(
         or(active == null ? null : active.getFall(), 3),
         threshold,
         or(spec == null ? null : spec.getPanicExitPercent(), threshold),
-        passive != null && Boolean.TRUE.equals(passive.getUnejectOnActivePass()));
+        passive != null && Boolean.TRUE.equals(passive.getUnejectOnActivePass()),
+        or(
+            spec == null || spec.getQuorum() == null ? null : spec.getQuorum().getDownPercent(),
+            Confirmation.DEFAULT_DOWN_PERCENT));
   }
 
   String describe() {

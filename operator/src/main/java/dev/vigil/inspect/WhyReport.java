@@ -18,9 +18,10 @@ import java.util.Optional;
 
 /**
  * The text of {@code kubectl vigil why POD}: for every pool that selects the Pod, its verdict on
- * the Pod (state, reason, last probe, ejection, damping), what the pool's EndpointSlices say about
- * it, whether the pool is in panic, whether the Pod gets traffic and what would change that. Pure:
- * the objects and the time in, text out.
+ * the Pod (state, reason, last probe, the voters' answers on its last Down, ejection, damping),
+ * whether the checker deciding the pool is Suspect, what the pool's EndpointSlices say about it,
+ * whether the pool is in panic, whether the Pod gets traffic and what would change that. Pure: the
+ * objects and the time in, text out.
  */
 public final class WhyReport {
   /** What one pool that selects the Pod has to say: its policy may be missing (null). */
@@ -82,6 +83,9 @@ public final class WhyReport {
         .filter(c -> !Conditions.TRUE.equals(c.getStatus()))
         .ifPresent(
             c -> line(out, "publishing", "stopped: " + c.getReason() + ": " + c.getMessage()));
+    condition(status.getConditions(), Conditions.CHECKER_SUSPECT)
+        .filter(c -> Conditions.TRUE.equals(c.getStatus()))
+        .ifPresent(c -> line(out, "checker", "Suspect, " + c.getReason() + ": " + c.getMessage()));
     Optional<BackendStatus> found =
         status.getBackends().stream()
             .filter(b -> pod.getMetadata().getName().equals(b.getPod()))
@@ -174,6 +178,7 @@ public final class WhyReport {
       line(out, "reason", b.getReason());
     }
     lastProbe(out, b.getLastProbe(), settings, now);
+    LastVote.describe(b, settings.downPercent()).ifPresent(v -> line(out, "votes", v));
     int ejections = b.getEjections() == null ? 0 : b.getEjections();
     line(
         out,

@@ -8,6 +8,7 @@ import dev.vigil.api.v1alpha1.LastProbe;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendView;
 import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.CheckerDoubt;
 import dev.vigil.runtime.PoolView;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,6 +57,7 @@ public final class PoolStatusAggregator {
     readyCondition(conditions, view, problem);
     panicCondition(conditions, view);
     degradedCondition(conditions, view);
+    checkerSuspectCondition(conditions, view);
     status.setConditions(conditions.build());
     return status;
   }
@@ -210,6 +212,44 @@ public final class PoolStatusAggregator {
     }
   }
 
+  /**
+   * {@code CheckerSuspect}: True while the replica deciding the pool doubts its own probes
+   * (docs/design.md §8), reason {@code Confirming} (its Downs go to voters in other zones) or
+   * {@code Frozen} (no live voter in another zone: no new Down); False ({@code Healthy}) otherwise,
+   * and without a view (nothing decides the pool here).
+   */
+  private static void checkerSuspectCondition(ConditionSet conditions, PoolView view) {
+    CheckerDoubt doubt = view == null ? CheckerDoubt.TRUSTED : view.doubt();
+    String why =
+        "this checker is Suspect: its failing share is far above its peers' (>= 30% and >= 3 x"
+            + " their median), so its own network may be what fails";
+    switch (doubt) {
+      case CONFIRMING ->
+          conditions.set(
+              Conditions.CHECKER_SUSPECT,
+              true,
+              Conditions.CONFIRMING,
+              why + "; each Down it sees goes to the voters in other zones before it takes effect");
+      case FROZEN ->
+          conditions.set(
+              Conditions.CHECKER_SUSPECT,
+              true,
+              Conditions.FROZEN,
+              why
+                  + "; no voter in another zone is live to confirm a Down, so it publishes no new"
+                  + " Down (Ups go through)");
+      case TRUSTED ->
+          conditions.set(
+              Conditions.CHECKER_SUSPECT,
+              false,
+              Conditions.HEALTHY,
+              view == null
+                  ? "no checker decides this pool here"
+                  : "this checker is not Suspect: its failing share is not far above its peers' (a"
+                      + " replica alone never is)");
+    }
+  }
+
   private static List<BackendStatus> backends(PoolView view) {
     List<BackendSnapshot> sorted = new ArrayList<>(view.backends());
     sorted.sort(
@@ -272,6 +312,11 @@ public final class PoolStatusAggregator {
       s.setLastProbe(p);
     }
     s.setReason(b.wouldEject());
+    if (b.votes() != null) {
+      s.setConfirmedBy(b.votes().down());
+      s.setRefutedBy(b.votes().up());
+      s.setAbstained(b.votes().abstained());
+    }
     return s;
   }
 }

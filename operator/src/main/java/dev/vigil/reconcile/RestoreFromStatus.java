@@ -4,6 +4,7 @@ import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.DampingState;
+import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.RestoredBackend;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -83,7 +84,20 @@ public final class RestoreFromStatus {
     }
     // the time of the last change too, so the next owner's status says what this one said
     long since = b.getSince() == null ? 0 : Instant.parse(b.getSince()).toEpochMilli();
-    return new RestoredBackend(state, ejections, until, damping(b), since);
+    return new RestoredBackend(state, ejections, until, damping(b), since, votes(b));
+  }
+
+  /** The voters' answers on the backend's last Down verdict, or null when status shows none. */
+  private static Confirmer.Votes votes(BackendStatus b) {
+    if (b.getConfirmedBy() == null && b.getRefutedBy() == null && b.getAbstained() == null) {
+      return null;
+    }
+    return new Confirmer.Votes(
+        listed(b.getConfirmedBy()), listed(b.getRefutedBy()), listed(b.getAbstained()));
+  }
+
+  private static List<String> listed(List<String> zones) {
+    return zones == null ? List.of() : zones;
   }
 
   private static DampingState damping(BackendStatus b) {

@@ -10,6 +10,8 @@ import dev.vigil.health.BackendView;
  * @param since when the backend's state last changed (epoch ms)
  * @param lastProbe null until the first probe completes
  * @param wouldEject a dry-run rule would have ejected it (reason), or null
+ * @param votes what the voters answered on its last Down verdict out to them (docs/design.md §8),
+ *     or null when none ever went out
  */
 public record BackendSnapshot(
     Member member,
@@ -18,4 +20,5 @@ public record BackendSnapshot(
     boolean healthy,
     long since,
     ProbeSummary lastProbe,
-    String wouldEject) {}
+    String wouldEject,
+    Confirmer.Votes votes) {}

@@ -1,6 +1,7 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.ActiveState;
+import dev.vigil.health.Confirmation;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.health.Transition;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ final class Confirmations {
   private final LongSupplier clock;
   private final Decided decided;
   private final List<TrackedBackend> batch = new ArrayList<>();
+  private CheckerDoubt doubt = CheckerDoubt.TRUSTED;
 
   Confirmations(
       PoolKey key,
@@ -48,9 +50,19 @@ final class Confirmations {
     this.decided = decided;
   }
 
-  /** Sets how the core decides Down verdicts now; before each probe result. */
+  /**
+   * Sets how the core decides Down verdicts now and reads whether this replica is Suspect; before
+   * each probe result and sweep, and on each update of the pool.
+   */
   void refreshMode() {
-    health.confirmation(confirmer.mode(key, health.settings()));
+    Confirmation mode = confirmer.mode(key, health.settings());
+    health.confirmation(mode);
+    doubt = CheckerDoubt.of(confirmer.suspect(), mode.mode());
+  }
+
+  /** What status shows of this replica's self-doubt, as of the last {@link #refreshMode}. */
+  CheckerDoubt doubt() {
+    return doubt;
   }
 
   /** What a probe result's transition asks of the voters, if anything. */
@@ -100,6 +112,7 @@ final class Confirmations {
       Confirmer.Votes votes = answers.getOrDefault(t.id(), Confirmer.Votes.NONE);
       long now = clock.getAsLong();
       Transition result = health.onVotes(t.backend, votes.down().size(), votes.up().size(), now);
+      material |= !votes.equals(t.lastVotes); // status shows them
       t.lastVotes = votes;
       if (result == Transition.CHANGED) {
         t.since = now;

@@ -30,9 +30,10 @@ import java.util.function.LongSupplier;
  * immutable {@link PoolView} it publishes.
  *
  * <p>A change of what the pool's status or slices show (a state change, an ejection, a dry-run
- * reason set or cleared, a multiplier's decay, panic, a member change) rebuilds the view and tells
- * the listener (the slice and status publishers; no reconcile). Probe results that change nothing
- * rebuild nothing, nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
+ * reason set or cleared, a multiplier's decay, panic, a member change, voters' answers, this
+ * replica turning Suspect or back: docs/design.md §8) rebuilds the view and tells the listener (the
+ * slice and status publishers; no reconcile). Probe results that change nothing rebuild nothing,
+ * nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
  * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link EjectionBook} (ejections,
  * refusals, dry runs), {@link EjectionNotice} and {@link TransitionReasons} (reason strings), a
@@ -181,6 +182,7 @@ public final class PoolRuntime {
       sweep.restart(settings.sweepIntervalMs());
     }
     material |= backends.update(members, restored, now());
+    confirmations.refreshMode();
     afterEvent(material);
   }
 
@@ -305,6 +307,7 @@ public final class PoolRuntime {
       return;
     }
     long now = now();
+    confirmations.refreshMode();
     boolean changed = ejections.expireDryRuns(now);
     changed |= report(health.sweepReport(now), now);
     afterEvent(changed);
@@ -325,7 +328,11 @@ public final class PoolRuntime {
     return shown || report.decayed() > 0;
   }
 
-  /** Re-arms the deadline timers, and publishes a new view when something shown changed. */
+  /**
+   * Re-arms the deadline timers, and publishes a new view when something shown changed: this
+   * replica's self-doubt too, read at each probe result and sweep, so its flip reaches status
+   * within an interval even when no backend changes.
+   */
   private void afterEvent(boolean material) {
     AvailabilitySnapshot snap = health.snapshot();
     boolean published = view.snapshot().version() != snap.version();
@@ -335,6 +342,7 @@ public final class PoolRuntime {
     }
     ejectionEnd.arm(health.nextEjectionEnd());
     release.arm(health.nextRelease());
+    material |= confirmations.doubt() != view.doubt();
     if (material || published || !snap.counts().equals(view.snapshot().counts())) {
       view = buildView();
       listener.changed(key);
@@ -366,7 +374,7 @@ public final class PoolRuntime {
 
   private PoolView buildView() {
     AvailabilitySnapshot snap = health.snapshot();
-    return new PoolView(snap, backends.snapshots(snap));
+    return new PoolView(snap, backends.snapshots(snap), confirmations.doubt());
   }
 
   /** A batch reached a closed runtime: nothing of it was applied. */

@@ -9,5 +9,14 @@ import java.util.List;
  *
  * @param snapshot the decision core's published set and counts
  * @param backends every member, in id order
+ * @param doubt whether this replica is Suspect while it decides the pool, and what it does then
+ *     (docs/design.md §8)
  */
-public record PoolView(AvailabilitySnapshot snapshot, List<BackendSnapshot> backends) {}
+public record PoolView(
+    AvailabilitySnapshot snapshot, List<BackendSnapshot> backends, CheckerDoubt doubt) {
+
+  /** A view decided by a replica that is not Suspect. */
+  public PoolView(AvailabilitySnapshot snapshot, List<BackendSnapshot> backends) {
+    this(snapshot, backends, CheckerDoubt.TRUSTED);
+  }
+}

@@ -118,6 +118,9 @@ final class TrackedBackends {
         t.since = restored.since();
       }
     }
+    if (restored != null) {
+      t.lastVotes = restored.votes();
+    }
     if (m.draining()) {
       health.setDraining(t.backend, true);
     }
@@ -164,7 +167,8 @@ final class TrackedBackends {
               healthy,
               t.since,
               t.lastProbe,
-              t.wouldEject));
+              t.wouldEject,
+              t.lastVotes));
     }
     return List.copyOf(backends);
   }

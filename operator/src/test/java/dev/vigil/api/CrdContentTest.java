@@ -344,7 +344,10 @@ class CrdContentTest {
             "meritTime",
             "dampedUntil",
             "lastProbe",
-            "reason");
+            "reason",
+            "confirmedBy",
+            "refutedBy",
+            "abstained");
     assertThat(property(bp, "status.backends.[].state").getEnum())
         .extracting(JsonNode::asText)
         .containsExactlyInAnyOrder("Unknown", "Up", "Down", "Ejected", "Damped", "Draining");

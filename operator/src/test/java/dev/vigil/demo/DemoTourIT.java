@@ -6,6 +6,9 @@ import dev.vigil.demo.Timeline.Row;
 import dev.vigil.deploy.MonitoringQueries;
 import dev.vigil.deploy.MonitoringQueries.Query;
 import dev.vigil.deploy.Scrape;
+import dev.vigil.shard.CheckerGauges;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +80,7 @@ class DemoTourIT {
   @Test
   void theAlertsAndTheDashboardUseOnlyMetricsAndLabelsTheOperatorExports() {
     assertThat(result.metrics()).as(printed).contains("vigil_pool_available");
-    Scrape scrape = Scrape.parse(result.metrics());
+    Scrape scrape = Scrape.parse(result.metrics() + "\n" + shardedReplicaGauges());
     List<Query> alerts = MonitoringQueries.alerts();
     List<Query> dashboard = MonitoringQueries.dashboard();
     assertThat(alerts).hasSizeGreaterThanOrEqualTo(6);
@@ -109,6 +112,17 @@ class DemoTourIT {
         .anySatisfy(p -> assertThat(p).contains("sum by (reason)"))
         .anySatisfy(p -> assertThat(p).contains("sum by (namespace)"))
         .anySatisfy(p -> assertThat(p).contains("shows label backend"));
+  }
+
+  /**
+   * The demo runs one unsharded replica; a sharded one (the chart's default) exports its checker
+   * gauges too (docs/design.md §8), which {@code VigilCheckerSuspect} reads: scraped here as {@link
+   * CheckerGauges} registers them.
+   */
+  private static String shardedReplicaGauges() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    CheckerGauges.register(registry, "vigil-0", () -> 0.0, () -> false);
+    return registry.scrape();
   }
 
   /** Plain output is read in a terminal later: no line past 80 columns, however long its text. */

@@ -35,6 +35,7 @@ class HealthyTimeoutsTest {
                     true,
                     0,
                     probe,
+                    null,
                     null)));
     return new Observation(0, Map.of(), null, List.of(), view, 0);
   }

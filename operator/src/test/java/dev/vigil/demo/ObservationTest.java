@@ -37,6 +37,7 @@ class ObservationTest {
                 true,
                 0,
                 null,
+                null,
                 null)));
   }
 

@@ -121,7 +121,7 @@ class ChartValuesTest {
   }
 
   @Test
-  void alertsOnPanicRefusedEjectionsPublishingTheIntakeAndAMissingOperator() {
+  void alertsOnPanicRefusedEjectionsPublishingTheIntakeASuspectCheckerAndAMissingOperator() {
     List<Map<String, Object>> groups = generic("PrometheusRule").get("spec", "groups");
     @SuppressWarnings("unchecked")
     Map<String, String> exprByAlert =
@@ -135,6 +135,7 @@ class ChartValuesTest {
             "VigilSlicePublishingFailing",
             "VigilOutcomeRequestsRefused",
             "VigilOutcomesRejected",
+            "VigilCheckerSuspect",
             "VigilOperatorDown");
     assertThat(exprByAlert.get("VigilSlicePublishingFailing"))
         .contains("vigil_slice_publish_failures_total");
@@ -144,6 +145,7 @@ class ChartValuesTest {
     assertThat(exprByAlert.get("VigilOutcomesRejected")).contains("vigil_outcomes_rejected_total");
     assertThat(exprByAlert.get("VigilPoolInPanic")).contains("vigil_pool_panic");
     assertThat(exprByAlert.get("VigilEjectionsRefused")).contains("vigil_ejections_refused_total");
+    assertThat(exprByAlert.get("VigilCheckerSuspect")).isEqualTo("vigil_checker_suspect > 0");
     assertThat(exprByAlert.get("VigilOperatorDown"))
         .isEqualTo("absent(up{job=\"vigil\",namespace=\"vigil-system\"} == 1)");
   }

@@ -9,6 +9,7 @@ import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.api.v1alpha1.LastProbe;
 import dev.vigil.testing.Fixtures;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -125,6 +126,68 @@ class InspectReportsTest {
         WhyReport.render(
             pod, List.of(facts(pool("web", 1, 1, false, up), policy(), slice(true))), NOW);
     assertThat(text).doesNotContain("written on change");
+  }
+
+  /** Who voted how on the backend's last Down put to the vote, and the outcome by the rule. */
+  @Test
+  void whySaysWhoConfirmedOrRefutedTheLastDown() {
+    Pod pod = Fixtures.pod("shop", "web-2", "web", "198.18.0.12");
+    BackendStatus down = backend("web-2", BackendState.DOWN);
+    down.setConfirmedBy(List.of("zone-b", "zone-c"));
+    down.setRefutedBy(List.of());
+    down.setAbstained(List.of());
+    assertThat(why(pod, down)).contains("votes:      last Down confirmed by zone-b, zone-c\n");
+
+    BackendStatus up = backend("web-2", BackendState.UP);
+    up.setConfirmedBy(List.of());
+    up.setRefutedBy(List.of("zone-b"));
+    up.setAbstained(List.of("zone-c"));
+    assertThat(why(pod, up))
+        .contains("votes:      last Down not confirmed: zone-b said Up, zone-c abstained\n");
+
+    // at downPercent 50, one Down against two Ups: 2 x 100 > 50 x 4 fails, so not confirmed
+    up.setConfirmedBy(List.of("zone-b"));
+    up.setRefutedBy(List.of("zone-c", "zone-d"));
+    up.setAbstained(List.of());
+    assertThat(why(pod, up))
+        .contains("votes:      last Down not confirmed: zone-b said Down, zone-c, zone-d said Up");
+
+    up.setConfirmedBy(List.of());
+    up.setRefutedBy(List.of());
+    up.setAbstained(List.of("zone-b"));
+    assertThat(why(pod, up))
+        .contains(
+            "votes:      last Down went to the voters and none answered (zone-b abstained): this"
+                + " checker decided alone");
+
+    assertThat(why(pod, backend("web-2", BackendState.UP))).doesNotContain("votes:");
+  }
+
+  @Test
+  void whyShowsASuspectCheckerAndNothingWhileItIsTrusted() {
+    Pod pod = Fixtures.pod("shop", "web-2", "web", "198.18.0.12");
+    BackendPool pool = pool("web", 4, 4, false, backend("web-2", BackendState.UP));
+    pool.getStatus()
+        .setConditions(
+            List.of(
+                new ConditionBuilder()
+                    .withType("CheckerSuspect")
+                    .withStatus("True")
+                    .withReason("Frozen")
+                    .withMessage("this checker is Suspect: no new Down")
+                    .build()));
+    assertThat(WhyReport.render(pod, List.of(facts(pool, policy(), slice(true))), NOW))
+        .contains("checker:    Suspect, Frozen: this checker is Suspect: no new Down\n");
+
+    pool.getStatus().getConditions().get(0).setStatus("False");
+    pool.getStatus().getConditions().get(0).setReason("Healthy");
+    assertThat(WhyReport.render(pod, List.of(facts(pool, policy(), slice(true))), NOW))
+        .doesNotContain("checker:");
+  }
+
+  private static String why(Pod pod, BackendStatus b) {
+    BackendPool pool = pool("web", 4, 3, false, b);
+    return WhyReport.render(pod, List.of(facts(pool, policy(), slice(false))), NOW);
   }
 
   @Test

@@ -118,7 +118,10 @@ class DocsTest {
   @Test
   void thePrometheusRuleUsesMetricsThatExist() throws IOException {
     String rule = Files.readString(ROOT.resolve("deploy/helm/vigil/templates/prometheusrule.yaml"));
-    assertThat(rule).contains(PoolGauges.PANIC).contains(TransitionReporter.REFUSED);
+    assertThat(rule)
+        .contains(PoolGauges.PANIC)
+        .contains(TransitionReporter.REFUSED)
+        .contains(CheckerGauges.SUSPECT);
   }
 
   /** Every {@code vigil} command line the README and docs show runs a command that exists. */

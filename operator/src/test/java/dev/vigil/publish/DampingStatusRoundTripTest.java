@@ -59,6 +59,7 @@ class DampingStatusRoundTripTest {
               v.available(),
               T0,
               null,
+              null,
               null));
     }
     PoolView view = new PoolView(pool.snapshot(), backends);

@@ -9,6 +9,8 @@ import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendView;
 import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.CheckerDoubt;
+import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolView;
 import dev.vigil.runtime.ProbeSummary;
@@ -56,6 +58,7 @@ class PoolStatusAggregatorTest {
         available,
         NOW - 5_000,
         new ProbeSummary(NOW - 100, available, 3, available ? "ok" : "status 503"),
+        null,
         null);
   }
 
@@ -228,5 +231,91 @@ class PoolStatusAggregatorTest {
     assertThat(StatusWriter.materiallyEqual(first, second)).isTrue();
     second.getBackends().get(0).setState(BackendState.DOWN);
     assertThat(StatusWriter.materiallyEqual(first, second)).isFalse();
+  }
+
+  @Test
+  void checkerSuspectIsFalseWhileTheCheckerIsTrusted() {
+    PoolView v = view(false, List.of(backend("a", dev.vigil.health.ActiveState.UP, false, false)));
+
+    BackendPoolStatus s = PoolStatusAggregator.build(1L, "fast", v, null, null, NOW);
+
+    assertThat(condition(s, "CheckerSuspect").getStatus()).isEqualTo("False");
+    assertThat(condition(s, "CheckerSuspect").getReason()).isEqualTo("Healthy");
+    assertThat(condition(s, "CheckerSuspect").getMessage())
+        .contains("not Suspect", "not far above its peers'");
+  }
+
+  /**
+   * The condition follows the checker's self-doubt, and each flip makes the status materially
+   * different (so the publisher writes it) while nothing else changed.
+   */
+  @Test
+  void checkerSuspectSaysWhetherDownsGoToVotersOrAreFrozenAndFlipsBack() {
+    PoolView trusted =
+        view(false, List.of(backend("a", dev.vigil.health.ActiveState.UP, false, false)));
+    PoolView confirming =
+        new PoolView(trusted.snapshot(), trusted.backends(), CheckerDoubt.CONFIRMING);
+    PoolView frozen = new PoolView(trusted.snapshot(), trusted.backends(), CheckerDoubt.FROZEN);
+    BackendPoolStatus before = PoolStatusAggregator.build(1L, "fast", trusted, null, null, NOW);
+
+    BackendPoolStatus voting =
+        PoolStatusAggregator.build(1L, "fast", confirming, null, before, NOW + 1_000);
+    Condition c = condition(voting, "CheckerSuspect");
+    assertThat(c.getStatus()).isEqualTo("True");
+    assertThat(c.getReason()).isEqualTo("Confirming");
+    assertThat(c.getMessage())
+        .contains("failing share is far above its peers'", "goes to the voters in other zones");
+    assertThat(c.getLastTransitionTime())
+        .isNotEqualTo(condition(before, "CheckerSuspect").getLastTransitionTime());
+    assertThat(StatusWriter.materiallyEqual(before, voting)).isFalse();
+
+    BackendPoolStatus held =
+        PoolStatusAggregator.build(1L, "fast", frozen, null, voting, NOW + 2_000);
+    c = condition(held, "CheckerSuspect");
+    assertThat(c.getStatus()).isEqualTo("True");
+    assertThat(c.getReason()).isEqualTo("Frozen");
+    assertThat(c.getMessage())
+        .contains("failing share is far above its peers'", "no voter in another zone is live")
+        .contains("publishes no new Down (Ups go through)");
+    assertThat(c.getLastTransitionTime())
+        .as("still True: the transition time is kept")
+        .isEqualTo(condition(voting, "CheckerSuspect").getLastTransitionTime());
+    assertThat(StatusWriter.materiallyEqual(voting, held)).isFalse();
+
+    BackendPoolStatus after =
+        PoolStatusAggregator.build(1L, "fast", trusted, null, held, NOW + 3_000);
+    assertThat(condition(after, "CheckerSuspect").getStatus()).isEqualTo("False");
+    assertThat(condition(after, "CheckerSuspect").getReason()).isEqualTo("Healthy");
+    assertThat(StatusWriter.materiallyEqual(held, after)).isFalse();
+  }
+
+  @Test
+  void backendsCarryTheVotesOnTheirLastDownAndNothingWhenNoneWentToTheVoters() {
+    BackendSnapshot asked = backend("a", dev.vigil.health.ActiveState.UP, false, false);
+    asked =
+        new BackendSnapshot(
+            asked.member(),
+            asked.decision(),
+            asked.published(),
+            asked.healthy(),
+            asked.since(),
+            asked.lastProbe(),
+            null,
+            new Confirmer.Votes(List.of("zone-b"), List.of("zone-c"), List.of("zone-d")));
+    BackendSnapshot never = backend("b", dev.vigil.health.ActiveState.UP, false, false);
+
+    BackendPoolStatus s =
+        PoolStatusAggregator.build(1L, "fast", view(false, List.of(asked, never)), null, null, NOW);
+
+    BackendStatus a = s.getBackends().get(0);
+    assertThat(a.getConfirmedBy()).containsExactly("zone-b");
+    assertThat(a.getRefutedBy()).containsExactly("zone-c");
+    assertThat(a.getAbstained()).containsExactly("zone-d");
+    BackendStatus b = s.getBackends().get(1);
+    assertThat(b.getConfirmedBy()).isNull();
+    assertThat(b.getRefutedBy()).isNull();
+    assertThat(b.getAbstained()).isNull();
+    String json = io.fabric8.kubernetes.client.utils.Serialization.asJson(b);
+    assertThat(json).doesNotContain("confirmedBy", "refutedBy", "abstained");
   }
 }

@@ -185,6 +185,27 @@ class QuorumIT {
     assertThat(events("DownNotConfirmed"))
         .allSatisfy(m -> assertThat(m).contains("not confirmed by " + String.join(", ", zones)));
     assertThat(events("BackendDown")).isEmpty();
+    // its failing share (all) against its peers' (none) makes it Suspect: the pool says so
+    await().atMost(Duration.ofSeconds(30)).until(() -> "Confirming".equals(checkerSuspect()));
+    assertThat(flaps.seen()).as("slices flapped").isEmpty();
+  }
+
+  /** The reason of the pool's CheckerSuspect condition when True, else null. */
+  private String checkerSuspect() {
+    var pool =
+        client
+            .resources(dev.vigil.api.v1alpha1.BackendPool.class)
+            .inNamespace(NS)
+            .withName("web")
+            .get();
+    if (pool == null || pool.getStatus() == null || pool.getStatus().getConditions() == null) {
+      return null;
+    }
+    return pool.getStatus().getConditions().stream()
+        .filter(c -> "CheckerSuspect".equals(c.getType()) && "True".equals(c.getStatus()))
+        .map(c -> c.getReason())
+        .findFirst()
+        .orElse(null);
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.DampingState;
+import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.RestoredBackend;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -112,5 +113,23 @@ class RestoreFromStatusTest {
 
     assertThat(r.get("a").since()).isEqualTo(Instant.parse("2025-12-31T22:00:00Z").toEpochMilli());
     assertThat(r.get("b").since()).as("no time in status: unknown").isZero();
+  }
+
+  /** The voters' answers survive a restart or a move, so the next owner's status keeps them. */
+  @Test
+  void statusGivesTheVotesOnTheLastDownAndNoneWhenItShowsNone() {
+    BackendPoolStatus status = new BackendPoolStatus();
+    BackendStatus asked = backend("a", dev.vigil.api.v1alpha1.BackendState.UP, 0, null);
+    asked.setConfirmedBy(List.of());
+    asked.setRefutedBy(List.of("zone-b"));
+    asked.setAbstained(List.of("zone-c"));
+    status.setBackends(
+        List.of(asked, backend("b", dev.vigil.api.v1alpha1.BackendState.UP, 0, null)));
+
+    Map<String, RestoredBackend> r = RestoreFromStatus.restore(status, List.of(), NOW);
+
+    assertThat(r.get("a").votes())
+        .isEqualTo(new Confirmer.Votes(List.of(), List.of("zone-b"), List.of("zone-c")));
+    assertThat(r.get("b").votes()).isNull();
   }
 }

@@ -29,6 +29,8 @@ class ConfirmationsTest {
   private final List<List<String>> asked = new ArrayList<>();
   private final List<Promise<Map<String, Confirmer.Votes>>> answers = new ArrayList<>();
   private Confirmation mode = Confirmation.vote(50);
+  private boolean suspect;
+  private int viewsPublished;
   private Probing.Results probes;
 
   private final Confirmer confirmer =
@@ -45,6 +47,11 @@ class ConfirmationsTest {
           Promise<Map<String, Votes>> p = Promise.promise();
           answers.add(p);
           return p.future();
+        }
+
+        @Override
+        public boolean suspect() {
+          return suspect;
         }
       };
 
@@ -78,7 +85,7 @@ class ConfirmationsTest {
               probes = callback;
               return new NoProbes();
             },
-            pool -> {},
+            pool -> viewsPublished++,
             sink,
             confirmer,
             timers::nowMillis);
@@ -101,6 +108,7 @@ class ConfirmationsTest {
       probes.result(id, ProbeResult.pass("200", 1));
     }
     said.clear();
+    viewsPublished = 0;
     return r;
   }
 
@@ -183,5 +191,107 @@ class ConfirmationsTest {
     fail("a");
     fail("a");
     assertThat(said).containsExactly("a held", "a held");
+  }
+
+  private void pass(String id) {
+    probes.result(id, ProbeResult.pass("200", 1));
+  }
+
+  private static BackendSnapshot backend(PoolRuntime r, String id) {
+    return r.view().backends().stream()
+        .filter(b -> b.member().id().equals(id))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /**
+   * The replica turning Suspect (or back) is a new view for status even when no backend changes:
+   * read at the next probe result, whatever it decides.
+   */
+  @Test
+  void aSuspectFlipPublishesANewViewWithNoBackendChanging() {
+    mode = Confirmation.ALONE;
+    PoolRuntime r = start();
+    pass("a");
+    assertThat(viewsPublished).as("nothing changed").isZero();
+    assertThat(r.view().doubt()).isEqualTo(CheckerDoubt.TRUSTED);
+
+    suspect = true;
+    mode = Confirmation.vote(50);
+    pass("a");
+    assertThat(viewsPublished).isEqualTo(1);
+    assertThat(r.view().doubt()).isEqualTo(CheckerDoubt.CONFIRMING);
+    pass("b");
+    assertThat(viewsPublished).as("still Suspect: nothing new").isEqualTo(1);
+
+    mode = Confirmation.FREEZE;
+    pass("a");
+    assertThat(viewsPublished).isEqualTo(2);
+    assertThat(r.view().doubt()).isEqualTo(CheckerDoubt.FROZEN);
+
+    suspect = false;
+    mode = Confirmation.ALONE;
+    pass("c");
+    assertThat(viewsPublished).isEqualTo(3);
+    assertThat(r.view().doubt()).isEqualTo(CheckerDoubt.TRUSTED);
+  }
+
+  /** A pool whose probes are quiet (or that has none) shows the flip at its next sweep. */
+  @Test
+  void theSweepShowsASuspectFlipWithoutAnyProbe() {
+    mode = Confirmation.ALONE;
+    PoolRuntime r = start();
+    suspect = true;
+    mode = Confirmation.FREEZE;
+    timers.advance(HealthSettings.builder().build().sweepIntervalMs());
+    assertThat(viewsPublished).isEqualTo(1);
+    assertThat(r.view().doubt()).isEqualTo(CheckerDoubt.FROZEN);
+  }
+
+  /** Answers that leave the backend Up still change what status shows: who voted how. */
+  @Test
+  void theViewCarriesTheVotesOnTheLastDownEvenWhenTheyChangeNoState() {
+    PoolRuntime r = start();
+    assertThat(backend(r, "a").votes()).as("never asked").isNull();
+    fail("a");
+    fail("a");
+    timers.advance(0);
+    int before = viewsPublished;
+    Confirmer.Votes refuted = votes(List.of(), List.of("zone-b"), List.of("zone-c"));
+    answers.get(0).complete(Map.of("a", refuted));
+    timers.advance(0);
+
+    assertThat(state(r, "a")).isEqualTo(ActiveState.UP);
+    assertThat(viewsPublished).isGreaterThan(before);
+    assertThat(backend(r, "a").votes()).isEqualTo(refuted);
+    assertThat(backend(r, "b").votes()).isNull();
+  }
+
+  /** A new owner restores the votes the last one showed, so its first status changes nothing. */
+  @Test
+  void restoredVotesAreInTheFirstView() {
+    HealthSettings s = HealthSettings.builder().intervalMs(1_000).timeoutMs(500).build();
+    PoolRuntime r =
+        new PoolRuntime(
+            new PoolKey("shop", "web"),
+            timers,
+            s,
+            callback -> new NoProbes(),
+            pool -> {},
+            sink,
+            confirmer,
+            timers::nowMillis);
+    Confirmer.Votes shown = votes(List.of("zone-b"), List.of(), List.of("zone-c"));
+    r.update(
+        s,
+        CheckSpec.builder().build(),
+        1,
+        List.of(new Member("a", "uid-a", "10.0.0.1", 8080, null, null, false, false, List.of())),
+        Map.of(
+            "a",
+            new RestoredBackend(
+                ActiveState.DOWN, 0, 0, dev.vigil.health.DampingState.NONE, 1, shown)));
+    timers.advance(0);
+    assertThat(backend(r, "a").votes()).isEqualTo(shown);
   }
 }

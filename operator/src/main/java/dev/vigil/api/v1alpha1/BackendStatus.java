@@ -2,6 +2,7 @@ package dev.vigil.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.List;
 
 /** The state of one backend of a pool. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -47,6 +48,18 @@ public class BackendStatus {
   @JsonPropertyDescription(
       "Why the backend is in its state, or what a dry-run rule would have done, e.g. 'would eject: success rate 0.42 below 0.81'.")
   private String reason;
+
+  @JsonPropertyDescription(
+      "Zones of the checkers that confirmed the backend's last Down verdict put to the vote (they probed it Down too; docs/design.md §8). With refutedBy and abstained, absent when no Down verdict of the backend ever went to the voters.")
+  private List<String> confirmedBy;
+
+  @JsonPropertyDescription(
+      "Zones of the checkers that refuted the backend's last Down verdict put to the vote (they probed it Up).")
+  private List<String> refutedBy;
+
+  @JsonPropertyDescription(
+      "Zones of the checkers asked about the backend's last Down verdict that did not answer in time (neither Up nor Down).")
+  private List<String> abstained;
 
   public String getPod() {
     return pod;
@@ -142,5 +155,29 @@ public class BackendStatus {
 
   public void setReason(String reason) {
     this.reason = reason;
+  }
+
+  public List<String> getConfirmedBy() {
+    return confirmedBy;
+  }
+
+  public void setConfirmedBy(List<String> confirmedBy) {
+    this.confirmedBy = confirmedBy;
+  }
+
+  public List<String> getRefutedBy() {
+    return refutedBy;
+  }
+
+  public void setRefutedBy(List<String> refutedBy) {
+    this.refutedBy = refutedBy;
+  }
+
+  public List<String> getAbstained() {
+    return abstained;
+  }
+
+  public void setAbstained(List<String> abstained) {
+    this.abstained = abstained;
   }
 }
