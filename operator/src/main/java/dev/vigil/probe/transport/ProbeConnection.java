@@ -65,16 +65,26 @@ public interface ProbeConnection {
    * NetSocketConnection}).
    */
   static Connector tls(Vertx vertx) {
-    return new NetSocketConnection.Connector(vertx);
+    return tls(vertx, SourceAddress.KERNEL);
+  }
+
+  /** As {@link #tls(Vertx)}, every connection bound to {@code source}. */
+  static Connector tls(Vertx vertx, SourceAddress source) {
+    return new NetSocketConnection.Connector(vertx, source);
   }
 
   static Connector plain(Vertx vertx, Connector fallback) {
+    return plain(vertx, fallback, SourceAddress.KERNEL);
+  }
+
+  /** As {@link #plain(Vertx, Connector)}, every socket bound to {@code source}. */
+  static Connector plain(Vertx vertx, Connector fallback, SourceAddress source) {
     Object transport = ((VertxInternal) vertx).transport();
     if (transport instanceof EpollTransport) {
-      return new EpollConnector(vertx, fallback);
+      return new EpollConnector(vertx, fallback, source);
     }
     if (transport instanceof NioTransport) {
-      return new ChannelConnection.Connector(vertx, fallback);
+      return new ChannelConnection.Connector(vertx, fallback, source);
     }
     return fallback;
   }
