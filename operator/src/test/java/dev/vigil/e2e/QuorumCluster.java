@@ -47,8 +47,8 @@ final class QuorumCluster implements AutoCloseable {
   private static final int FIRST_POOLS = 9;
   private static final int MORE_POOLS = 6;
   private static final Duration READY = Duration.ofSeconds(180);
-  private static final Pattern SUSPECT =
-      Pattern.compile("(?m)^vigil_checker_suspect\\{[^}]*\\} ([0-9.]+)$");
+  static final String SUSPECT = "vigil_checker_suspect";
+  static final String FAILING_SHARE = "vigil_checker_failing_share";
 
   final E2eCluster cluster;
   final String ns;
@@ -237,8 +237,13 @@ final class QuorumCluster implements AutoCloseable {
             () -> assertThat(allReady()).as("every backend ready: " + readiness()).isTrue());
   }
 
-  /** {@code vigil_checker_suspect} on the replica's /metrics; -1 when it does not answer. */
-  double suspectGauge(String zone) {
+  /**
+   * The value of gauge {@code name} ({@link #SUSPECT}, {@link #FAILING_SHARE}) on the replica's
+   * /metrics; -1 when it does not answer.
+   *
+   * @throws AssertionError when /metrics answers without the gauge
+   */
+  double gauge(String zone, String name) {
     try {
       HttpResponse<String> r =
           http.send(
@@ -248,9 +253,21 @@ final class QuorumCluster implements AutoCloseable {
                   .timeout(Duration.ofSeconds(3))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
-      Matcher m = SUSPECT.matcher(r.body());
-      return m.find() ? Double.parseDouble(m.group(1)) : -1;
+      Matcher m = Pattern.compile("(?m)^" + name + "\\{[^}]*\\} ([-+0-9.eE]+)$").matcher(r.body());
+      if (r.statusCode() != 200 || !m.find()) {
+        throw new AssertionError(
+            "/metrics of "
+                + zone
+                + ": status "
+                + r.statusCode()
+                + ", no "
+                + name
+                + " in: "
+                + r.body().lines().filter(l -> l.contains("checker")).toList());
+      }
+      return Double.parseDouble(m.group(1));
     } catch (java.io.IOException e) {
+      System.out.println("QUORUM-NOTE /metrics of " + zone + ": " + e);
       return -1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
