@@ -220,13 +220,24 @@ final class QuorumCluster implements AutoCloseable {
     return out;
   }
 
-  /** Whether every pool lists every backend as ready. */
+  /**
+   * Whether every pool lists every backend as ready, and its status counts every backend available
+   * and no panic: a pool whose backends are all Down is in panic and publishes them ready, and
+   * leaving panic as they come back Up one by one publishes the rest not ready for a moment.
+   */
   boolean allReady() {
     Map<String, Map<String, Boolean>> r = readiness();
+    int all = allBackends().size();
     return r.keySet().containsAll(pools)
         && pools.stream()
             .allMatch(
-                p -> allBackends().stream().allMatch(ip -> Boolean.TRUE.equals(r.get(p).get(ip))));
+                p -> allBackends().stream().allMatch(ip -> Boolean.TRUE.equals(r.get(p).get(ip))))
+        && poolObjects().stream()
+            .allMatch(
+                p ->
+                    p.getStatus() != null
+                        && Integer.valueOf(all).equals(p.getStatus().getAvailable())
+                        && !Boolean.TRUE.equals(p.getStatus().getPanic()));
   }
 
   void awaitAllReady(Duration atMost) {
