@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,6 +57,31 @@ class ProbeSourceAddressTest {
     start(nativeTransport, SourceAddress.KERNEL);
     probeEveryProtocol();
     assertThat(seen).hasSizeGreaterThanOrEqualTo(6).allMatch("127.0.0.1"::equals);
+  }
+
+  /**
+   * The epoll transport keeps sockets per event loop for the next connect, whichever prober made
+   * them: a socket bound to the source address must never serve a prober without one, nor the other
+   * way round.
+   */
+  @Test
+  void aPooledSocketServesOnlyAProberBoundAsItIs() throws InterruptedException {
+    start(true, SourceAddress.parse(SOURCE));
+    Prober unbound = new HttpProber(rig.vertx(), SourceAddress.KERNEL);
+    try {
+      int http = rig.servers().raw(answering());
+      CheckSpec spec = CheckSpec.builder().timeout(TIMEOUT).protocol(ProbeProtocol.HTTP).build();
+      List<Prober> order = List.of(rig.prober(), rig.prober(), unbound, unbound, rig.prober());
+      for (Prober p : order) {
+        ProbeResult result =
+            LoopbackServers.await(rig.probeLater(p, new ProbeTarget("127.0.0.1", http), spec));
+        assertThat(result.passed()).as("%s", result).isTrue();
+        Thread.sleep(200); // the server closes first: the socket goes back to the loop's pool
+      }
+      assertThat(seen).containsExactly(SOURCE, SOURCE, "127.0.0.1", "127.0.0.1", SOURCE);
+    } finally {
+      LoopbackServers.await(unbound.close());
+    }
   }
 
   private void start(boolean nativeTransport, SourceAddress source) {
