@@ -55,11 +55,6 @@ public interface ProbeConnection {
   }
 
   /**
-   * The connector of plain probes on {@code vertx}'s event loops: bare sockets when its transport
-   * is epoll (the operator's default), Netty NIO channels when it is NIO (the fallback), else
-   * {@code fallback} (io_uring, kqueue). Each also hands host names to {@code fallback}.
-   */
-  /**
    * The connector of TLS probes (and of plain ones no other transport can take): one shared Vert.x
    * {@code NetClient}, which owns the handshake, SNI and verification ({@link
    * NetSocketConnection}).
@@ -73,6 +68,11 @@ public interface ProbeConnection {
     return new NetSocketConnection.Connector(vertx, source);
   }
 
+  /**
+   * The connector of plain probes on {@code vertx}'s event loops: bare sockets when its transport
+   * is epoll (the operator's default), Netty NIO channels when it is NIO (the fallback), else
+   * {@code fallback} (io_uring, kqueue). Each also hands host names to {@code fallback}.
+   */
   static Connector plain(Vertx vertx, Connector fallback) {
     return plain(vertx, fallback, SourceAddress.KERNEL);
   }
