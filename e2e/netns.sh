@@ -14,6 +14,8 @@
 # The hosts have no default route and IP forwarding is not touched, so a host
 # can reach only 198.18.0.0/24 (the bridge and the other hosts) and its own
 # loopback; the root namespace reaches the hosts through vigil-br0.
+# 'up' also installs iptables when missing (QuorumE2E's faults: rules on a checker's source
+# address, which it adds to vigil-br0 itself); 'down' deletes any such rule a test left.
 # Needs root (CI runs as root). Use 'down' from a trap to clean up on failure:
 #   trap 'e2e/netns.sh down' EXIT
 set -euo pipefail
@@ -36,6 +38,25 @@ need_ip() {
       timeout 300 apt-get update -q >/dev/null && timeout 300 apt-get install -y -q iproute2 >/dev/null
     } || die "could not install iproute2"
   fi
+}
+
+need_iptables() { # QuorumE2E cuts one checker's path with iptables rules on its source address
+  command -v iptables >/dev/null && return 0
+  log "installing iptables (for QuorumE2E's faults)"
+  timeout 300 apt-get install -y -q iptables >/dev/null 2>&1 || {
+    timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 300 apt-get install -y -q iptables >/dev/null 2>&1
+  } || true
+  command -v iptables >/dev/null || log "no iptables: QuorumE2E will fail saying so"
+}
+
+# Rules QuorumE2E tags (CheckerNetwork.TAG) that a crashed test JVM left in OUTPUT.
+drop_tagged_rules() {
+  command -v iptables >/dev/null || return 0
+  local rule
+  { iptables -S OUTPUT 2>/dev/null || true; } | { grep -- "vigil-e2e-checker" || true; } | sed 's/^-A /-D /' | while read -r rule; do
+    # shellcheck disable=SC2086 # the rule's words, as iptables -S printed them
+    iptables -w 5 $rule 2>/dev/null || true
+  done
 }
 
 need_ping() { # used only to check reachability after 'up'; optional
@@ -76,6 +97,7 @@ cmd_down() {
   if ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link delete "$BRIDGE" type bridge 2>/dev/null || true
   fi
+  drop_tagged_rules
   log "down"
 }
 
@@ -104,6 +126,7 @@ cmd_up() {
     ip link set "$ns-r" up
   done
   need_ping
+  need_iptables
   # wait (bounded) until every host answers on its address from the root namespace
   for i in $(seq 1 "$n"); do
     addr="$(host_addr "$i")"

@@ -1,5 +1,6 @@
 package dev.vigil;
 
+import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.shard.ShardConfig;
 import java.util.ArrayList;
@@ -96,8 +97,16 @@ public record OperatorConfig(
    * @param debug stack traces with start-up errors
    * @param nativeTransport Netty's epoll transport for all network I/O (Vert.x falls back to NIO
    *     where epoll cannot load)
+   * @param probeSource the local address every active probe binds to ({@code
+   *     --probe-source-address}), {@link SourceAddress#KERNEL} by default
    */
-  public record Launch(String logFormat, boolean debug, boolean nativeTransport) {}
+  public record Launch(
+      String logFormat, boolean debug, boolean nativeTransport, SourceAddress probeSource) {
+    /** Probes from the kernel's choice of source address. */
+    public Launch(String logFormat, boolean debug, boolean nativeTransport) {
+      this(logFormat, debug, nativeTransport, SourceAddress.KERNEL);
+    }
+  }
 
   /** The audience reporters' tokens are reviewed for unless {@code --outcome-token-audience}. */
 
@@ -262,7 +271,19 @@ public record OperatorConfig(
     return new Launch(
         logFormat,
         bool("debug", or(get.apply("debug"), "false")),
-        bool("native-transport", or(get.apply("native-transport"), "true")));
+        bool("native-transport", or(get.apply("native-transport"), "true")),
+        probeSource(get.apply("probe-source-address")));
+  }
+
+  private static SourceAddress probeSource(String v) {
+    if (v == null || v.isBlank()) {
+      return SourceAddress.KERNEL;
+    }
+    try {
+      return SourceAddress.parse(v).requireBindable();
+    } catch (IllegalArgumentException e) {
+      throw new InvalidConfigException("--probe-source-address " + e.getMessage());
+    }
   }
 
   /** Runs a group's own parser, whose messages already name the flag. */

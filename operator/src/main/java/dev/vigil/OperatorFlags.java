@@ -158,6 +158,12 @@ final class OperatorFlags {
               """
               Netty's epoll transport for probes and all other I/O; NIO when off or
               where epoll cannot load (default true)"""),
+          new Flag(
+              "probe-source-address",
+              "IP",
+              """
+              every active probe's connection leaves from this address of the host
+              (default: none, the kernel picks by route)"""),
           new Flag("debug", "", "stack traces with start-up errors (default false)"));
 
   private OperatorFlags() {}

@@ -125,10 +125,10 @@ public final class Vigil {
   private static ProtocolProber protocols(StartOptions o) {
     ProtocolProber protocols =
         new ProtocolProber(
-            new HttpProber(o.vertx),
-            new TcpProber(o.vertx),
-            new GrpcProber(o.vertx),
-            new Http2Prober(o.vertx));
+            new HttpProber(o.vertx, o.config.launch().probeSource()),
+            new TcpProber(o.vertx, o.config.launch().probeSource()),
+            new GrpcProber(o.vertx, o.config.launch().probeSource()),
+            new Http2Prober(o.vertx, o.config.launch().probeSource()));
     // A cold JVM's first TLS handshakes take seconds: pay for them before the first probe round
     // (issue 18), so the first HTTPS and gRPC-over-TLS probes do not time out on healthy backends.
     TlsWarmUp.runAndWait(o.vertx, protocols, Duration.ofSeconds(10));

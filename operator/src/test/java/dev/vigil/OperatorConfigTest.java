@@ -3,6 +3,7 @@ package dev.vigil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.shard.ShardConfig;
 import java.util.List;
@@ -149,6 +150,7 @@ class OperatorConfigTest {
     assertThat(parse(List.of("--min-interval=3s"), env).floors())
         .isEqualTo(new TenantFloors(3_000, true));
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
+    env.put("VIGIL_PROBE_SOURCE_ADDRESS", "127.0.0.1");
     assertThat(parse(List.of(), env).launch().nativeTransport()).isFalse();
     assertThat(parse(List.of("--native-transport=true"), env).launch().nativeTransport()).isTrue();
     env.putAll(
@@ -172,7 +174,7 @@ class OperatorConfigTest {
                 new ShardConfig(
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true),
-                new OperatorConfig.Launch("json", false, false)));
+                new OperatorConfig.Launch("json", false, false, SourceAddress.parse("127.0.0.1"))));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
@@ -268,6 +270,31 @@ class OperatorConfigTest {
         .isFalse();
     assertRefused(
         List.of("--native-transport=epoll"), Map.of(), "--native-transport must be true or false");
+  }
+
+  @Test
+  void probeSourceAddressIsNoneUnlessGivenAndMustBeAnAddressOfThisHost() {
+    assertThat(launch(List.of(), Map.of()).probeSource()).isEqualTo(SourceAddress.KERNEL);
+    assertThat(launch(List.of("--probe-source-address=127.0.0.2"), Map.of()).probeSource())
+        .isEqualTo(SourceAddress.parse("127.0.0.2"));
+    assertThat(
+            launch(List.of(), Map.of("VIGIL_PROBE_SOURCE_ADDRESS", "::1")).probeSource().address())
+        .isEqualTo(SourceAddress.parse("::1").address());
+    assertThat(launch(List.of(), Map.of("VIGIL_PROBE_SOURCE_ADDRESS", "")).probeSource())
+        .as("an empty variable (a chart's unset value) is the default")
+        .isEqualTo(SourceAddress.KERNEL);
+    assertRefused(
+        List.of("--probe-source-address=zone-b.example"),
+        Map.of(),
+        "--probe-source-address must be an IPv4 or IPv6 address, got zone-b.example");
+    assertRefused(
+        List.of("--probe-source-address=0.0.0.0"),
+        Map.of(),
+        "--probe-source-address must be a unicast address of this host");
+    assertRefused(
+        List.of("--probe-source-address=192.0.2.77"),
+        Map.of(),
+        "--probe-source-address must be an address of this host, got 192.0.2.77");
   }
 
   @Test

@@ -15,14 +15,21 @@ public final class CheckerGauges {
 
   private CheckerGauges() {}
 
+  /**
+   * Registers both gauges. Micrometer holds a gauge's object weakly unless told otherwise, and the
+   * suppliers passed here (method references made at the call) have no other holder: they are held
+   * strongly, or the first garbage collection turns both gauges into NaN.
+   */
   public static void register(
       MeterRegistry registry, String shard, DoubleSupplier share, BooleanSupplier suspect) {
     Gauge.builder(FAILING_SHARE, share, DoubleSupplier::getAsDouble)
+        .strongReference(true)
         .description(
             "Share of this replica's probed backends whose last probe failed, over the last 60 s")
         .tag("shard", shard)
         .register(registry);
     Gauge.builder(SUSPECT, suspect, s -> s.getAsBoolean() ? 1 : 0)
+        .strongReference(true)
         .description(
             "1 while this replica doubts its own probes (failing share >= 0.30 and >= 3 x the"
                 + " other live replicas' median), else 0")

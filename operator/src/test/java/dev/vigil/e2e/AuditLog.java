@@ -128,6 +128,28 @@ public final class AuditLog {
     return out;
   }
 
+  /** One completed write: the object's name, when it was received and answered (ms, epoch). */
+  public record Write(String name, long receivedMs, long answeredMs) {}
+
+  /** The completed writes of {@code resource} in {@code namespace} after the mark, in log order. */
+  public List<Write> namedWritesSince(long mark, String namespace, String resource) {
+    List<Write> out = new ArrayList<>();
+    for (JsonNode e : entriesSince(mark)) {
+      JsonNode ref = e.path("objectRef");
+      if (e.path("stage").asText().equals("ResponseComplete")
+          && WRITES.contains(e.path("verb").asText())
+          && namespace.equals(ref.path("namespace").asText())
+          && resource.equals(ref.path("resource").asText())) {
+        out.add(
+            new Write(
+                ref.path("name").asText(),
+                java.time.Instant.parse(e.path("requestReceivedTimestamp").asText()).toEpochMilli(),
+                java.time.Instant.parse(e.path("stageTimestamp").asText()).toEpochMilli()));
+      }
+    }
+    return out;
+  }
+
   /** Every call {@code username} made after the mark (all stages the log holds). */
   public List<Call> callsSince(long mark, String username) {
     List<Call> out = new ArrayList<>();

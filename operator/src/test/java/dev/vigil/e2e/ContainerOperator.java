@@ -293,10 +293,12 @@ public final class ContainerOperator implements RunningOperator {
   private static String envValue(EnvVar e, String podName) {
     if (e.getValueFrom() != null) {
       String field = e.getValueFrom().getFieldRef().getFieldPath();
-      assertThat(field).isIn("metadata.namespace", "metadata.name", "spec.nodeName");
+      assertThat(field)
+          .isIn("metadata.namespace", "metadata.name", "spec.nodeName", "status.podIP");
       return switch (field) {
         case "metadata.name" -> podName;
-        case "spec.nodeName" -> "";
+        // no Node, and no Pod IP the test knows: blank reads as unset
+        case "spec.nodeName", "status.podIP" -> "";
         default -> E2eCluster.RELEASE_NAMESPACE;
       };
     }

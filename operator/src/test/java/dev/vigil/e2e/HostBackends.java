@@ -54,6 +54,21 @@ final class HostBackends implements AutoCloseable {
         () -> "backend " + name + " did not start: " + log(name));
   }
 
+  /** Stops backend {@code name} (its address stays: connections to it are refused). */
+  void stop(String name) {
+    Process p = processes.remove(name);
+    if (p != null) {
+      p.destroy();
+      try {
+        if (!p.waitFor(5, TimeUnit.SECONDS)) {
+          p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   /** Requests backend {@code name} has received, from its own log. */
   long requests(String name) {
     return log(name).lines().filter(l -> l.startsWith("request ")).count();

@@ -58,16 +58,24 @@ public final class ProcessOperator implements RunningOperator {
 
   private final Path dir;
   private final Path log;
+  private final int metricsPort;
   private final int healthPort;
   private final int outcomePort;
   private long startToReadyMs = -1;
 
   private ProcessOperator(
-      String name, ProcessBuilder command, Path dir, Path log, int healthPort, int outcomePort) {
+      String name,
+      ProcessBuilder command,
+      Path dir,
+      Path log,
+      int metricsPort,
+      int healthPort,
+      int outcomePort) {
     this.name = name;
     this.command = command;
     this.dir = dir;
     this.log = log;
+    this.metricsPort = metricsPort;
     this.healthPort = healthPort;
     this.outcomePort = outcomePort;
   }
@@ -81,6 +89,19 @@ public final class ProcessOperator implements RunningOperator {
    */
   public static ProcessOperator start(
       E2eCluster cluster, String podName, List<String> values, String token) {
+    return start(cluster, podName, values, token, Map.of());
+  }
+
+  /**
+   * As {@link #start(E2eCluster, String, List, String)}, with {@code env} set over the chart's
+   * (flags the chart has no value for: {@code VIGIL_ZONE}, {@code VIGIL_PROBE_SOURCE_ADDRESS}).
+   */
+  public static ProcessOperator start(
+      E2eCluster cluster,
+      String podName,
+      List<String> values,
+      String token,
+      Map<String, String> env) {
     int[] ports = ContainerOperator.freePorts(3);
     int metricsPort = ports[0];
     int outcomePort = ports[1];
@@ -99,7 +120,8 @@ public final class ProcessOperator implements RunningOperator {
           token,
           Files.readAllBytes(TestTls.certFile()),
           Files.readAllBytes(TestTls.keyFile()),
-          ports);
+          ports,
+          env);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -123,7 +145,8 @@ public final class ProcessOperator implements RunningOperator {
         token,
         tlsCert,
         tlsKey,
-        ContainerOperator.freePorts(3));
+        ContainerOperator.freePorts(3),
+        Map.of());
   }
 
   private static ProcessOperator launch(
@@ -132,7 +155,8 @@ public final class ProcessOperator implements RunningOperator {
       String token,
       byte[] tlsCert,
       byte[] tlsKey,
-      int[] ports) {
+      int[] ports,
+      Map<String, String> extraEnv) {
     int outcomePort = ports[1];
     int healthPort = ports[2];
     Container container = pod.getContainers().get(0);
@@ -174,8 +198,9 @@ public final class ProcessOperator implements RunningOperator {
       env.put("KUBERNETES_AUTH_SERVICEACCOUNT_TOKEN", tokenFile.toString());
       env.put("KUBERNETES_CERTS_CA_FILE", System.getenv("VIGIL_E2E_CA_FILE"));
       env.put("HOSTNAME", podName);
+      env.putAll(extraEnv);
       ProcessOperator operator =
-          new ProcessOperator(podName, pb, dir, log, healthPort, outcomePort);
+          new ProcessOperator(podName, pb, dir, log, ports[0], healthPort, outcomePort);
       operator.launch();
       return operator;
     } catch (IOException e) {
@@ -267,6 +292,11 @@ public final class ProcessOperator implements RunningOperator {
 
   public long pid() {
     return process.pid();
+  }
+
+  /** The port of /metrics (TLS unless the chart's {@code metrics.secure=false}). */
+  public int metricsPort() {
+    return metricsPort;
   }
 
   /** The outcome intake's port (TLS, on all addresses). */
@@ -404,8 +434,8 @@ public final class ProcessOperator implements RunningOperator {
   }
 
   /**
-   * An env value of the chart: the downward API's name and namespace (and no Node), mount paths
-   * remapped.
+   * An env value of the chart: the downward API's name and namespace (and no Node; the Pod's IP is
+   * loopback, where this process's outcome port answers), mount paths remapped.
    */
   private static String envValue(EnvVar e, String podName, Path tls) {
     if (e.getValueFrom() != null) {
@@ -416,6 +446,9 @@ public final class ProcessOperator implements RunningOperator {
         // a process runs on no Node: blank reads as unset, so the replica's zone is unknown
         // (no Node read) unless the test passes --zone
         case "spec.nodeName" -> "";
+        // the replica's address for its peers (vigil.dev/address on its shard Lease): all the
+        // processes share the machine's network, and the outcome port listens on every address
+        case "status.podIP" -> "127.0.0.1";
         default -> throw new AssertionError("a downward-API field this test cannot set: " + field);
       };
     }

@@ -7,6 +7,7 @@ import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
+import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.probe.transport.TransportFailure;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -73,12 +74,17 @@ public final class GrpcProber implements Prober, HealthWatcher {
   private final Map<ProbeTarget, HttpConnection> connections = new ConcurrentHashMap<>();
 
   public GrpcProber(Vertx vertx) {
+    this(vertx, SourceAddress.KERNEL);
+  }
+
+  /** Every connection (probes and Watch streams) bound to {@code source}. */
+  public GrpcProber(Vertx vertx, SourceAddress source) {
     this.vertx = vertx;
-    this.plain = GrpcClient.client(vertx, base().setHttp2ClearTextUpgrade(false));
-    this.tlsVerifying = GrpcClient.client(vertx, tls(false, false));
-    this.tlsTrustingAll = GrpcClient.client(vertx, tls(true, false));
-    this.namedVerifying = GrpcClient.client(vertx, tls(false, true));
-    this.namedTrustingAll = GrpcClient.client(vertx, tls(true, true));
+    this.plain = GrpcClient.client(vertx, source.applyTo(base().setHttp2ClearTextUpgrade(false)));
+    this.tlsVerifying = GrpcClient.client(vertx, source.applyTo(tls(false, false)));
+    this.tlsTrustingAll = GrpcClient.client(vertx, source.applyTo(tls(true, false)));
+    this.namedVerifying = GrpcClient.client(vertx, source.applyTo(tls(false, true)));
+    this.namedTrustingAll = GrpcClient.client(vertx, source.applyTo(tls(true, true)));
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
+import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -43,17 +44,23 @@ public final class Http2Prober implements Prober {
   private final PatternCosts patterns = PatternCosts.measuringThreadCpu();
 
   public Http2Prober(Vertx vertx) {
+    this(vertx, SourceAddress.KERNEL);
+  }
+
+  /** Every probe's connection bound to {@code source} ({@code --probe-source-address}). */
+  public Http2Prober(Vertx vertx, SourceAddress source) {
     this.vertx = vertx;
     this.clear =
         vertx.createHttpClient(
-            new HttpClientOptions()
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setHttp2ClearTextUpgrade(false)
-                .setTcpNoDelay(true));
-    this.verifying = vertx.createHttpClient(tls(false, false));
-    this.trustingAll = vertx.createHttpClient(tls(true, false));
-    this.namedVerifying = vertx.createHttpClient(tls(false, true));
-    this.namedTrustingAll = vertx.createHttpClient(tls(true, true));
+            source.applyTo(
+                new HttpClientOptions()
+                    .setProtocolVersion(HttpVersion.HTTP_2)
+                    .setHttp2ClearTextUpgrade(false)
+                    .setTcpNoDelay(true)));
+    this.verifying = vertx.createHttpClient(source.applyTo(tls(false, false)));
+    this.trustingAll = vertx.createHttpClient(source.applyTo(tls(true, false)));
+    this.namedVerifying = vertx.createHttpClient(source.applyTo(tls(false, true)));
+    this.namedTrustingAll = vertx.createHttpClient(source.applyTo(tls(true, true)));
   }
 
   /** ALPN h2 only; {@code sni}: the serverName goes out as SNI (never a Pod IP, RFC 6066). */

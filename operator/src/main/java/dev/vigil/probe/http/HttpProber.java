@@ -6,6 +6,7 @@ import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Prober;
 import dev.vigil.probe.transport.ProbeConnection;
+import dev.vigil.probe.transport.SourceAddress;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -39,9 +40,14 @@ public final class HttpProber implements Prober {
   final PatternCosts patterns = PatternCosts.measuringThreadCpu();
 
   public HttpProber(Vertx vertx) {
+    this(vertx, SourceAddress.KERNEL);
+  }
+
+  /** Every probe's connection bound to {@code source} ({@code --probe-source-address}). */
+  public HttpProber(Vertx vertx, SourceAddress source) {
     this.vertx = vertx;
-    this.tlsConnector = ProbeConnection.tls(vertx);
-    this.plainConnector = ProbeConnection.plain(vertx, tlsConnector);
+    this.tlsConnector = ProbeConnection.tls(vertx, source);
+    this.plainConnector = ProbeConnection.plain(vertx, tlsConnector, source);
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.vigil.probe.Reason;
 import dev.vigil.probe.http.HttpProber;
 import dev.vigil.probe.transport.ProbeConnection;
 import dev.vigil.probe.transport.ProbeDeadline;
+import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -29,9 +30,14 @@ public final class TcpProber implements Prober {
   private final ProbeConnection.Connector connector;
 
   public TcpProber(Vertx vertx) {
+    this(vertx, SourceAddress.KERNEL);
+  }
+
+  /** Every probe's connection bound to {@code source} ({@code --probe-source-address}). */
+  public TcpProber(Vertx vertx, SourceAddress source) {
     this.vertx = vertx;
-    this.fallback = ProbeConnection.tls(vertx);
-    this.connector = ProbeConnection.plain(vertx, fallback);
+    this.fallback = ProbeConnection.tls(vertx, source);
+    this.connector = ProbeConnection.plain(vertx, fallback, source);
   }
 
   @Override

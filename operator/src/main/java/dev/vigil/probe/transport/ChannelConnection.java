@@ -139,10 +139,12 @@ final class ChannelConnection extends ChannelInboundHandlerAdapter implements Pr
     private final ProbeConnection.Connector fallback;
     private final ChannelFactory<Channel> inet;
     private final ChannelFactory<Channel> inet6;
+    private final InetSocketAddress local;
 
-    Connector(Vertx vertx, ProbeConnection.Connector fallback) {
+    Connector(Vertx vertx, ProbeConnection.Connector fallback, SourceAddress source) {
       this.vertx = vertx;
       this.fallback = fallback;
+      this.local = source.socketAddress();
       SelectorProvider provider = SelectorProvider.provider();
       this.inet = () -> new NioSocketChannel(provider, SocketProtocolFamily.INET);
       this.inet6 = () -> new NioSocketChannel(provider, SocketProtocolFamily.INET6);
@@ -169,7 +171,7 @@ final class ChannelConnection extends ChannelInboundHandlerAdapter implements Pr
               .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMs)
               .disableResolver()
               .handler(connection)
-              .connect(new InetSocketAddress(address, target.port()));
+              .connect(new InetSocketAddress(address, target.port()), local);
       connection.channel = connecting.channel();
       connecting.addListener(
           (ChannelFuture f) ->

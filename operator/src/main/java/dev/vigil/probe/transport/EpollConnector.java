@@ -17,12 +17,22 @@ import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Objects;
 
 /** Opens sockets on the caller's epoll event loop. */
 final class EpollConnector implements ProbeConnection.Connector {
 
   private static final int IPPROTO_TCP = 6;
   private static final int TCP_QUICKACK = 12;
+  private static final int IPPROTO_IP = 0;
+
+  /**
+   * Linux's {@code IP_BIND_ADDRESS_NO_PORT}: a bind to a source address leaves the port to the
+   * connect, which picks it per destination, instead of taking one at bind time from the range
+   * every destination shares.
+   */
+  private static final int IP_BIND_ADDRESS_NO_PORT = 24;
+
   private static final EpollIoOps INTEREST =
       EpollIoOps.EPOLLIN
           .with(EpollIoOps.EPOLLOUT)
@@ -31,10 +41,12 @@ final class EpollConnector implements ProbeConnection.Connector {
 
   private final Vertx vertx;
   private final ProbeConnection.Connector fallback;
+  private final InetSocketAddress source;
 
-  EpollConnector(Vertx vertx, ProbeConnection.Connector fallback) {
+  EpollConnector(Vertx vertx, ProbeConnection.Connector fallback, SourceAddress source) {
     this.vertx = vertx;
     this.fallback = fallback;
+    this.source = source.socketAddress();
   }
 
   /**
@@ -77,7 +89,7 @@ final class EpollConnector implements ProbeConnection.Connector {
     }
   }
 
-  private static void open(
+  private void open(
       ContextInternal context,
       IoEventLoop loop,
       InetSocketAddress remote,
@@ -85,7 +97,7 @@ final class EpollConnector implements ProbeConnection.Connector {
       int timeoutMs,
       Completable<ProbeConnection> done) {
     boolean ipv6 = !(remote.getAddress() instanceof Inet4Address);
-    EpollSlot slot = SocketPool.current().of(ipv6).poll();
+    EpollSlot slot = pooled(ipv6);
     boolean fresh = slot == null;
     if (fresh) {
       try {
@@ -94,7 +106,8 @@ final class EpollConnector implements ProbeConnection.Connector {
                 LinuxSocket.newSocketStream(
                     ipv6 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET),
                 loop,
-                ipv6);
+                ipv6,
+                source);
       } catch (RuntimeException e) { // out of file descriptors
         context.emit(e, done::fail);
         return;
@@ -119,8 +132,22 @@ final class EpollConnector implements ProbeConnection.Connector {
   }
 
   /**
-   * Sets the socket's options and starts its connect (registering a fresh socket with the loop, for
-   * every readiness event it will have); true when it connected at once.
+   * A socket of this loop's pool bound as this connector binds (the pool is the loop's, shared by
+   * every connector on it; a disconnect keeps a socket's bound address), or null.
+   */
+  private EpollSlot pooled(boolean ipv6) {
+    EpollSlot slot = SocketPool.current().of(ipv6).poll();
+    if (slot != null && !Objects.equals(slot.source, source)) {
+      slot.destroy();
+      return null;
+    }
+    return slot;
+  }
+
+  /**
+   * Sets the socket's options, binds a fresh one to the source address if any, and starts its
+   * connect (registering a fresh socket with the loop, for every readiness event it will have);
+   * true when it connected at once.
    */
   private static boolean connect(
       EpollSlot slot,
@@ -132,6 +159,10 @@ final class EpollConnector implements ProbeConnection.Connector {
     LinuxSocket socket = slot.socket;
     if (fresh) {
       socket.setTcpNoDelay(true);
+      if (slot.source != null) {
+        socket.setIntOpt(IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1);
+        socket.bind(slot.source);
+      }
     }
     if (quickAckOff) {
       socket.setIntOpt(IPPROTO_TCP, TCP_QUICKACK, 0);

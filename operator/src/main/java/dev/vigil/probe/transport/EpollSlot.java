@@ -8,6 +8,7 @@ import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.LinuxSocket;
 import io.netty.channel.unix.FileDescriptor;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 
 /**
  * A socket with its epoll registration, kept across probes: the connection on it now, or none while
@@ -17,14 +18,19 @@ final class EpollSlot implements EpollIoHandle {
   final LinuxSocket socket;
   final IoEventLoop loop;
   final boolean ipv6;
+
+  /** The local address the socket is bound to ({@link SourceAddress}), null when none. */
+  final InetSocketAddress source;
+
   IoRegistration registration;
   EpollConnection current;
   boolean shut;
 
-  EpollSlot(LinuxSocket socket, IoEventLoop loop, boolean ipv6) {
+  EpollSlot(LinuxSocket socket, IoEventLoop loop, boolean ipv6, InetSocketAddress source) {
     this.socket = socket;
     this.loop = loop;
     this.ipv6 = ipv6;
+    this.source = source;
   }
 
   @Override

@@ -56,8 +56,9 @@ final class NetSocketConnection implements ProbeConnection {
     private final NetClient client;
     private final ClientTls tls = new ClientTls();
 
-    Connector(Vertx vertx) {
-      this.client = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
+    Connector(Vertx vertx, SourceAddress source) {
+      this.client =
+          vertx.createNetClient(source.applyTo(new NetClientOptions().setTcpNoDelay(true)));
     }
 
     @Override

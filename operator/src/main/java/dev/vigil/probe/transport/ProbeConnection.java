@@ -55,26 +55,36 @@ public interface ProbeConnection {
   }
 
   /**
-   * The connector of plain probes on {@code vertx}'s event loops: bare sockets when its transport
-   * is epoll (the operator's default), Netty NIO channels when it is NIO (the fallback), else
-   * {@code fallback} (io_uring, kqueue). Each also hands host names to {@code fallback}.
-   */
-  /**
    * The connector of TLS probes (and of plain ones no other transport can take): one shared Vert.x
    * {@code NetClient}, which owns the handshake, SNI and verification ({@link
    * NetSocketConnection}).
    */
   static Connector tls(Vertx vertx) {
-    return new NetSocketConnection.Connector(vertx);
+    return tls(vertx, SourceAddress.KERNEL);
   }
 
+  /** As {@link #tls(Vertx)}, every connection bound to {@code source}. */
+  static Connector tls(Vertx vertx, SourceAddress source) {
+    return new NetSocketConnection.Connector(vertx, source);
+  }
+
+  /**
+   * The connector of plain probes on {@code vertx}'s event loops: bare sockets when its transport
+   * is epoll (the operator's default), Netty NIO channels when it is NIO (the fallback), else
+   * {@code fallback} (io_uring, kqueue). Each also hands host names to {@code fallback}.
+   */
   static Connector plain(Vertx vertx, Connector fallback) {
+    return plain(vertx, fallback, SourceAddress.KERNEL);
+  }
+
+  /** As {@link #plain(Vertx, Connector)}, every socket bound to {@code source}. */
+  static Connector plain(Vertx vertx, Connector fallback, SourceAddress source) {
     Object transport = ((VertxInternal) vertx).transport();
     if (transport instanceof EpollTransport) {
-      return new EpollConnector(vertx, fallback);
+      return new EpollConnector(vertx, fallback, source);
     }
     if (transport instanceof NioTransport) {
-      return new ChannelConnection.Connector(vertx, fallback);
+      return new ChannelConnection.Connector(vertx, fallback, source);
     }
     return fallback;
   }
