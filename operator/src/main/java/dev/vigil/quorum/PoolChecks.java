@@ -6,6 +6,7 @@ import dev.vigil.reconcile.PolicyResolver;
 import dev.vigil.reconcile.ResolvedPolicy;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.runtime.PoolKey;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
@@ -15,9 +16,10 @@ import java.util.function.LongSupplier;
 
 /**
  * A voter's view of the pools it is asked about: the pool's HealthPolicy, resolved by the same
- * {@link PolicyResolver} and floors as the owner's, read from the API (the pool, then its policy)
- * on a worker and kept for {@value #TTL_MS} ms, so a burst of questions about one pool costs two
- * reads. A voter does not own the pools it confirms, so it has no runtime for them.
+ * {@link PolicyResolver} and floors as the owner's, read from the API (the pool, then its policy;
+ * each a list by name, which the chart's RBAC allows where it does not allow a get) on a worker and
+ * kept for {@value #TTL_MS} ms, so a burst of questions about one pool costs two reads. A voter
+ * does not own the pools it confirms, so it has no runtime for them.
  */
 final class PoolChecks {
   static final long TTL_MS = 10_000;
@@ -66,17 +68,27 @@ final class PoolChecks {
   }
 
   private HealthPolicy policy(PoolKey key) {
-    BackendPool pool =
-        client.resources(BackendPool.class).inNamespace(key.namespace()).withName(key.name()).get();
+    BackendPool pool = byName(BackendPool.class, key.namespace(), key.name());
     if (pool == null || pool.getSpec() == null || pool.getSpec().getPolicyRef() == null) {
       throw new IllegalStateException("no BackendPool " + key + " with a policyRef");
     }
     String name = pool.getSpec().getPolicyRef().getName();
-    HealthPolicy policy =
-        client.resources(HealthPolicy.class).inNamespace(key.namespace()).withName(name).get();
+    HealthPolicy policy = byName(HealthPolicy.class, key.namespace(), name);
     if (policy == null) {
       throw new IllegalStateException("no HealthPolicy " + key.namespace() + "/" + name);
     }
     return policy;
+  }
+
+  /** One object by name through a list by field: the chart grants list and watch, not get. */
+  private <T extends HasMetadata> T byName(Class<T> type, String namespace, String name) {
+    var items =
+        client
+            .resources(type)
+            .inNamespace(namespace)
+            .withField("metadata.name", name)
+            .list()
+            .getItems();
+    return items.isEmpty() ? null : items.get(0);
   }
 }

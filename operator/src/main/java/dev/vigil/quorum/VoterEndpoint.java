@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * the outcome port. Only another replica of this installation may ask ({@link PeerAuth}); the body
  * is a {@link Ballot.Question}: one pool's backends its owner's verdict took Down. The voter
  * resolves the pool's check itself, probes each backend with it by {@link ConfirmingProbe} (every
- * {@code interval}, no jitter, until its own rise/fall decides or the question's timeout passes)
- * and answers a {@link Ballot.Answer} once every backend is decided or abstained.
+ * {@code active.fastInterval}, which is the interval unless set, no jitter, until its own rise/fall
+ * decides or the question's timeout passes) and answers a {@link Ballot.Answer} once every backend
+ * is decided or abstained.
  *
  * <p>Bounded: a question names at most {@value #MAX_BACKENDS} backends in at most {@value
  * #MAX_BODY_BYTES} bytes, waits at most {@value #MAX_TIMEOUT_MS} ms, and at most {@value
@@ -183,9 +184,11 @@ public final class VoterEndpoint {
   /** Probes every backend of the question; completes when each has voted or abstained. */
   private Future<Ballot.Answer> vote(Ballot.Question q, ResolvedPolicy policy, Context context) {
     HealthSettings s = policy.settings();
+    // a backend put to the vote is in transition: the voter probes it at the policy's pace for
+    // one in transition, active.fastInterval (the interval unless set)
     ConfirmingProbe.Rule rule =
         new ConfirmingProbe.Rule(
-            s.intervalMs(), s.rise(), s.fall(), Math.min(q.timeoutMs(), MAX_TIMEOUT_MS));
+            s.fastIntervalMs(), s.rise(), s.fall(), Math.min(q.timeoutMs(), MAX_TIMEOUT_MS));
     VertxTimers timers = new VertxTimers(context);
     List<String> ids = new ArrayList<>(q.backends().size());
     List<Future<Vote>> votes = new ArrayList<>(q.backends().size());
@@ -248,17 +251,38 @@ public final class VoterEndpoint {
     return null;
   }
 
+  /**
+   * An error answer. A body not read yet is read and dropped (at most {@value #MAX_BODY_BYTES}
+   * bytes, for at most a second) before the connection closes: closing on unread bytes makes the
+   * kernel reset the connection, which can destroy the answer before the caller reads it.
+   */
   private static void refuse(HttpServerRequest req, int status, String message) {
     if (status == 401) {
       req.response().putHeader("WWW-Authenticate", "Bearer");
     }
-    if (!req.isEnded()) {
+    boolean unread = !req.isEnded();
+    if (unread) {
       req.response().putHeader(HttpHeaders.CONNECTION, "close");
     }
     req.response()
         .setStatusCode(status)
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
         .end(new JsonObject().put("message", message).toBuffer());
+    if (unread) {
+      long[] dropped = {0};
+      Vertx vertx = Vertx.currentContext().owner();
+      long closer = vertx.setTimer(1_000, id -> req.connection().close());
+      req.handler(
+          chunk -> {
+            dropped[0] += chunk.length();
+            if (dropped[0] > MAX_BODY_BYTES) {
+              vertx.cancelTimer(closer);
+              req.connection().close();
+            }
+          });
+      req.endHandler(v -> vertx.cancelTimer(closer));
+      req.resume();
+    }
   }
 
   private static void send(HttpServerRequest req, int status, Ballot.Answer answer) {

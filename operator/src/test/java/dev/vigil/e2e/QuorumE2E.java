@@ -204,6 +204,8 @@ class QuorumE2E {
   void aLossyCheckerLinkPublishesNoDownTheOtherZonesDoNotConfirm() {
     String zone = "zone-c";
     long mark = q.audit.mark();
+    double probesBefore = q.probesMade();
+    int refutedBefore = count(q.replica(zone).log(), "down-not-confirmed ");
     long t0 = System.nanoTime();
     q.network.lossy(QuorumCluster.source(zone), 0.3);
     // every backend is healthy: each Down seen is one the other zones would not confirm
@@ -224,6 +226,7 @@ class QuorumE2E {
       sleep(POLL_MS);
     }
     List<AuditLog.Write> writes = q.audit.namedWritesSince(mark, q.ns, "endpointslices");
+    confirmationCost(zone, probesBefore, refutedBefore, elapsedMs(t0) / 1000.0);
     figure("lossy-downs", downs.size());
     figure("lossy-slice-writes", writes.size());
     assertThat(downs)
@@ -295,6 +298,39 @@ class QuorumE2E {
 
   private static boolean everyOn(Map<String, Boolean> byPool, List<String> pools) {
     return pools.stream().allMatch(p -> Boolean.TRUE.equals(byPool.get(p)));
+  }
+
+  /**
+   * What confirming cost while {@code zone}'s link lost probes: the probes the replicas made (their
+   * own {@code vigil_probes_total}: a probe the lossy link drops never reaches a backend's counter)
+   * against what the owners alone make, and the share of all (pool, backend) pairs put to the vote
+   * per interval (its log's {@code down-not-confirmed} lines, one per refuted verdict), so the
+   * extra probes can be read per 1 % suspected.
+   */
+  private void confirmationCost(
+      String zone, double probesBefore, int refutedBefore, double seconds) {
+    double probes = q.probesMade() - probesBefore;
+    double alone =
+        q.poolCount() * QuorumCluster.allBackends().size() * seconds * 1000.0 / INTERVAL_MS;
+    int refuted = count(q.replica(zone).log(), "down-not-confirmed ") - refutedBefore;
+    // over every (pool, backend) pair, as the extra probes are over every probe
+    double suspectedPct = 100.0 * refuted / alone;
+    double extraPct = 100.0 * (probes / alone - 1);
+    figure("lossy-probe-ratio", probes / alone);
+    figure("lossy-refuted-downs", refuted);
+    figure("lossy-suspected-pct-per-interval", suspectedPct);
+    figure("lossy-extra-probes-pct", extraPct);
+    figure(
+        "lossy-extra-probes-pct-per-1pct-suspected",
+        suspectedPct > 0 ? extraPct / suspectedPct : 0);
+  }
+
+  private static int count(String text, String needle) {
+    int n = 0;
+    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
+      n++;
+    }
+    return n;
   }
 
   private Map<String, Long> requests() {

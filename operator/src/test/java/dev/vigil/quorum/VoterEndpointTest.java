@@ -113,9 +113,14 @@ class VoterEndpointTest {
             .setKeyPath(TestTls.keyFile().toString()));
   }
 
+  /** The clients made, held: Vert.x closes an HTTP client that is garbage collected. */
+  private final List<PeerClient> clients = new java.util.ArrayList<>();
+
   private PeerClient client(String token) throws Exception {
     byte[] own = Files.readAllBytes(TestTls.certFile());
-    return new PeerClient(vertx, () -> token, () -> own);
+    PeerClient c = new PeerClient(vertx, () -> token, () -> own);
+    clients.add(c);
+    return c;
   }
 
   private void pool(String interval, String timeout) {
