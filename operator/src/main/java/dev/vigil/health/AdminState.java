@@ -15,6 +15,9 @@ public enum AdminState {
   /** Left out of the EndpointSlice altogether. */
   MAINT;
 
+  /** The Pod annotation that carries an admin state ({@code kubectl vigil drain|maint|ready}). */
+  public static final String ANNOTATION = "vigil.dev/admin-state";
+
   /** The lower-case word used in annotations, specs and the CLI. */
   public String word() {
     return name().toLowerCase(Locale.ROOT);

@@ -177,6 +177,12 @@ public final class InspectCommand {
   }
 
   private int apiError(String command, KubernetesClient client, KubernetesClientException e) {
+    return apiError(err, command, client, e);
+  }
+
+  /** The API server's answer, or that there was none, in one line on {@code err}; returns 1. */
+  static int apiError(
+      PrintStream err, String command, KubernetesClient client, KubernetesClientException e) {
     if (e.getCode() > 0) {
       err.println(
           "vigil "

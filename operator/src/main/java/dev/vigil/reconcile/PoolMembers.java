@@ -1,6 +1,8 @@
 package dev.vigil.reconcile;
 
+import dev.vigil.api.v1alpha1.AdminStateEntry;
 import dev.vigil.api.v1alpha1.PoolPort;
+import dev.vigil.health.AdminState;
 import dev.vigil.publish.ServicePort;
 import dev.vigil.runtime.Member;
 import io.fabric8.kubernetes.api.model.Container;
@@ -9,9 +11,12 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns a pool's Pods into runtime members and resolves its ports, pure: Pods without an IP are not
@@ -20,6 +25,7 @@ import java.util.Optional;
  */
 public final class PoolMembers {
   public static final String ZONE_LABEL = "topology.kubernetes.io/zone";
+  private static final Logger LOG = LoggerFactory.getLogger(PoolMembers.class);
 
   private PoolMembers() {}
 
@@ -33,6 +39,22 @@ public final class PoolMembers {
       IntOrString probePort,
       boolean respectPodReadiness,
       Map<String, String> nodeZones) {
+    return members(pods, ports, probePort, respectPodReadiness, nodeZones, Map.of());
+  }
+
+  /**
+   * As above, with each member's admin state: the Pod annotation {@link AdminState#ANNOTATION} and
+   * the pool's {@code spec.adminStates} entry for it, the stricter of the two (docs/decision.md).
+   *
+   * @param adminStates the pool's entries by Pod name ({@link #adminStates})
+   */
+  public static List<Member> members(
+      List<Pod> pods,
+      List<PoolPort> ports,
+      IntOrString probePort,
+      boolean respectPodReadiness,
+      Map<String, String> nodeZones,
+      Map<String, AdminState> adminStates) {
     List<Member> out = new ArrayList<>();
     for (Pod pod : pods) {
       String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
@@ -46,7 +68,7 @@ public final class PoolMembers {
       String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
       out.add(
           new Member(
-              pod.getMetadata().getName(),
+              name(pod),
               pod.getMetadata().getUid(),
               ip,
               port,
@@ -54,9 +76,57 @@ public final class PoolMembers {
               node == null ? null : nodeZones.get(node),
               pod.getMetadata().getDeletionTimestamp() != null,
               respectPodReadiness && !ready(pod),
-              targetPorts(pod, ports)));
+              targetPorts(pod, ports),
+              annotated(pod).strictest(adminStates.getOrDefault(name(pod), AdminState.UP))));
     }
     return out;
+  }
+
+  private static String name(Pod pod) {
+    return pod.getMetadata().getName();
+  }
+
+  /** The pool's {@code spec.adminStates} by Pod name; the stricter where a Pod is named twice. */
+  public static Map<String, AdminState> adminStates(List<AdminStateEntry> entries) {
+    Map<String, AdminState> out = new HashMap<>();
+    if (entries == null) {
+      return out;
+    }
+    for (AdminStateEntry e : entries) {
+      if (e == null || e.getPod() == null || e.getState() == null) {
+        continue;
+      }
+      AdminState state =
+          switch (e.getState()) {
+            case DRAIN -> AdminState.DRAIN;
+            case MAINT -> AdminState.MAINT;
+            case UP, READY -> AdminState.UP;
+          };
+      out.merge(e.getPod(), state, AdminState::strictest);
+    }
+    return out;
+  }
+
+  /**
+   * The Pod's annotation {@link AdminState#ANNOTATION}; UP when absent, and UP with a warning that
+   * names the Pod and the annotation when its value is not an admin state.
+   */
+  static AdminState annotated(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    String value = a == null ? null : a.get(AdminState.ANNOTATION);
+    if (value == null) {
+      return AdminState.UP;
+    }
+    try {
+      return AdminState.parse("annotation " + AdminState.ANNOTATION, value);
+    } catch (IllegalArgumentException e) {
+      LOG.warn(
+          "Pod {}/{}: {}; ignored",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          e.getMessage());
+      return AdminState.UP;
+    }
   }
 
   /**
