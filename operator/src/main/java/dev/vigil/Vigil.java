@@ -14,6 +14,7 @@ import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.ScheduledProbing;
 import dev.vigil.probe.VertxProbeLanes;
 import dev.vigil.probe.VertxTimers;
+import dev.vigil.probe.agent.AgentProber;
 import dev.vigil.probe.grpc.GrpcProber;
 import dev.vigil.probe.http.Http2Prober;
 import dev.vigil.probe.http.HttpProber;
@@ -142,6 +143,7 @@ public final class Vigil {
       HealthWatcher watcher,
       TransitionReporter transitions,
       Lifecycle lifecycle) {
+    AgentProber agents = new AgentProber(o.vertx);
     PoolRuntimes runtimes =
         new PoolRuntimes(
             o.vertx,
@@ -152,7 +154,8 @@ public final class Vigil {
                     new VertxTimers(context),
                     new SplittableRandom(),
                     callback,
-                    VertxProbeLanes.forCores(context)),
+                    VertxProbeLanes.forCores(context),
+                    agents),
             transitions,
             o.clock);
     lifecycle.on(

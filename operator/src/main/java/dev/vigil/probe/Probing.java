@@ -2,6 +2,7 @@ package dev.vigil.probe;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
+import dev.vigil.probe.agent.AgentReply;
 
 /**
  * The active checks of one pool: one jittered probe loop per backend. Results go to the {@link
@@ -20,6 +21,12 @@ public interface Probing {
      *     phase's interval), else null
      */
     ProbePhase result(String id, ProbeResult result);
+
+    /**
+     * Takes one answer of a backend's agent ({@code active.agent}); it goes to the backend's hold
+     * (docs/decision.md), not to the rise/fall counters. Ignored by default.
+     */
+    default void agent(String id, AgentReply reply) {}
   }
 
   void configure(CheckSpec check, HealthSettings cadence);

@@ -14,6 +14,7 @@ import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Probing;
 import dev.vigil.probe.Timers;
+import dev.vigil.probe.agent.AgentReply;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -80,7 +81,19 @@ public final class PoolRuntime {
     this.sink = sink;
     this.clock = clock;
     this.health = new PoolHealth(settings);
-    this.probing = probing.apply(this::onProbeResult);
+    this.probing =
+        probing.apply(
+            new Probing.Results() {
+              @Override
+              public ProbePhase result(String id, ProbeResult result) {
+                return onProbeResult(id, result);
+              }
+
+              @Override
+              public void agent(String id, AgentReply reply) {
+                onAgentReply(id, reply);
+              }
+            });
     this.ejections = new EjectionBook(key, sink);
     this.backends = new TrackedBackends(health, this.probing, ejections);
     this.confirmations =
@@ -179,6 +192,9 @@ public final class PoolRuntime {
       policyVersion = newPolicyVersion;
       probing.configure(check, settings);
       sweep.restart(settings.sweepIntervalMs());
+      if (!check.agent().enabled()) {
+        material |= backends.forgetAgents(); // no agent: its last word holds nothing any more
+      }
     }
     material |= backends.update(members, restored, now());
     afterEvent(material);
@@ -223,6 +239,20 @@ public final class PoolRuntime {
     }
     afterEvent(material);
     return TrackedBackends.phaseChange(t);
+  }
+
+  /**
+   * One answer of a backend's agent: it changes the backend's hold (docs/decision.md) or nothing.
+   */
+  private void onAgentReply(String id, AgentReply reply) {
+    TrackedBackend t = backends.byId(id);
+    if (closed || t == null || !reply.understood()) {
+      return;
+    }
+    if (backends.agent(t, reply.applyTo(t.agent))) {
+      t.since = now();
+      afterEvent(true); // status shows the hold and the agent's reason
+    }
   }
 
   /**

@@ -154,6 +154,19 @@ final class TrackedBackends {
     return hold(t);
   }
 
+  /**
+   * Every member's agent state back to NONE (the check has no agent any more); true if any held.
+   */
+  boolean forgetAgents() {
+    boolean changed = false;
+    for (TrackedBackend t : byId.values()) {
+      if (t.agent != AgentState.NONE) {
+        changed |= agent(t, AgentState.NONE);
+      }
+    }
+    return changed;
+  }
+
   /** Applies the member's admin state and agent answer to the core; true when the hold changed. */
   private boolean hold(TrackedBackend t) {
     BackendHold before = t.backend.hold();

@@ -87,7 +87,13 @@ class ExamplesTest {
     assertThat(exampleFiles())
         .extracting(p -> p.getFileName().toString())
         .containsExactly(
-            "grpc.yaml", "http2.yaml", "passive.yaml", "tcp.yaml", "web.yaml", "websocket.yaml");
+            "agent.yaml",
+            "grpc.yaml",
+            "http2.yaml",
+            "passive.yaml",
+            "tcp.yaml",
+            "web.yaml",
+            "websocket.yaml");
   }
 
   @Test
