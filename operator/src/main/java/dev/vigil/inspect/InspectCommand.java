@@ -66,9 +66,9 @@ public final class InspectCommand {
                  (as a kubectl plugin: kubectl vigil top)
 
           BackendPools sorted by their unavailable share, worst first: available/total,
-          backends Down, Ejected, Damped, Draining and Unknown, panic, and the ejections
-          the cap refused (counted from EjectionRefused Events). Reads only; uses the
-          current kube context.
+          backends Down, Ejected, Damped, Draining (Maint included) and Unknown, panic,
+          and the ejections the cap refused (counted from EjectionRefused Events). Reads
+          only; uses the current kube context.
 
             -n, --namespace NAMESPACE   one namespace
                                         (default: the context's, else default)

@@ -2,7 +2,6 @@ package dev.vigil.probe;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
-import dev.vigil.probe.agent.AgentReply;
 
 /**
  * The active checks of one pool: one jittered probe loop per backend. Results go to the {@link

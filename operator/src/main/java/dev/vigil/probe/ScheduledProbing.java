@@ -2,8 +2,6 @@ package dev.vigil.probe;
 
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.ProbePhase;
-import dev.vigil.probe.agent.AgentLoops;
-import dev.vigil.probe.agent.AgentProbe;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -110,7 +110,7 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(checked).isEqualTo(12);
+    assertThat(checked).isEqualTo(14);
   }
 
   @Test

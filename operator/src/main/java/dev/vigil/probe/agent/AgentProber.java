@@ -1,5 +1,7 @@
 package dev.vigil.probe.agent;
 
+import dev.vigil.probe.AgentProbe;
+import dev.vigil.probe.AgentReply;
 import dev.vigil.probe.ProbeTarget;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -12,12 +14,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * HAProxy's agent check on a Vert.x {@link NetClient}: connect to the agent port, read one line (up
- * to {@link AgentReply#MAX_LINE} bytes, ended by a newline or by the agent closing), close. Connect
- * and read share one deadline, the check's timeout. A refused or reset connection, a timeout (a
- * silent or slow agent), an empty reply or a line without a known word all answer {@link
- * AgentReply#nothing}: the last answer stands (docs/decision.md). Runs on the caller's context;
- * nothing is sent to the agent (HAProxy's {@code agent-send} is not supported).
+ * HAProxy's agent check ({@link AgentProbe}) on a Vert.x {@link NetClient}: connect to the agent
+ * port, read one line (up to {@link AgentReply#MAX_LINE} bytes, ended by a newline or by the agent
+ * closing), close. Connect and read share one deadline, the check's timeout. A refused or reset
+ * connection, a timeout (a silent or slow agent), an empty reply or a line without a known word all
+ * answer {@link AgentReply#nothing}: the last answer stands (docs/decision.md). Runs on the
+ * caller's context; nothing is sent to the agent (HAProxy's {@code agent-send} is not supported).
  */
 public final class AgentProber implements AgentProbe {
   private final Vertx vertx;

@@ -4,6 +4,7 @@ import static dev.vigil.probe.LoopbackServers.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.health.AgentState;
+import dev.vigil.probe.AgentReply;
 import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.ProbeTarget;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package dev.vigil.probe.agent;
+package dev.vigil.probe;
 
 import dev.vigil.health.AgentState;
 import java.util.Locale;

@@ -1,6 +1,5 @@
-package dev.vigil.probe.agent;
+package dev.vigil.probe;
 
-import dev.vigil.probe.ProbeTarget;
 import io.vertx.core.Future;
 import java.time.Duration;
 

@@ -1,8 +1,5 @@
-package dev.vigil.probe.agent;
+package dev.vigil.probe;
 
-import dev.vigil.probe.CheckSpec;
-import dev.vigil.probe.ProbeTarget;
-import dev.vigil.probe.Timers;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.vigil.probe.agent;
+package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
