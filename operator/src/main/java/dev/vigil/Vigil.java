@@ -161,7 +161,9 @@ public final class Vigil {
     lifecycle.on(
         Stage.PROBES,
         "the pools' probes and timers",
-        () -> Lifecycle.awaitStopped(runtimes.closeAll(), "the pools' probes and timers"));
+        () ->
+            Lifecycle.awaitStopped(
+                runtimes.closeAll().eventually(agents::close), "the pools' probes and timers"));
     return runtimes;
   }
 

@@ -279,8 +279,17 @@ public final class PoolStatusAggregator {
       p.setDetail(b.lastProbe().detail());
       s.setLastProbe(p);
     }
-    s.setReason(b.wouldEject() != null ? b.wouldEject() : holdReason(d.hold()));
+    s.setReason(reason(b));
     return s;
+  }
+
+  /** The dry-run reason, else what holds the backend, else a bad admin-state annotation. */
+  private static String reason(BackendSnapshot b) {
+    if (b.wouldEject() != null) {
+      return b.wouldEject();
+    }
+    String held = holdReason(b.decision().hold());
+    return held != null ? held : b.member().adminError();
   }
 
   /**

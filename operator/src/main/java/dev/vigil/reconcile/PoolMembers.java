@@ -15,8 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Turns a pool's Pods into runtime members and resolves its ports, pure: Pods without an IP are not
@@ -25,7 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PoolMembers {
   public static final String ZONE_LABEL = "topology.kubernetes.io/zone";
-  private static final Logger LOG = LoggerFactory.getLogger(PoolMembers.class);
 
   private PoolMembers() {}
 
@@ -77,7 +74,8 @@ public final class PoolMembers {
               pod.getMetadata().getDeletionTimestamp() != null,
               respectPodReadiness && !ready(pod),
               targetPorts(pod, ports),
-              annotated(pod).strictest(adminStates.getOrDefault(name(pod), AdminState.UP))));
+              annotated(pod).strictest(adminStates.getOrDefault(name(pod), AdminState.UP)),
+              annotationError(pod)));
     }
     return out;
   }
@@ -107,26 +105,37 @@ public final class PoolMembers {
     return out;
   }
 
-  /**
-   * The Pod's annotation {@link AdminState#ANNOTATION}; UP when absent, and UP with a warning that
-   * names the Pod and the annotation when its value is not an admin state.
-   */
+  /** The Pod's annotation {@link AdminState#ANNOTATION}; UP when absent or not an admin state. */
   static AdminState annotated(Pod pod) {
-    Map<String, String> a = pod.getMetadata().getAnnotations();
-    String value = a == null ? null : a.get(AdminState.ANNOTATION);
-    if (value == null) {
-      return AdminState.UP;
-    }
+    String value = annotation(pod);
     try {
-      return AdminState.parse("annotation " + AdminState.ANNOTATION, value);
+      return value == null ? AdminState.UP : AdminState.parse(ANNOTATION_FIELD, value);
     } catch (IllegalArgumentException e) {
-      LOG.warn(
-          "Pod {}/{}: {}; ignored",
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
-          e.getMessage());
       return AdminState.UP;
     }
+  }
+
+  /**
+   * Why the Pod's admin-state annotation holds nothing, naming the annotation and the accepted
+   * words (status shows it as the backend's reason), or null when it is absent or valid.
+   */
+  static String annotationError(Pod pod) {
+    String value = annotation(pod);
+    try {
+      if (value != null) {
+        AdminState.parse(ANNOTATION_FIELD, value);
+      }
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage() + "; ignored";
+    }
+  }
+
+  private static final String ANNOTATION_FIELD = "annotation " + AdminState.ANNOTATION;
+
+  private static String annotation(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    return a == null ? null : a.get(AdminState.ANNOTATION);
   }
 
   /**

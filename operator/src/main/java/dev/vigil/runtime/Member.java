@@ -15,6 +15,7 @@ import java.util.List;
  *     {@code -1} where the Pod lacks a named port; empty when not resolved
  * @param admin the operator's admin state (Pod annotation or {@code spec.adminStates}, the
  *     stricter): UP holds nothing
+ * @param adminError why the Pod's admin-state annotation was ignored (status shows it), or null
  */
 public record Member(
     String id,
@@ -26,7 +27,8 @@ public record Member(
     boolean terminating,
     boolean notReady,
     List<Integer> ports,
-    AdminState admin) {
+    AdminState admin,
+    String adminError) {
 
   public Member {
     ports = List.copyOf(ports);
@@ -44,7 +46,18 @@ public record Member(
       boolean terminating,
       boolean notReady,
       List<Integer> ports) {
-    this(id, podUid, ip, probePort, nodeName, zone, terminating, notReady, ports, AdminState.UP);
+    this(
+        id,
+        podUid,
+        ip,
+        probePort,
+        nodeName,
+        zone,
+        terminating,
+        notReady,
+        ports,
+        AdminState.UP,
+        null);
   }
 
   public boolean draining() {

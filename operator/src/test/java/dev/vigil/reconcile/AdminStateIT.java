@@ -84,7 +84,7 @@ class AdminStateIT {
   }
 
   @Test
-  void anUnknownAnnotationValueHoldsNothing() {
+  void anUnknownAnnotationValueHoldsNothingAndStatusSaysWhy() {
     List<DemoBackend> b = startPool(2);
     client
         .pods()
@@ -95,8 +95,16 @@ class AdminStateIT {
               p.getMetadata().setAnnotations(Map.of("vigil.dev/admin-state", "off"));
               return p;
             });
-    cli("drain", "web-1"); // a later change the operator must see, so the bad one was read too
-    await().atMost(PATIENCE).until(() -> state("web-1") == BackendState.DRAINING);
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                status("web-0") != null
+                    && String.valueOf(status("web-0").getReason())
+                        .equals(
+                            "annotation vigil.dev/admin-state: 'off' is not an admin state"
+                                + " (drain, maint, up or ready); ignored"));
+    assertThat(state("web-0")).isEqualTo(BackendState.UP);
     assertThat(conditions(b.get(0).host())).isEqualTo(ready());
   }
 
