@@ -121,16 +121,38 @@ class AdminStateIT {
 
   private static final Duration PATIENCE = Duration.ofSeconds(20);
 
+  /**
+   * Sets {@code spec.adminStates}, again until it is stored: the mock server's status writes can
+   * race a spec patch and write the old spec back (a real API server keeps them apart).
+   */
   private void setSpec(AdminStateEntry... entries) {
-    client
-        .resources(BackendPool.class)
-        .inNamespace(NS)
-        .withName("web")
-        .edit(
-            p -> {
-              p.getSpec().setAdminStates(entries.length == 0 ? null : List.of(entries));
-              return p;
+    List<String> wanted = describe(List.of(entries));
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () -> {
+              BackendPool stored =
+                  client.resources(BackendPool.class).inNamespace(NS).withName("web").get();
+              if (describe(stored.getSpec().getAdminStates()).equals(wanted)) {
+                return true;
+              }
+              client
+                  .resources(BackendPool.class)
+                  .inNamespace(NS)
+                  .withName("web")
+                  .edit(
+                      p -> {
+                        p.getSpec().setAdminStates(entries.length == 0 ? null : List.of(entries));
+                        return p;
+                      });
+              return false;
             });
+  }
+
+  private static List<String> describe(List<AdminStateEntry> entries) {
+    return entries == null
+        ? List.of()
+        : entries.stream().map(e -> e.getPod() + "=" + e.getState()).toList();
   }
 
   private String cli(String command, String pod) {

@@ -97,14 +97,21 @@ class AgentIT {
     String web0 = b.get(0).host();
     answers.get(web0).set("maint\n");
     await().atMost(PATIENCE).until(() -> conditions(web0).isEmpty());
-    client
-        .resources(HealthPolicy.class)
-        .inNamespace(NS)
-        .withName("fast")
-        .edit(
-            p -> {
-              p.getSpec().getActive().setAgent(null);
-              return p;
+    // again until stored: the mock server's status writes can race a spec patch and undo it
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () -> {
+              var policies = client.resources(HealthPolicy.class).inNamespace(NS).withName("fast");
+              if (policies.get().getSpec().getActive().getAgent() == null) {
+                return true;
+              }
+              policies.edit(
+                  p -> {
+                    p.getSpec().getActive().setAgent(null);
+                    return p;
+                  });
+              return false;
             });
     await().atMost(PATIENCE).until(() -> conditions(web0).equals(List.of(true, true, false)));
   }
