@@ -14,6 +14,7 @@ import dev.vigil.probe.ProtocolProber;
 import dev.vigil.probe.ScheduledProbing;
 import dev.vigil.probe.VertxProbeLanes;
 import dev.vigil.probe.VertxTimers;
+import dev.vigil.probe.agent.AgentProber;
 import dev.vigil.probe.grpc.GrpcProber;
 import dev.vigil.probe.http.Http2Prober;
 import dev.vigil.probe.http.HttpProber;
@@ -142,6 +143,7 @@ public final class Vigil {
       HealthWatcher watcher,
       TransitionReporter transitions,
       Lifecycle lifecycle) {
+    AgentProber agents = new AgentProber(o.vertx);
     PoolRuntimes runtimes =
         new PoolRuntimes(
             o.vertx,
@@ -152,13 +154,16 @@ public final class Vigil {
                     new VertxTimers(context),
                     new SplittableRandom(),
                     callback,
-                    VertxProbeLanes.forCores(context)),
+                    VertxProbeLanes.forCores(context),
+                    agents),
             transitions,
             o.clock);
     lifecycle.on(
         Stage.PROBES,
         "the pools' probes and timers",
-        () -> Lifecycle.awaitStopped(runtimes.closeAll(), "the pools' probes and timers"));
+        () ->
+            Lifecycle.awaitStopped(
+                runtimes.closeAll().eventually(agents::close), "the pools' probes and timers"));
     return runtimes;
   }
 

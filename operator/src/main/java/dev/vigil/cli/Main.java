@@ -2,6 +2,7 @@ package dev.vigil.cli;
 
 import dev.vigil.OperatorCommand;
 import dev.vigil.demo.DemoCommand;
+import dev.vigil.inspect.AdminStateCommand;
 import dev.vigil.inspect.InspectCommand;
 import dev.vigil.replay.ReplayCommand;
 import java.io.BufferedReader;
@@ -35,6 +36,7 @@ public final class Main {
                   System.err);
       case "why" -> args -> InspectCommand.standard().why(args);
       case "top" -> args -> InspectCommand.standard().top(args);
+      case "drain", "maint", "ready" -> args -> AdminStateCommand.standard().run(name, args);
       default -> throw new IllegalArgumentException("no command " + name);
     };
   }

@@ -3,6 +3,7 @@ package dev.vigil.cli;
 import dev.vigil.OperatorCommand;
 import dev.vigil.OperatorConfig;
 import dev.vigil.demo.DemoOptions;
+import dev.vigil.inspect.AdminStateCommand;
 import dev.vigil.inspect.InspectCommand;
 import dev.vigil.replay.ReplayCommand;
 import java.io.IOException;
@@ -29,7 +30,8 @@ public final class VigilCommand {
     int run(List<String> args) throws Exception;
   }
 
-  public static final List<String> COMMANDS = List.of("operator", "demo", "replay", "why", "top");
+  public static final List<String> COMMANDS =
+      List.of("operator", "demo", "replay", "why", "top", "drain", "maint", "ready");
 
   private VigilCommand() {}
 
@@ -101,6 +103,10 @@ public final class VigilCommand {
           why        why a Pod gets traffic or not: every pool that selects it, its
                      verdict, its slice
           top        pools sorted by unavailable share, with panic and refused ejections
+          drain      drain a Pod: published not ready (serving, terminating)
+                     until 'ready'
+          maint      put a Pod in maintenance: out of its EndpointSlice until 'ready'
+          ready      lift a Pod's drain or maint (annotation vigil.dev/admin-state)
           help       this text; 'vigil help <command>' or 'vigil <command> --help'
                      for its flags
           version    the version (also --version)
@@ -117,6 +123,7 @@ public final class VigilCommand {
           case "demo" -> DemoOptions.usage();
           case "replay" -> ReplayCommand.usage();
           case "why", "top" -> InspectCommand.usage(command);
+          case "drain", "maint", "ready" -> AdminStateCommand.usage(command);
           default -> throw new IllegalArgumentException("no command " + command);
         };
     return text.endsWith("\n") ? text : text + "\n";

@@ -33,7 +33,8 @@ public record AvailabilitySnapshot(
    * @param down active state Down
    * @param unknown not probed yet
    * @param ejected currently ejected (draining included)
-   * @param draining draining (terminating, or not Ready per the kubelet)
+   * @param draining draining (terminating, or not Ready per the kubelet) or held out by an admin
+   *     state or an agent (drain or maint, docs/decision.md)
    * @param decided neither Unknown nor draining: the panic denominator
    * @param damped currently held back by flap damping (draining included)
    */

@@ -37,6 +37,8 @@ public final class Backend {
   boolean ejected;
   long ejectedUntil;
   boolean draining;
+  // Admin state and agent (docs/decision.md): a hold, and whether the agent reports it down.
+  BackendHold hold = BackendHold.NONE;
   // Flap damping (docs/design.md §2.1): merit m set at meritAt; damped until releaseAt.
   double merit;
   long meritAt;
@@ -114,6 +116,23 @@ public final class Backend {
     return draining;
   }
 
+  /** What the admin state and the agent make of this backend; {@link BackendHold#NONE} at first. */
+  public BackendHold hold() {
+    return hold;
+  }
+
+  /**
+   * Out of the ready set and the panic and cap denominators: draining, or held by admin or agent.
+   */
+  boolean heldOut() {
+    return draining || hold.held();
+  }
+
+  /** The health verdict alone: Up, not ejected, not damped, and not reported down by its agent. */
+  public boolean healthy() {
+    return state == ActiveState.UP && !ejected && !damped && !hold.agentDown();
+  }
+
   /**
    * The flap-damping merit as last set (at {@link #meritAt()}), before decay; 0 when never
    * penalized. Its value at time t is {@code merit x 2^(-(t - meritAt) / halfLife)}.
@@ -137,9 +156,9 @@ public final class Backend {
     return releaseAt;
   }
 
-  /** Up, not ejected, not damped and not draining (its own verdict, panic aside). */
+  /** Healthy and neither draining nor held (its own verdict, panic aside). */
   public boolean available() {
-    return state == ActiveState.UP && !ejected && !damped && !draining;
+    return healthy() && !heldOut();
   }
 
   /** Which interval the scheduler should use for this backend's next probe. */
@@ -164,7 +183,8 @@ public final class Backend {
         damped,
         merit,
         meritAt,
-        damped ? releaseAt : 0);
+        damped ? releaseAt : 0,
+        hold);
   }
 
   @Override

@@ -27,9 +27,10 @@ import java.util.Objects;
  * <p><b>How ejections end.</b> An ejection ends when {@code now >= ejectedUntil}, checked at the
  * start of every call that takes {@code now}: {@link #onProbeResult}, {@link #onRequestOutcome},
  * {@link #sweep}, {@link #restore} and {@link #expireEjections}. Calls without {@code now} ({@link
- * #add}, {@link #remove}, {@link #setDraining}, {@link #apply}, {@link #snapshot}) end nothing. The
- * runtime arms one timer for {@link #nextEjectionEnd()} and calls {@link #expireEjections(long)}
- * when it fires; a passing probe also ends an ejection when {@code passive.unejectOnActivePass}.
+ * #add}, {@link #remove}, {@link #setDraining}, {@link #setHold}, {@link #apply}, {@link
+ * #snapshot}) end nothing. The runtime arms one timer for {@link #nextEjectionEnd()} and calls
+ * {@link #expireEjections(long)} when it fires; a passing probe also ends an ejection when {@code
+ * passive.unejectOnActivePass}.
  *
  * <p><b>Flap damping</b> (docs/design.md §2.1, when the settings have {@code damping}): every
  * active transition Up to Down or Down to Up penalizes the backend ({@link FlapDamping}); a damped
@@ -109,6 +110,25 @@ public final class PoolHealth {
 
   public void setDraining(String id, boolean value) {
     setDraining(members.get(id), value);
+  }
+
+  /**
+   * Sets what the admin state and the agent make of a backend ({@link BackendHold#of}, the
+   * precedence in docs/decision.md). A held backend is out like a draining one: never ready, not
+   * even in panic, outside the panic and cap denominators, still probed; a MAINT hold also leaves
+   * the EndpointSlice. An agent's down makes it unavailable but keeps it decided. Rise and fall
+   * runs are untouched: lifting the hold returns the backend to its own verdict at once.
+   */
+  public void setHold(Backend b, BackendHold hold) {
+    Objects.requireNonNull(hold, "hold");
+    if (b == null || b.pool != this || b.hold.equals(hold)) {
+      return;
+    }
+    ledger.begin();
+    ledger.change(b);
+    b.hold = hold;
+    ledger.tally(b, 1);
+    ledger.end(settings);
   }
 
   /**

@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * The running bookkeeping of one {@link PoolHealth}: counts, the panic flag with its band, the
- * version and the last snapshot. Every change to a backend's state, ejected or draining flag is
+ * version and the last snapshot. Every change to a backend's state, ejected, draining or hold is
  * bracketed by {@link #change} (remember what it published, uncount it) and {@link #tally} (count
  * it again); {@link #end} then re-evaluates panic once and moves the version when anything
  * published changed during the event.
@@ -16,6 +16,7 @@ final class PoolLedger {
   private static final int AVAILABLE = 1;
   private static final int DECIDED = 2;
   private static final int DRAINING_SERVING = 4;
+  private static final int MAINT = 8;
 
   int total;
   int up;
@@ -79,13 +80,13 @@ final class PoolLedger {
     if (b.damped) {
       damped += d;
     }
-    if (b.draining) {
+    if (b.heldOut()) {
       draining += d;
       return;
     }
     if (b.ejected) {
       ejectedNotDraining += d;
-    } else if (b.state == ActiveState.UP && !b.damped) {
+    } else if (b.healthy()) {
       available += d;
     }
     if (b.state != ActiveState.UNKNOWN) {
@@ -100,7 +101,10 @@ final class PoolLedger {
     }
     panic = panicAfter(settings);
     boolean changed = panic != panicAtStart;
-    int relevant = panic ? AVAILABLE | DECIDED | DRAINING_SERVING : AVAILABLE | DRAINING_SERVING;
+    int relevant =
+        panic
+            ? AVAILABLE | DECIDED | DRAINING_SERVING | MAINT
+            : AVAILABLE | DRAINING_SERVING | MAINT;
     for (int i = 0; i < touchedCount; i++) {
       if (((touchedBits[i] ^ published(touched[i])) & relevant) != 0) {
         changed = true;
@@ -137,7 +141,7 @@ final class PoolLedger {
    * of that denominator, so the cap does not apply to it.
    */
   boolean capAllows(Backend b, HealthSettings settings) {
-    if (b.draining) {
+    if (b.heldOut()) {
       return true;
     }
     if (settings.alwaysEjectOne() && ejectedNotDraining == 0) {
@@ -151,9 +155,10 @@ final class PoolLedger {
     if (b.pool == null) {
       return 0;
     }
-    boolean healthy = b.state == ActiveState.UP && !b.ejected && !b.damped;
-    if (b.draining) {
-      return healthy ? DRAINING_SERVING : 0;
+    boolean healthy = b.healthy();
+    if (b.heldOut()) {
+      int maint = b.hold.kind() == BackendHold.Kind.MAINT ? MAINT : 0;
+      return (healthy ? DRAINING_SERVING : 0) | maint;
     }
     return (healthy ? AVAILABLE : 0) | (b.state != ActiveState.UNKNOWN ? DECIDED : 0);
   }

@@ -12,11 +12,15 @@ final class Advice {
   static String of(Pod pod, BackendStatus b, boolean panic, Settings s, Instant now) {
     BackendState state = b.getState() == null ? BackendState.UNKNOWN : b.getState();
     String inPanic =
-        panic && state != BackendState.DRAINING
+        panic && state != BackendState.DRAINING && state != BackendState.MAINT
             ? " Meanwhile the pool is in panic, so it is published anyway; panic ends when "
                 + s.panicExit()
                 + " of the pool's backends are available."
             : "";
+    String held = held(pod, b);
+    if (held != null) {
+      return held;
+    }
     return switch (state) {
       case UP ->
           "nothing: it takes traffic while its probes pass; "
@@ -47,6 +51,32 @@ final class Advice {
               : "the kubelet marks the Pod Ready again (its own readiness probe), or the pool sets"
                   + " respectPodReadiness: false to ignore the kubelet's verdict.";
       case UNKNOWN -> "its first probe decides (Up after a pass, Down after a failure)." + inPanic;
+      case MAINT -> "its maint hold is lifted (see the reason).";
     };
+  }
+
+  /**
+   * Advice for a backend held by an admin state or its agent (the status reason says which, as
+   * {@code PoolStatusAggregator.holdReason} writes it), or null.
+   */
+  private static String held(Pod pod, BackendStatus b) {
+    String reason = b.getReason() == null ? "" : b.getReason();
+    if (reason.startsWith("drain by admin") || reason.startsWith("maint by admin")) {
+      return "an operator holds it out: kubectl vigil ready "
+          + pod.getMetadata().getName()
+          + " lifts the Pod annotation "
+          + dev.vigil.health.AdminState.ANNOTATION
+          + " (an entry in the pool's spec.adminStates must be removed from the spec); it does not"
+          + " count toward panic or the ejection cap meanwhile.";
+    }
+    if (reason.startsWith("drain by agent") || reason.startsWith("maint by agent")) {
+      return "its own agent holds it out (active.agent): it returns when the agent answers"
+          + " 'ready'; it does not count toward panic or the ejection cap meanwhile.";
+    }
+    if (reason.startsWith("down by agent")) {
+      return "its own agent reports it down (active.agent): it returns to its probes' verdict when"
+          + " the agent answers 'up'.";
+    }
+    return null;
   }
 }

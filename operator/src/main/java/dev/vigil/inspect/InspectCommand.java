@@ -66,9 +66,9 @@ public final class InspectCommand {
                  (as a kubectl plugin: kubectl vigil top)
 
           BackendPools sorted by their unavailable share, worst first: available/total,
-          backends Down, Ejected, Damped, Draining and Unknown, panic, and the ejections
-          the cap refused (counted from EjectionRefused Events). Reads only; uses the
-          current kube context.
+          backends Down, Ejected, Damped, Draining (Maint included) and Unknown, panic,
+          and the ejections the cap refused (counted from EjectionRefused Events). Reads
+          only; uses the current kube context.
 
             -n, --namespace NAMESPACE   one namespace
                                         (default: the context's, else default)
@@ -177,6 +177,12 @@ public final class InspectCommand {
   }
 
   private int apiError(String command, KubernetesClient client, KubernetesClientException e) {
+    return apiError(err, command, client, e);
+  }
+
+  /** The API server's answer, or that there was none, in one line on {@code err}; returns 1. */
+  static int apiError(
+      PrintStream err, String command, KubernetesClient client, KubernetesClientException e) {
     if (e.getCode() > 0) {
       err.println(
           "vigil "

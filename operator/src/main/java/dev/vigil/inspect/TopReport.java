@@ -61,7 +61,7 @@ public final class TopReport {
               count(backends, BackendState.DOWN),
               count(backends, BackendState.EJECTED),
               count(backends, BackendState.DAMPED),
-              count(backends, BackendState.DRAINING),
+              count(backends, BackendState.DRAINING, BackendState.MAINT),
               count(backends, BackendState.UNKNOWN),
               status == null ? "-" : String.valueOf(Boolean.TRUE.equals(status.getPanic())),
               String.valueOf(refused.getOrDefault(key, 0))));
@@ -79,8 +79,9 @@ public final class TopReport {
     return (s.getTotal() - available) / (double) s.getTotal();
   }
 
-  private static String count(List<BackendStatus> backends, BackendState state) {
-    return String.valueOf(backends.stream().filter(b -> b.getState() == state).count());
+  private static String count(List<BackendStatus> backends, BackendState... states) {
+    List<BackendState> wanted = List.of(states);
+    return String.valueOf(backends.stream().filter(b -> wanted.contains(b.getState())).count());
   }
 
   /** Columns left-aligned, three spaces apart, as kubectl prints tables. */

@@ -30,6 +30,7 @@ import java.util.Objects;
  *     knowledge in clear, ALPN h2 over TLS
  * @param reuseConnection keep one connection per backend between probes (HTTP, HTTPS) instead of a
  *     fresh connection per probe; gRPC always keeps its HTTP/2 connection
+ * @param agent the agent check ({@code active.agent}), or {@link Agent#NONE}
  */
 public record CheckSpec(
     ProbeProtocol protocol,
@@ -41,7 +42,8 @@ public record CheckSpec(
     Tls tls,
     boolean reuseConnection,
     WebSocket websocket,
-    boolean http2) {
+    boolean http2,
+    Agent agent) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -53,6 +55,7 @@ public record CheckSpec(
     Objects.requireNonNull(grpc, "active.grpc");
     Objects.requireNonNull(tls, "active.tls");
     Objects.requireNonNull(websocket, "active.websocket");
+    agent = agent == null ? Agent.NONE : agent;
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("active.port: must be 1..65535, got " + port);
     }
@@ -77,7 +80,33 @@ public record CheckSpec(
         .tls(tls)
         .reuseConnection(reuseConnection)
         .websocket(websocket)
-        .http2(http2);
+        .http2(http2)
+        .agent(agent);
+  }
+
+  /**
+   * HAProxy's agent check: ask the agent on {@code port} every {@code interval}, with the check's
+   * timeout as deadline (docs/decision.md, "Admin state and the agent").
+   *
+   * @param port the agent's port on the Pod; 0 = no agent
+   */
+  public record Agent(int port, Duration interval) {
+    public static final Agent NONE = new Agent(0, Duration.ZERO);
+
+    public Agent {
+      Objects.requireNonNull(interval, "active.agent.interval");
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("active.agent.port: must be 1..65535, got " + port);
+      }
+      if (port > 0 && interval.toMillis() < 100) {
+        throw new IllegalArgumentException(
+            "active.agent.interval: must be at least 100ms, got " + interval.toMillis() + "ms");
+      }
+    }
+
+    public boolean enabled() {
+      return port > 0;
+    }
   }
 
   /** The port to connect to for {@code target}. */

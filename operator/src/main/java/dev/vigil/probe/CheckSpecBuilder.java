@@ -15,6 +15,7 @@ public final class CheckSpecBuilder {
   private boolean reuseConnection;
   private CheckSpec.WebSocket websocket = CheckSpec.WebSocket.DEFAULT;
   private boolean http2;
+  private CheckSpec.Agent agent = CheckSpec.Agent.NONE;
 
   CheckSpecBuilder() {}
 
@@ -98,8 +99,14 @@ public final class CheckSpecBuilder {
     return this;
   }
 
+  /** {@code active.agent}; {@link CheckSpec.Agent#NONE} by default. */
+  public CheckSpecBuilder agent(CheckSpec.Agent v) {
+    agent = v;
+    return this;
+  }
+
   public CheckSpec build() {
     return new CheckSpec(
-        protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket, http2);
+        protocol, port, timeout, http, tcp, grpc, tls, reuseConnection, websocket, http2, agent);
   }
 }

@@ -20,6 +20,12 @@ public interface Probing {
      *     phase's interval), else null
      */
     ProbePhase result(String id, ProbeResult result);
+
+    /**
+     * Takes one answer of a backend's agent ({@code active.agent}); it goes to the backend's hold
+     * (docs/decision.md), not to the rise/fall counters. Ignored by default.
+     */
+    default void agent(String id, AgentReply reply) {}
   }
 
   void configure(CheckSpec check, HealthSettings cadence);

@@ -38,6 +38,7 @@ public final class ScheduledProbing implements Probing {
   private final Results callback;
   private final Map<String, ProbeTarget> targets = new HashMap<>();
   private final Map<String, HealthWatcher.Watch> watches = new HashMap<>();
+  private final AgentLoops agents;
   private CheckSpec check;
   private ProbeSchedule schedule;
 
@@ -73,6 +74,22 @@ public final class ScheduledProbing implements Probing {
       RandomGenerator random,
       Results callback,
       ProbeLanes lanes) {
+    this(prober, watcher, timers, random, callback, lanes, AgentProbe.NONE);
+  }
+
+  /**
+   * @param agent asks the backends' agents when the check has {@code active.agent}; the answers go
+   *     to {@link Results#agent} on the pool's context
+   */
+  public ScheduledProbing(
+      Prober prober,
+      HealthWatcher watcher,
+      Timers timers,
+      RandomGenerator random,
+      Results callback,
+      ProbeLanes lanes,
+      AgentProbe agent) {
+    this.agents = new AgentLoops(agent, timers, random, callback::agent);
     this.prober = prober;
     this.laneSource = lanes;
     this.random = random;
@@ -190,6 +207,7 @@ public final class ScheduledProbing implements Probing {
     watches.values().forEach(HealthWatcher.Watch::close);
     watches.clear();
     targets.forEach(this::watch);
+    agents.configure(check);
   }
 
   /** Opens the backend's Watch stream when the check asks for one; results go to the callback. */
@@ -229,11 +247,13 @@ public final class ScheduledProbing implements Probing {
       lane.scheduler.phase(id, phase);
     }
     watch(id, target);
+    agents.add(id, target);
   }
 
   @Override
   public void remove(String id) {
     targets.remove(id);
+    agents.remove(id);
     LoopScheduler lane = laneOf.remove(id);
     if (lane != null) {
       lane.backends--;
@@ -248,6 +268,7 @@ public final class ScheduledProbing implements Probing {
   @Override
   public void close() {
     targets.clear();
+    agents.close();
     laneOf.clear();
     watches.values().forEach(HealthWatcher.Watch::close);
     watches.clear();

@@ -6,6 +6,7 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.LastProbe;
 import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.BackendHold;
 import dev.vigil.health.BackendView;
 import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.CheckerDoubt;
@@ -264,12 +265,19 @@ public final class PoolStatusAggregator {
   }
 
   /**
-   * The state status shows for one backend; metrics use the same mapping. Draining first, then Down
-   * > Ejected > Damped > Up (docs/design.md §2.1).
+   * The state status shows for one backend; metrics use the same mapping. Maint first, then
+   * Draining (a terminating or not Ready Pod, or a drain hold), then Down (an agent's down
+   * included) > Ejected > Damped > Up (docs/design.md §2.1, docs/decision.md).
    */
   public static BackendState stateOf(BackendView d) {
-    if (d.draining()) {
+    if (d.hold().kind() == BackendHold.Kind.MAINT) {
+      return BackendState.MAINT;
+    }
+    if (d.draining() || d.hold().held()) {
       return BackendState.DRAINING;
+    }
+    if (d.hold().agentDown()) {
+      return BackendState.DOWN;
     }
     if (d.ejected() && d.state() != dev.vigil.health.ActiveState.DOWN) {
       return BackendState.EJECTED;
@@ -311,12 +319,40 @@ public final class PoolStatusAggregator {
       p.setDetail(b.lastProbe().detail());
       s.setLastProbe(p);
     }
-    s.setReason(b.wouldEject());
+    s.setReason(reason(b));
     if (b.votes() != null) {
       s.setConfirmedBy(b.votes().down());
       s.setRefutedBy(b.votes().up());
       s.setAbstained(b.votes().abstained());
     }
     return s;
+  }
+
+  /** The dry-run reason, else what holds the backend, else a bad admin-state annotation. */
+  private static String reason(BackendSnapshot b) {
+    if (b.wouldEject() != null) {
+      return b.wouldEject();
+    }
+    String held = holdReason(b.decision().hold());
+    return held != null ? held : b.member().adminError();
+  }
+
+  /**
+   * What holds a backend, for status and {@code kubectl vigil why}: {@code drain by admin}, {@code
+   * maint by agent: <reason>}, {@code down by agent: <reason>}; null without a hold.
+   */
+  static String holdReason(BackendHold h) {
+    String text;
+    if (h.held()) {
+      text = h.kind().name().toLowerCase(java.util.Locale.ROOT) + " by " + h.source();
+      if (h.agentDown()) {
+        text += ", down by agent";
+      }
+    } else if (h.agentDown()) {
+      text = "down by agent";
+    } else {
+      return null;
+    }
+    return h.reason().isEmpty() ? text : text + ": " + h.reason();
   }
 }

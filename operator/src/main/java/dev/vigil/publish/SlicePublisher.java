@@ -1,5 +1,6 @@
 package dev.vigil.publish;
 
+import dev.vigil.health.BackendHold;
 import dev.vigil.runtime.BackendSnapshot;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolListener;
@@ -330,10 +331,17 @@ public final class SlicePublisher implements PoolListener {
         + ApiErrors.describe(e);
   }
 
-  /** The pool's backends as slice endpoints. */
+  /**
+   * The pool's backends as slice endpoints: a backend held in maint is left out, one held in drain
+   * is published like a terminating Pod (docs/decision.md, "Admin state and the agent").
+   */
   public static List<PublishedEndpoint> endpoints(PoolView view) {
     List<PublishedEndpoint> out = new ArrayList<>(view.backends().size());
     for (BackendSnapshot b : view.backends()) {
+      BackendHold.Kind hold = b.decision().hold().kind();
+      if (hold == BackendHold.Kind.MAINT) {
+        continue; // maint: left out of the slice (docs/decision.md)
+      }
       out.add(
           PublishedEndpoint.of(
               b.member().ip(),
@@ -343,7 +351,7 @@ public final class SlicePublisher implements PoolListener {
               b.member().zone(),
               b.published(),
               b.healthy(),
-              b.member().terminating(),
+              b.member().terminating() || hold == BackendHold.Kind.DRAIN,
               b.member().ports()));
     }
     return out;

@@ -254,6 +254,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
         pool.getSpec().getPorts(),
         resolved.port(),
         !Boolean.FALSE.equals(pool.getSpec().getRespectPodReadiness()),
-        sources.nodeZones(context, pods));
+        sources.nodeZones(context, pods),
+        PoolMembers.adminStates(pool.getSpec().getAdminStates()));
   }
 }

@@ -1,5 +1,6 @@
 package dev.vigil.reconcile;
 
+import dev.vigil.health.AdminState;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -16,7 +17,8 @@ import java.util.Map;
  * What Vigil reads of a Pod, and nothing else (issue 31, item 4): a typed copy with name,
  * namespace, uid, resourceVersion, labels, deletion timestamp, node, hostNetwork, restartPolicy,
  * the named ports of each container that has any (name, number, protocol), the Pod's IP, phase, and
- * its {@code Ready} condition (type and status: what {@code PoolMembers.ready} reads). Annotations,
+ * its {@code Ready} condition (type and status: what {@code PoolMembers.ready} reads), and the one
+ * annotation {@code vigil.dev/admin-state} (cut to 16 characters). Other annotations,
  * managedFields, owner references, volumes, env, probes, images, container statuses and timestamps
  * are dropped, so a cached Pod's size does not depend on what a tenant puts in those (256 KiB of
  * annotations per Pod cost nothing here). Fabric8's model objects allocate every list and map field
@@ -63,7 +65,24 @@ public final class PodProjection {
     out.setResourceVersion(meta.getResourceVersion());
     out.setDeletionTimestamp(meta.getDeletionTimestamp());
     out.setLabels(labels(meta.getLabels()));
+    out.setAnnotations(adminState(meta.getAnnotations()));
     return out;
+  }
+
+  /** Longest admin-state annotation value kept; a longer one is cut (and then fails to parse). */
+  static final int ADMIN_STATE_MAX = 16;
+
+  /**
+   * The one annotation Vigil reads, {@link AdminState#ANNOTATION}, cut to {@link #ADMIN_STATE_MAX}
+   * characters; null when absent, so other annotations cost nothing.
+   */
+  private static Map<String, String> adminState(Map<String, String> annotations) {
+    String value = annotations == null ? null : annotations.get(AdminState.ANNOTATION);
+    if (value == null) {
+      return null;
+    }
+    String kept = value.length() > ADMIN_STATE_MAX ? value.substring(0, ADMIN_STATE_MAX) : value;
+    return Map.of(AdminState.ANNOTATION, shared(kept));
   }
 
   /** Each object of the projection with its empty lists and maps set to null. */

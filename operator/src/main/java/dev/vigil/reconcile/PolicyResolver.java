@@ -1,6 +1,7 @@
 package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.ActiveCheck;
+import dev.vigil.api.v1alpha1.AgentCheck;
 import dev.vigil.api.v1alpha1.Damping;
 import dev.vigil.api.v1alpha1.FailurePercentageRule;
 import dev.vigil.api.v1alpha1.HealthPolicy;
@@ -58,7 +59,8 @@ public final class PolicyResolver {
     ActiveCheck active = spec.getActive() == null ? new ActiveCheck() : spec.getActive();
     PassiveCheck passive = spec.getPassive() == null ? new PassiveCheck() : spec.getPassive();
     HealthSettings settings = settings(spec, active, passive, floors);
-    CheckSpec check = check(active, settings);
+    CheckSpec check =
+        check(active, settings).toBuilder().agent(agent(active, settings, floors)).build();
     Long generation = policy.getMetadata().getGeneration();
     return new ResolvedPolicy(
         policy.getMetadata().getName(),
@@ -221,6 +223,39 @@ public final class PolicyResolver {
             ? d.floorMs()
             : Durations.millis("passive.latency.floor", r.getFloor()),
         or(r.getEnforce(), d.enforce()));
+  }
+
+  /**
+   * {@code active.agent}: its interval defaults to the (floored) active interval, is held to the
+   * tenant's floor, and must be longer than the timeout, the agent's deadline.
+   */
+  private static CheckSpec.Agent agent(
+      ActiveCheck active, HealthSettings settings, TenantFloors floors) {
+    AgentCheck a = active.getAgent();
+    if (a == null) {
+      return CheckSpec.Agent.NONE;
+    }
+    if (a.getPort() == null) {
+      throw new InvalidSettingsException("active.agent.port", "required");
+    }
+    long interval =
+        a.getInterval() == null
+            ? settings.intervalMs()
+            : floors.interval(Durations.millis("active.agent.interval", a.getInterval()));
+    if (interval <= settings.timeoutMs()) {
+      throw new InvalidSettingsException(
+          "active.agent.interval",
+          "must be longer than active.timeout ("
+              + settings.timeoutMs()
+              + "ms), got "
+              + interval
+              + "ms");
+    }
+    try {
+      return new CheckSpec.Agent(a.getPort(), Duration.ofMillis(interval));
+    } catch (IllegalArgumentException e) {
+      throw naming(e);
+    }
   }
 
   private static CheckSpec check(ActiveCheck active, HealthSettings settings) {

@@ -1,6 +1,8 @@
 package dev.vigil.reconcile;
 
+import dev.vigil.api.v1alpha1.AdminStateEntry;
 import dev.vigil.api.v1alpha1.PoolPort;
+import dev.vigil.health.AdminState;
 import dev.vigil.publish.ServicePort;
 import dev.vigil.runtime.Member;
 import io.fabric8.kubernetes.api.model.Container;
@@ -9,6 +11,7 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +36,22 @@ public final class PoolMembers {
       IntOrString probePort,
       boolean respectPodReadiness,
       Map<String, String> nodeZones) {
+    return members(pods, ports, probePort, respectPodReadiness, nodeZones, Map.of());
+  }
+
+  /**
+   * As above, with each member's admin state: the Pod annotation {@link AdminState#ANNOTATION} and
+   * the pool's {@code spec.adminStates} entry for it, the stricter of the two (docs/decision.md).
+   *
+   * @param adminStates the pool's entries by Pod name ({@link #adminStates})
+   */
+  public static List<Member> members(
+      List<Pod> pods,
+      List<PoolPort> ports,
+      IntOrString probePort,
+      boolean respectPodReadiness,
+      Map<String, String> nodeZones,
+      Map<String, AdminState> adminStates) {
     List<Member> out = new ArrayList<>();
     for (Pod pod : pods) {
       String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
@@ -46,7 +65,7 @@ public final class PoolMembers {
       String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
       out.add(
           new Member(
-              pod.getMetadata().getName(),
+              name(pod),
               pod.getMetadata().getUid(),
               ip,
               port,
@@ -54,9 +73,69 @@ public final class PoolMembers {
               node == null ? null : nodeZones.get(node),
               pod.getMetadata().getDeletionTimestamp() != null,
               respectPodReadiness && !ready(pod),
-              targetPorts(pod, ports)));
+              targetPorts(pod, ports),
+              annotated(pod).strictest(adminStates.getOrDefault(name(pod), AdminState.UP)),
+              annotationError(pod)));
     }
     return out;
+  }
+
+  private static String name(Pod pod) {
+    return pod.getMetadata().getName();
+  }
+
+  /** The pool's {@code spec.adminStates} by Pod name; the stricter where a Pod is named twice. */
+  public static Map<String, AdminState> adminStates(List<AdminStateEntry> entries) {
+    Map<String, AdminState> out = new HashMap<>();
+    if (entries == null) {
+      return out;
+    }
+    for (AdminStateEntry e : entries) {
+      if (e == null || e.getPod() == null || e.getState() == null) {
+        continue;
+      }
+      AdminState state =
+          switch (e.getState()) {
+            case DRAIN -> AdminState.DRAIN;
+            case MAINT -> AdminState.MAINT;
+            case UP, READY -> AdminState.UP;
+          };
+      out.merge(e.getPod(), state, AdminState::strictest);
+    }
+    return out;
+  }
+
+  /** The Pod's annotation {@link AdminState#ANNOTATION}; UP when absent or not an admin state. */
+  static AdminState annotated(Pod pod) {
+    String value = annotation(pod);
+    try {
+      return value == null ? AdminState.UP : AdminState.parse(ANNOTATION_FIELD, value);
+    } catch (IllegalArgumentException e) {
+      return AdminState.UP;
+    }
+  }
+
+  /**
+   * Why the Pod's admin-state annotation holds nothing, naming the annotation and the accepted
+   * words (status shows it as the backend's reason), or null when it is absent or valid.
+   */
+  static String annotationError(Pod pod) {
+    String value = annotation(pod);
+    try {
+      if (value != null) {
+        AdminState.parse(ANNOTATION_FIELD, value);
+      }
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage() + "; ignored";
+    }
+  }
+
+  private static final String ANNOTATION_FIELD = "annotation " + AdminState.ANNOTATION;
+
+  private static String annotation(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    return a == null ? null : a.get(AdminState.ANNOTATION);
   }
 
   /**

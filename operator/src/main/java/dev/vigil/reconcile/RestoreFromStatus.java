@@ -78,6 +78,8 @@ public final class RestoreFromStatus {
           case EJECTED, DAMPED -> ActiveState.UP;
           // A draining backend's health is the slice's serving condition.
           case DRAINING -> fromSlice == null ? ActiveState.UP : fromSlice.state();
+          // A backend in maint is in no slice: its next probe decides.
+          case MAINT -> fromSlice == null ? ActiveState.UNKNOWN : fromSlice.state();
         };
     if (until <= nowMs) {
       until = 0;

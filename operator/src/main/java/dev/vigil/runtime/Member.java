@@ -1,5 +1,6 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.AdminState;
 import java.util.List;
 
 /**
@@ -12,6 +13,9 @@ import java.util.List;
  * @param notReady the kubelet reports the Pod not Ready and the pool respects readiness: draining
  * @param ports the Pod port each pool port ({@code spec.ports}, in order) targets on this Pod,
  *     {@code -1} where the Pod lacks a named port; empty when not resolved
+ * @param admin the operator's admin state (Pod annotation or {@code spec.adminStates}, the
+ *     stricter): UP holds nothing
+ * @param adminError why the Pod's admin-state annotation was ignored (status shows it), or null
  */
 public record Member(
     String id,
@@ -22,10 +26,38 @@ public record Member(
     String zone,
     boolean terminating,
     boolean notReady,
-    List<Integer> ports) {
+    List<Integer> ports,
+    AdminState admin,
+    String adminError) {
 
   public Member {
     ports = List.copyOf(ports);
+    admin = admin == null ? AdminState.UP : admin;
+  }
+
+  /** A member without an admin state. */
+  public Member(
+      String id,
+      String podUid,
+      String ip,
+      int probePort,
+      String nodeName,
+      String zone,
+      boolean terminating,
+      boolean notReady,
+      List<Integer> ports) {
+    this(
+        id,
+        podUid,
+        ip,
+        probePort,
+        nodeName,
+        zone,
+        terminating,
+        notReady,
+        ports,
+        AdminState.UP,
+        null);
   }
 
   public boolean draining() {

@@ -10,6 +10,7 @@ import dev.vigil.health.PoolHealth;
 import dev.vigil.health.ProbePhase;
 import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
+import dev.vigil.probe.AgentReply;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Probing;
@@ -81,7 +82,19 @@ public final class PoolRuntime {
     this.sink = sink;
     this.clock = clock;
     this.health = new PoolHealth(settings);
-    this.probing = probing.apply(this::onProbeResult);
+    this.probing =
+        probing.apply(
+            new Probing.Results() {
+              @Override
+              public ProbePhase result(String id, ProbeResult result) {
+                return onProbeResult(id, result);
+              }
+
+              @Override
+              public void agent(String id, AgentReply reply) {
+                onAgentReply(id, reply);
+              }
+            });
     this.ejections = new EjectionBook(key, sink);
     this.backends = new TrackedBackends(health, this.probing, ejections);
     this.confirmations =
@@ -180,6 +193,9 @@ public final class PoolRuntime {
       policyVersion = newPolicyVersion;
       probing.configure(check, settings);
       sweep.restart(settings.sweepIntervalMs());
+      if (!check.agent().enabled()) {
+        material |= backends.forgetAgents(); // no agent: its last word holds nothing any more
+      }
     }
     material |= backends.update(members, restored, now());
     confirmations.refreshMode();
@@ -225,6 +241,20 @@ public final class PoolRuntime {
     }
     afterEvent(material);
     return TrackedBackends.phaseChange(t);
+  }
+
+  /**
+   * One answer of a backend's agent: it changes the backend's hold (docs/decision.md) or nothing.
+   */
+  private void onAgentReply(String id, AgentReply reply) {
+    TrackedBackend t = backends.byId(id);
+    if (closed || t == null || !reply.understood()) {
+      return;
+    }
+    if (backends.agent(t, reply.applyTo(t.agent))) {
+      t.since = now();
+      afterEvent(true); // status shows the hold and the agent's reason
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.AgentState;
 import dev.vigil.health.Backend;
 import dev.vigil.health.ProbePhase;
 
@@ -29,6 +30,9 @@ final class TrackedBackend {
 
   /** A held Down verdict was reported (a suspect, lone owner); cleared when it is not held. */
   boolean heldReported;
+
+  /** What the member's agent last said ({@code active.agent}); NONE without an agent. */
+  AgentState agent = AgentState.NONE;
 
   /** The probe phase the scheduler was last told. */
   ProbePhase phase = ProbePhase.NORMAL;

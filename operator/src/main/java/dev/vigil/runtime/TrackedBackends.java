@@ -1,7 +1,9 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.ActiveState;
+import dev.vigil.health.AgentState;
 import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.BackendHold;
 import dev.vigil.health.PoolHealth;
 import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.ProbeTarget;
@@ -98,6 +100,9 @@ final class TrackedBackends {
           t.since = now;
         }
         t.member = m;
+        if (hold(t)) {
+          t.since = now;
+        }
         changed = true;
       }
     }
@@ -124,6 +129,7 @@ final class TrackedBackends {
     if (m.draining()) {
       health.setDraining(t.backend, true);
     }
+    hold(t);
     byId.put(m.id(), t);
     byIp.put(m.ip(), t);
     t.phase = t.backend.phase();
@@ -143,6 +149,34 @@ final class TrackedBackends {
     publishCounts();
   }
 
+  /**
+   * Takes the agent's latest answer for a member (docs/decision.md): true when its hold changed.
+   */
+  boolean agent(TrackedBackend t, AgentState agent) {
+    t.agent = agent;
+    return hold(t);
+  }
+
+  /**
+   * Every member's agent state back to NONE (the check has no agent any more); true if any held.
+   */
+  boolean forgetAgents() {
+    boolean changed = false;
+    for (TrackedBackend t : byId.values()) {
+      if (t.agent != AgentState.NONE) {
+        changed |= agent(t, AgentState.NONE);
+      }
+    }
+    return changed;
+  }
+
+  /** Applies the member's admin state and agent answer to the core; true when the hold changed. */
+  private boolean hold(TrackedBackend t) {
+    BackendHold before = t.backend.hold();
+    health.setHold(t.backend, BackendHold.of(t.member.admin(), t.agent));
+    return !before.equals(t.backend.hold());
+  }
+
   /** The backend's probe phase when it changed since the scheduler last heard it, else null. */
   static ProbePhase phaseChange(TrackedBackend t) {
     ProbePhase phase = t.backend.phase();
@@ -157,8 +191,7 @@ final class TrackedBackends {
   List<BackendSnapshot> snapshots(AvailabilitySnapshot snap) {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
     for (TrackedBackend t : byId.values()) {
-      boolean healthy =
-          t.backend.state() == ActiveState.UP && !t.backend.ejected() && !t.backend.damped();
+      boolean healthy = t.backend.healthy();
       backends.add(
           new BackendSnapshot(
               t.member,

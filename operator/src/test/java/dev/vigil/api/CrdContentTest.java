@@ -350,7 +350,8 @@ class CrdContentTest {
             "abstained");
     assertThat(property(bp, "status.backends.[].state").getEnum())
         .extracting(JsonNode::asText)
-        .containsExactlyInAnyOrder("Unknown", "Up", "Down", "Ejected", "Damped", "Draining");
+        .containsExactlyInAnyOrder(
+            "Unknown", "Up", "Down", "Ejected", "Damped", "Draining", "Maint");
     assertThat(property(bp, "status.backends.[].lastProbe").getProperties())
         .containsOnlyKeys("at", "ok", "latencyMs", "detail");
     assertThat(property(bp, "status.conditions.[]").getProperties())

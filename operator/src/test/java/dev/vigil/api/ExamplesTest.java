@@ -87,7 +87,13 @@ class ExamplesTest {
     assertThat(exampleFiles())
         .extracting(p -> p.getFileName().toString())
         .containsExactly(
-            "grpc.yaml", "http2.yaml", "passive.yaml", "tcp.yaml", "web.yaml", "websocket.yaml");
+            "agent.yaml",
+            "grpc.yaml",
+            "http2.yaml",
+            "passive.yaml",
+            "tcp.yaml",
+            "web.yaml",
+            "websocket.yaml");
   }
 
   @Test
@@ -104,7 +110,7 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(checked).isEqualTo(12);
+    assertThat(checked).isEqualTo(14);
   }
 
   @Test

@@ -76,6 +76,38 @@ class InspectReportsTest {
   }
 
   @Test
+  void whyNamesWhoHoldsABackendOutAndHowToLiftIt() {
+    Pod pod = Fixtures.pod("shop", "web-3", "web", "198.18.0.12");
+    BackendStatus drained = backend("web-3", BackendState.DRAINING);
+    drained.setReason("drain by admin");
+    String text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 4, 3, true, drained), policy(), slice(false))), NOW);
+    assertThat(text)
+        .contains("state:      Draining")
+        .contains("reason:     drain by admin")
+        .contains("kubectl vigil ready web-3")
+        .doesNotContain("published anyway");
+
+    BackendStatus maint = backend("web-3", BackendState.MAINT);
+    maint.setReason("maint by agent: migrating");
+    text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 4, 3, false, maint), policy(), slice(false))), NOW);
+    assertThat(text)
+        .contains("state:      Maint")
+        .contains("reason:     maint by agent: migrating")
+        .contains("returns when the agent answers 'ready'");
+
+    BackendStatus down = backend("web-3", BackendState.DOWN);
+    down.setReason("down by agent: disk full");
+    text =
+        WhyReport.render(
+            pod, List.of(facts(pool("web", 4, 3, false, down), policy(), slice(false))), NOW);
+    assertThat(text).contains("its own agent reports it down");
+  }
+
+  @Test
   void whySaysWhenNoPoolSelectsThePodAndWhenThePoolDoesNotListIt() {
     Pod pod = Fixtures.pod("shop", "web-9", "web", "198.18.0.19");
     assertThat(WhyReport.render(pod, List.of(), NOW))
@@ -202,7 +234,8 @@ class InspectReportsTest {
             backend("web-1", BackendState.UP),
             backend("web-2", BackendState.DOWN),
             backend("web-3", BackendState.EJECTED),
-            backend("web-4", BackendState.DRAINING));
+            backend("web-4", BackendState.DRAINING),
+            backend("web-5", BackendState.MAINT));
     var refusedEvent =
         new EventBuilder()
             .withReason("EjectionRefused")
@@ -218,7 +251,7 @@ class InspectReportsTest {
     List<String> lines = text.lines().toList();
     assertThat(lines.get(0).split("\\s+")).containsExactlyElementsOf(TopReport.HEADER);
     assertThat(lines.get(1).split("\\s+"))
-        .containsExactly("shop", "web", "1/4", "75%", "1", "1", "0", "1", "0", "false", "3");
+        .containsExactly("shop", "web", "1/4", "75%", "1", "1", "0", "2", "0", "false", "3");
     assertThat(lines.get(2).split("\\s+"))
         .containsExactly("shop", "api", "2/2", "0%", "0", "0", "0", "0", "0", "false", "0");
   }

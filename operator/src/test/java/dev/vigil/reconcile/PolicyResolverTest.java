@@ -133,6 +133,31 @@ class PolicyResolverTest {
         .startsWith("quorum.timeout: must be a duration");
   }
 
+  @Test
+  void theAgentCheckDefaultsToTheIntervalAndABadOneNamesItsField() {
+    HealthPolicy p = policy();
+    p.getSpec().getActive().setAgent(new dev.vigil.api.v1alpha1.AgentCheck(9999, null));
+    assertThat(PolicyResolver.resolve(p).check().agent())
+        .isEqualTo(new dev.vigil.probe.CheckSpec.Agent(9999, java.time.Duration.ofMillis(300)));
+    assertThat(PolicyResolver.resolve(policy()).check().agent().enabled()).isFalse();
+
+    p.getSpec().getActive().setAgent(new dev.vigil.api.v1alpha1.AgentCheck(9999, "200ms"));
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageStartingWith("active.agent.interval")
+        .hasMessageContaining("longer than active.timeout");
+
+    p.getSpec().getActive().setAgent(new dev.vigil.api.v1alpha1.AgentCheck(70000, "1s"));
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageStartingWith("active.agent.port");
+
+    p.getSpec().getActive().setAgent(new dev.vigil.api.v1alpha1.AgentCheck());
+    assertThatThrownBy(() -> PolicyResolver.resolve(p))
+        .isInstanceOf(InvalidSettingsException.class)
+        .hasMessageStartingWith("active.agent.port");
+  }
+
   private static HealthPolicy withQuorum(Quorum quorum) {
     HealthPolicy p = policy();
     p.getSpec().setQuorum(quorum);

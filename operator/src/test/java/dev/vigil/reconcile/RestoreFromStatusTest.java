@@ -67,6 +67,15 @@ class RestoreFromStatusTest {
   }
 
   @Test
+  void aBackendInMaintIsInNoSliceAndItsNextProbeDecides() {
+    BackendPoolStatus status = new BackendPoolStatus();
+    status.setBackends(List.of(backend("m", dev.vigil.api.v1alpha1.BackendState.MAINT, 1, null)));
+    Map<String, RestoredBackend> r = RestoreFromStatus.restore(status, List.of(), NOW);
+    assertThat(r.get("m").state()).isEqualTo(ActiveState.UNKNOWN);
+    assertThat(r.get("m").ejections()).isEqualTo(1);
+  }
+
+  @Test
   void statusGivesEjectionsTheirEndAndDamping() {
     BackendPoolStatus status = new BackendPoolStatus();
     BackendStatus damped = backend("d", dev.vigil.api.v1alpha1.BackendState.DAMPED, 0, null);

@@ -145,12 +145,24 @@ public class ActiveCheck {
       "WebSocket probe options. Used when protocol is WebSocket; absent means path /.")
   private WebSocketCheck websocket;
 
+  @JsonPropertyDescription(
+      "Optional agent check (HAProxy's agent-check): the backend reports up, down, ready, drain or maint on a side port, asked every agent.interval with active.timeout as deadline. Its answer combines with the health verdict in the order of docs/decision.md; a drain or maint does not count toward panic or the ejection cap.")
+  private AgentCheck agent;
+
   public WebSocketCheck getWebsocket() {
     return websocket;
   }
 
   public void setWebsocket(WebSocketCheck websocket) {
     this.websocket = websocket;
+  }
+
+  public AgentCheck getAgent() {
+    return agent;
+  }
+
+  public void setAgent(AgentCheck agent) {
+    this.agent = agent;
   }
 
   public Protocol getProtocol() {

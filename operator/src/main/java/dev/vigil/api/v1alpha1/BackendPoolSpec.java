@@ -52,6 +52,11 @@ public class BackendPoolSpec {
   @Default("true")
   private Boolean respectPodReadiness = true;
 
+  @JsonPropertyDescription(
+      "Admin states of single backends (docs/decision.md): drain or maint a Pod by name, as the Pod annotation vigil.dev/admin-state does. At most 1000 entries; where two name the same Pod, the stricter applies.")
+  @Size(max = 1000)
+  private List<AdminStateEntry> adminStates;
+
   public PolicyRef getPolicyRef() {
     return policyRef;
   }
@@ -98,5 +103,13 @@ public class BackendPoolSpec {
 
   public void setRespectPodReadiness(Boolean respectPodReadiness) {
     this.respectPodReadiness = respectPodReadiness;
+  }
+
+  public List<AdminStateEntry> getAdminStates() {
+    return adminStates;
+  }
+
+  public void setAdminStates(List<AdminStateEntry> adminStates) {
+    this.adminStates = adminStates;
   }
 }

@@ -19,7 +19,13 @@ public enum BackendState {
   /** Held back by flap damping until dampedUntil (docs/design.md §2.1). */
   @JsonProperty("Damped")
   DAMPED,
-  /** Terminating, or not Ready per the kubelet when respectPodReadiness is set. */
+  /**
+   * Terminating, not Ready per the kubelet when respectPodReadiness is set, or drained by an admin
+   * state or the backend's agent.
+   */
   @JsonProperty("Draining")
-  DRAINING
+  DRAINING,
+  /** In maintenance (admin state or agent): left out of the EndpointSlice. */
+  @JsonProperty("Maint")
+  MAINT
 }

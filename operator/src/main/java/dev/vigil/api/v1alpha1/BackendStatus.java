@@ -15,7 +15,7 @@ public class BackendStatus {
   private String address;
 
   @JsonPropertyDescription(
-      "Unknown (not probed yet), Up, Down, Ejected, Damped or Draining. Draining first, then Down > Ejected > Damped > Up.")
+      "Unknown (not probed yet), Up, Down, Ejected, Damped, Draining or Maint. Maint first, then Draining, then Down > Ejected > Damped > Up.")
   private BackendState state;
 
   @JsonPropertyDescription("Whether the backend may take traffic (Up, not ejected, not draining).")
@@ -46,7 +46,7 @@ public class BackendStatus {
   private LastProbe lastProbe;
 
   @JsonPropertyDescription(
-      "Why the backend is in its state, or what a dry-run rule would have done, e.g. 'would eject: success rate 0.42 below 0.81'.")
+      "Why the backend is in its state, or what a dry-run rule would have done, e.g. 'would eject: success rate 0.42 below 0.81', 'drain by admin', 'maint by agent: overloaded', 'down by agent: disk full'.")
   private String reason;
 
   @JsonPropertyDescription(
