@@ -12,14 +12,11 @@ import dev.vigil.inspect.AdminStateCommand;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -168,33 +165,12 @@ class AdminStateIT {
     return out.toString(StandardCharsets.UTF_8);
   }
 
-  /** Every endpoint of the pool's slices by address. */
   private Map<String, Endpoint> endpoints() {
-    Map<String, Endpoint> out = new HashMap<>();
-    for (EndpointSlice s :
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(NS)
-            .withLabel("kubernetes.io/service-name", "web")
-            .list()
-            .getItems()) {
-      for (Endpoint e : s.getEndpoints() == null ? List.<Endpoint>of() : s.getEndpoints()) {
-        e.getAddresses().forEach(a -> out.put(a, e));
-      }
-    }
-    return out;
+    return cluster.endpoints(NS, "web");
   }
 
-  /** ready, serving, terminating of the endpoint at {@code ip}; empty when it is not listed. */
   private List<Boolean> conditions(String ip) {
-    Endpoint e = endpoints().get(ip);
-    if (e == null) {
-      return List.of();
-    }
-    EndpointConditions c = e.getConditions();
-    return List.of(c.getReady(), c.getServing(), c.getTerminating());
+    return cluster.conditions(NS, "web", ip);
   }
 
   private static List<Boolean> drained() {

@@ -14,8 +14,6 @@ import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.LoopbackSockets;
 import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointConditions;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
@@ -154,31 +152,11 @@ class AgentIT {
   }
 
   private Map<String, Endpoint> endpoints() {
-    Map<String, Endpoint> out = new HashMap<>();
-    for (EndpointSlice s :
-        client
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(NS)
-            .withLabel("kubernetes.io/service-name", "web")
-            .list()
-            .getItems()) {
-      for (Endpoint e : s.getEndpoints() == null ? List.<Endpoint>of() : s.getEndpoints()) {
-        e.getAddresses().forEach(a -> out.put(a, e));
-      }
-    }
-    return out;
+    return cluster.endpoints(NS, "web");
   }
 
-  /** ready, serving, terminating of the endpoint at {@code ip}; empty when it is not listed. */
   private List<Boolean> conditions(String ip) {
-    Endpoint e = endpoints().get(ip);
-    if (e == null) {
-      return List.of();
-    }
-    EndpointConditions c = e.getConditions();
-    return List.of(c.getReady(), c.getServing(), c.getTerminating());
+    return cluster.conditions(NS, "web", ip);
   }
 
   private BackendStatus status(String pod) {

@@ -218,20 +218,44 @@ public final class MockCluster implements AutoCloseable {
 
   /** Every address in the slices of {@code service}; only the ready ones with {@code ready}. */
   public Set<String> addresses(String namespace, String service, boolean ready) {
+    Set<String> out = new TreeSet<>();
+    endpoints(namespace, service)
+        .forEach(
+            (address, e) -> {
+              if (!ready || Boolean.TRUE.equals(e.getConditions().getReady())) {
+                out.add(address);
+              }
+            });
+    return out;
+  }
+
+  /** Every endpoint in the slices of {@code service} (every slice when null), by address. */
+  public Map<String, Endpoint> endpoints(String namespace, String service) {
     var slices = client().discovery().v1().endpointSlices().inNamespace(namespace);
     List<EndpointSlice> items =
         (service == null ? slices : slices.withLabel("kubernetes.io/service-name", service))
             .list()
             .getItems();
-    Set<String> out = new TreeSet<>();
+    Map<String, Endpoint> out = new java.util.HashMap<>();
     for (EndpointSlice s : items) {
       for (Endpoint e : s.getEndpoints() == null ? List.<Endpoint>of() : s.getEndpoints()) {
-        if (!ready || Boolean.TRUE.equals(e.getConditions().getReady())) {
-          out.addAll(e.getAddresses());
-        }
+        e.getAddresses().forEach(a -> out.put(a, e));
       }
     }
     return out;
+  }
+
+  /**
+   * ready, serving, terminating of the endpoint at {@code ip} in {@code service}'s slices; empty
+   * when it is not listed.
+   */
+  public List<Boolean> conditions(String namespace, String service, String ip) {
+    Endpoint e = endpoints(namespace, service).get(ip);
+    if (e == null) {
+      return List.of();
+    }
+    var c = e.getConditions();
+    return List.of(c.getReady(), c.getServing(), c.getTerminating());
   }
 
   @Override
