@@ -3,7 +3,6 @@ package dev.vigil.inspect;
 import dev.vigil.health.AdminState;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -25,17 +24,15 @@ public final class AdminStateCommand {
   private final PrintStream out;
   private final PrintStream err;
 
-  public AdminStateCommand(Supplier<KubernetesClient> clients, PrintStream out, PrintStream err) {
-    this.clients = clients;
-    this.out = out;
-    this.err = err;
+  public AdminStateCommand(Console console) {
+    this.clients = console.clients();
+    this.out = console.out();
+    this.err = console.err();
   }
 
-  /** With the client of the current kube context; reports go to standard output. */
+  /** With {@link Console#standard()}. */
   public static AdminStateCommand standard() {
-    dev.vigil.ops.LogFormat.toStandardError();
-    return new AdminStateCommand(
-        () -> new KubernetesClientBuilder().build(), System.out, System.err);
+    return new AdminStateCommand(Console.standard());
   }
 
   public static String usage(String command) {

@@ -2,13 +2,11 @@ package dev.vigil.inspect;
 
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
-import dev.vigil.ops.LogFormat;
 import dev.vigil.reconcile.LabelSelectors;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -31,19 +29,15 @@ public final class InspectCommand {
   private final PrintStream out;
   private final PrintStream err;
 
-  public InspectCommand(Supplier<KubernetesClient> clients, PrintStream out, PrintStream err) {
-    this.clients = clients;
-    this.out = out;
-    this.err = err;
+  public InspectCommand(Console console) {
+    this.clients = console.clients();
+    this.out = console.out();
+    this.err = console.err();
   }
 
-  /**
-   * With the client of the current kube context (or, in a Pod, its ServiceAccount); log lines go to
-   * standard error, which keeps standard output to the report.
-   */
+  /** With {@link Console#standard()}. */
   public static InspectCommand standard() {
-    LogFormat.toStandardError();
-    return new InspectCommand(() -> new KubernetesClientBuilder().build(), System.out, System.err);
+    return new InspectCommand(Console.standard());
   }
 
   public static String usage(String command) {

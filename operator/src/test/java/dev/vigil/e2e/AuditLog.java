@@ -111,21 +111,9 @@ public final class AuditLog {
    * ms since the epoch, the server's clock), in log order.
    */
   public List<long[]> writeTimesSince(long mark, String namespace, String resource) {
-    List<long[]> out = new ArrayList<>();
-    for (JsonNode e : entriesSince(mark)) {
-      JsonNode ref = e.path("objectRef");
-      if (e.path("stage").asText().equals("ResponseComplete")
-          && WRITES.contains(e.path("verb").asText())
-          && namespace.equals(ref.path("namespace").asText())
-          && resource.equals(ref.path("resource").asText())) {
-        out.add(
-            new long[] {
-              java.time.Instant.parse(e.path("requestReceivedTimestamp").asText()).toEpochMilli(),
-              java.time.Instant.parse(e.path("stageTimestamp").asText()).toEpochMilli()
-            });
-      }
-    }
-    return out;
+    return namedWritesSince(mark, namespace, resource).stream()
+        .map(w -> new long[] {w.receivedMs(), w.answeredMs()})
+        .toList();
   }
 
   /** One completed write: the object's name, when it was received and answered (ms, epoch). */

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Extra backends and addresses on the test hosts of {@code e2e/netns.sh}, for tests that need more
@@ -56,17 +55,7 @@ final class HostBackends implements AutoCloseable {
 
   /** Stops backend {@code name} (its address stays: connections to it are refused). */
   void stop(String name) {
-    Process p = processes.remove(name);
-    if (p != null) {
-      p.destroy();
-      try {
-        if (!p.waitFor(5, TimeUnit.SECONDS)) {
-          p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    TestHosts.stopProcess(processes.remove(name));
   }
 
   /** Requests backend {@code name} has received, from its own log. */
@@ -89,14 +78,7 @@ final class HostBackends implements AutoCloseable {
   @Override
   public void close() {
     for (Process p : processes.values()) {
-      p.destroy();
-      try {
-        if (!p.waitFor(5, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      TestHosts.stopProcess(p);
     }
     processes.clear();
     for (String[] a : List.copyOf(aliases)) {

@@ -127,7 +127,11 @@ public final class TestHosts implements AutoCloseable {
   }
 
   public void stop(int host) {
-    Process p = processes.remove(host);
+    stopProcess(processes.remove(host));
+  }
+
+  /** Stops {@code p} (null: nothing), forcibly when it has not ended 5 s after being asked to. */
+  static void stopProcess(Process p) {
     if (p != null) {
       p.destroy();
       try {

@@ -117,18 +117,7 @@ public final class LoopbackServers implements AutoCloseable {
    * was sent) to {@code sni}.
    */
   public int grpcHealthTls(java.util.function.Consumer<String> sni) {
-    GrpcServer grpc = GrpcServer.server(vertx);
-    grpc.callHandler(
-        healthMethod("Check"),
-        request ->
-            request.handler(
-                message ->
-                    request
-                        .response()
-                        .send(
-                            HealthCheckResponse.newBuilder()
-                                .setStatus(HealthCheckResponse.ServingStatus.SERVING)
-                                .build())));
+    GrpcServer grpc = serving(vertx);
     return http(
         new HttpServerOptions()
             .setSsl(true)
@@ -150,6 +139,23 @@ public final class LoopbackServers implements AutoCloseable {
   }
 
   /** The server side of a {@code grpc.health.v1.Health} method ({@code Check}, {@code Watch}). */
+  /** A gRPC server whose grpc.health.v1.Health/Check answers SERVING to every request. */
+  public static GrpcServer serving(Vertx vertx) {
+    GrpcServer grpc = GrpcServer.server(vertx);
+    grpc.callHandler(
+        healthMethod("Check"),
+        request ->
+            request.handler(
+                message ->
+                    request
+                        .response()
+                        .send(
+                            HealthCheckResponse.newBuilder()
+                                .setStatus(HealthCheckResponse.ServingStatus.SERVING)
+                                .build())));
+    return grpc;
+  }
+
   public static ServiceMethod<HealthCheckRequest, HealthCheckResponse> healthMethod(String name) {
     return ServiceMethod.server(
         ServiceName.create("grpc.health.v1.Health"),

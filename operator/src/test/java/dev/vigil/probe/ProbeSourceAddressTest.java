@@ -7,7 +7,6 @@ import dev.vigil.probe.http.Http2Prober;
 import dev.vigil.probe.http.HttpProber;
 import dev.vigil.probe.tcp.TcpProber;
 import dev.vigil.probe.transport.SourceAddress;
-import io.grpc.health.v1.HealthCheckResponse;
 import io.vertx.core.Handler;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
@@ -116,18 +115,7 @@ class ProbeSourceAddressTest {
             s ->
                 s.connectionHandler(c -> seen.add(c.remoteAddress().hostAddress()))
                     .requestHandler(r -> r.response().end("ok")));
-    GrpcServer grpc = GrpcServer.server(rig.vertx());
-    grpc.callHandler(
-        LoopbackServers.healthMethod("Check"),
-        request ->
-            request.handler(
-                message ->
-                    request
-                        .response()
-                        .send(
-                            HealthCheckResponse.newBuilder()
-                                .setStatus(HealthCheckResponse.ServingStatus.SERVING)
-                                .build())));
+    GrpcServer grpc = LoopbackServers.serving(rig.vertx());
     int grpcPort =
         servers.http(
             new HttpServerOptions(),

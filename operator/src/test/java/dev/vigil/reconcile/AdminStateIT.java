@@ -9,6 +9,7 @@ import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.inspect.AdminStateCommand;
+import dev.vigil.inspect.Console;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -157,9 +158,10 @@ class AdminStateIT {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
         new AdminStateCommand(
-                () -> cluster.newClient(c -> c),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))
+                new Console(
+                    () -> cluster.newClient(c -> c),
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)))
             .run(command, List.of(pod, "-n", NS));
     assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
     return out.toString(StandardCharsets.UTF_8);
@@ -182,14 +184,7 @@ class AdminStateIT {
   }
 
   private BackendStatus status(String pod) {
-    BackendPool p = client.resources(BackendPool.class).inNamespace(NS).withName("web").get();
-    if (p == null || p.getStatus() == null || p.getStatus().getBackends() == null) {
-      return null;
-    }
-    return p.getStatus().getBackends().stream()
-        .filter(s -> s.getPod().equals(pod))
-        .findFirst()
-        .orElse(null);
+    return cluster.backendStatus(NS, "web", pod);
   }
 
   private BackendState state(String pod) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.AgentCheck;
-import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
@@ -160,14 +159,7 @@ class AgentIT {
   }
 
   private BackendStatus status(String pod) {
-    BackendPool p = client.resources(BackendPool.class).inNamespace(NS).withName("web").get();
-    if (p == null || p.getStatus() == null || p.getStatus().getBackends() == null) {
-      return null;
-    }
-    return p.getStatus().getBackends().stream()
-        .filter(s -> s.getPod().equals(pod))
-        .findFirst()
-        .orElse(null);
+    return cluster.backendStatus(NS, "web", pod);
   }
 
   private BackendState state(String pod) {

@@ -3,6 +3,8 @@ package dev.vigil.testing;
 import dev.vigil.OperatorConfig;
 import dev.vigil.StartOptions;
 import dev.vigil.Vigil;
+import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.EmbeddedApiServer;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -230,6 +232,19 @@ public final class MockCluster implements AutoCloseable {
   }
 
   /** Every endpoint in the slices of {@code service} (every slice when null), by address. */
+  /** The status entry of Pod {@code pod} in BackendPool {@code namespace/pool}, or null. */
+  public BackendStatus backendStatus(String namespace, String pool, String pod) {
+    BackendPool p =
+        client().resources(BackendPool.class).inNamespace(namespace).withName(pool).get();
+    if (p == null || p.getStatus() == null || p.getStatus().getBackends() == null) {
+      return null;
+    }
+    return p.getStatus().getBackends().stream()
+        .filter(s -> pod.equals(s.getPod()))
+        .findFirst()
+        .orElse(null);
+  }
+
   public Map<String, Endpoint> endpoints(String namespace, String service) {
     var slices = client().discovery().v1().endpointSlices().inNamespace(namespace);
     List<EndpointSlice> items =
