@@ -45,7 +45,8 @@ final class ReconcileWiring {
       publishers.status.ownedBy(sharding.identity());
     }
     HealthPolicyReconciler policies =
-        new HealthPolicyReconciler(runtimes, publishing.policyStatus(), o.clock, sharded);
+        new HealthPolicyReconciler(
+            runtimes, publishing.policyStatus(), o.clock, sharded ? sharding.identity() : null);
     leaderLease = electsLeader(config) ? leaderLease(o, publishing.budget, lifecycle) : null;
     operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
     Set<String> namespaces = config.namespaces();

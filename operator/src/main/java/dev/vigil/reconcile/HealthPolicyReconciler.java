@@ -10,6 +10,7 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.PoolView;
+import dev.vigil.shard.ShardConfig;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -21,6 +22,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -40,18 +42,20 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
   private final SimpleInboundEventSource<HealthPolicy> runtimeEvents =
       new SimpleInboundEventSource<>("policy-runtime");
   private InformerEventSource<BackendPool, HealthPolicy> pools;
-  private final boolean sharded;
+  private final String shard;
 
   /**
-   * @param sharded this replica runs only some of the pools: the aggregate comes from the pools'
-   *     statuses (the same in every replica), not from this replica's runtimes
+   * @param shard this replica's shard identity when sharded (null: unsharded). A sharded replica
+   *     runs only some of the pools: the aggregate comes from the pools' statuses (the same in
+   *     every replica), not from this replica's runtimes, and only {@link #writer one replica}
+   *     writes it
    */
   public HealthPolicyReconciler(
       PoolRuntimes runtimes,
       StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
       LongSupplier clock,
-      boolean sharded) {
-    this.sharded = sharded;
+      String shard) {
+    this.shard = shard;
     this.runtimes = runtimes;
     this.statusWriter = statusWriter;
     this.clock = clock;
@@ -100,8 +104,11 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       invalid = e.getMessage();
     }
     List<BackendPool> using = poolsUsing(policy);
+    if (shard != null && !writer(using).map(shard::equals).orElse(true)) {
+      return UpdateControl.noUpdate();
+    }
     HealthPolicyStatus status =
-        sharded
+        shard != null
             ? PolicyStatusAggregator.fromPoolStatuses(
                 policy.getMetadata().getGeneration(),
                 invalid,
@@ -119,6 +126,20 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
     return later.isPresent()
         ? UpdateControl.<HealthPolicy>noUpdate().rescheduleAfter(later.get())
         : UpdateControl.noUpdate();
+  }
+
+  /**
+   * Sharded, the one replica that writes a policy's status: the owner of the first of its pools by
+   * name that has one. Every replica computes the same aggregate from the same pool statuses; when
+   * each wrote it, all but one write of every change was refused with 409 Conflict. Empty while no
+   * pool of the policy has an owner: then every replica writes, as before a pool is assigned.
+   */
+  static Optional<String> writer(List<BackendPool> using) {
+    return using.stream()
+        .filter(p -> p.getMetadata().getLabels() != null)
+        .filter(p -> p.getMetadata().getLabels().get(ShardConfig.SHARD_LABEL) != null)
+        .min(Comparator.comparing(p -> p.getMetadata().getName()))
+        .map(p -> p.getMetadata().getLabels().get(ShardConfig.SHARD_LABEL));
   }
 
   /** The pools in the policy's namespace whose policyRef names it. */
