@@ -16,8 +16,6 @@ import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Probing;
 import dev.vigil.probe.Timers;
 import io.vertx.core.Future;
-import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -36,10 +34,11 @@ import java.util.function.LongSupplier;
  * slice and status publishers; no reconcile). Probe results that change nothing rebuild nothing,
  * nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
- * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link EjectionBook} (ejections,
- * refusals, dry runs), {@link EjectionNotice} and {@link TransitionReasons} (reason strings), a
- * {@link SweepTimer} and two {@link DeadlineTimer}s (next ejection end, next release of a damped
- * backend: docs/design.md §2.1). The scheduler hears each backend's probe phase after every result.
+ * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link PassiveOutcomes} (real-
+ * request outcomes), {@link EjectionBook} (ejections, refusals, dry runs), {@link EjectionNotice}
+ * and {@link TransitionReasons} (reason strings), a {@link SweepTimer} and two {@link
+ * DeadlineTimer}s (next ejection end, next release of a damped backend: docs/design.md §2.1). The
+ * scheduler hears each backend's probe phase after every result.
  */
 public final class PoolRuntime {
   private final PoolKey key;
@@ -52,6 +51,7 @@ public final class PoolRuntime {
   private final EjectionBook ejections;
   private final TrackedBackends backends;
   private final Confirmations confirmations;
+  private final PassiveOutcomes outcomes;
   private final SweepTimer sweep;
   private final DeadlineTimer ejectionEnd;
   private final DeadlineTimer release;
@@ -99,6 +99,7 @@ public final class PoolRuntime {
     this.backends = new TrackedBackends(health, this.probing, ejections);
     this.confirmations =
         new Confirmations(key, context, health, backends, confirmer, sink, clock, this::afterEvent);
+    this.outcomes = new PassiveOutcomes(health, backends, ejections, clock, this::afterEvent);
     this.health.dampingListener(new DampingReports(key, sink, backends, health, clock));
     this.sweep = new SweepTimer(timers, this::onSweep);
     this.ejectionEnd = new DeadlineTimer(timers, clock, this::onEjectionEnd);
@@ -263,17 +264,7 @@ public final class PoolRuntime {
    * @return the decision, or null when no backend of this pool has that address
    */
   public Future<EjectionDecision> onOutcome(String ip, boolean ok, Origin origin) {
-    return context.call(
-        () -> {
-          TrackedBackend t = backends.byIp(ip);
-          if (closed || t == null) {
-            return null;
-          }
-          long now = now();
-          EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, -1, now);
-          afterEvent(reportOutcome(t, d, ok, origin, now));
-          return d;
-        });
+    return context.call(() -> closed ? null : outcomes.apply(ip, ok, origin));
   }
 
   /**
@@ -284,51 +275,14 @@ public final class PoolRuntime {
    * handed over or removed: the reporter must send the whole batch again, to the next owner). An
    * exception fails the future too (the intake then releases the batch's queue slots).
    */
-  public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> outcomes) {
+  public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> batch) {
     return context.call(
         () -> {
           if (closed) {
             throw new Closed(key);
           }
-          return applyOutcomes(outcomes);
+          return outcomes.applyAll(batch);
         });
-  }
-
-  private AppliedOutcomes applyOutcomes(List<OutcomeReport> outcomes) {
-    BitSet unknown = new BitSet();
-    List<AppliedOutcomes.Decided> decided = new ArrayList<>(0);
-    boolean material = false;
-    try {
-      for (int i = 0; i < outcomes.size(); i++) {
-        OutcomeReport o = outcomes.get(i);
-        TrackedBackend t = closed ? null : backends.byIp(o.ip());
-        if (t == null) {
-          unknown.set(i);
-          continue;
-        }
-        long now = now();
-        EjectionDecision d =
-            health.onRequestOutcome(t.backend, o.ok(), o.origin(), o.latencyMs(), now);
-        material |= reportOutcome(t, d, o.ok(), o.origin(), now);
-        if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
-          decided.add(new AppliedOutcomes.Decided(t.id(), d));
-        }
-      }
-    } finally {
-      // what was applied before an exception is shown too
-      afterEvent(material);
-    }
-    return new AppliedOutcomes(unknown, decided);
-  }
-
-  /** Reports one outcome's decision; true when it changed something status or slices show. */
-  private boolean reportOutcome(
-      TrackedBackend t, EjectionDecision d, boolean ok, Origin origin, long now) {
-    if (ok) {
-      ejections.succeeded(t);
-    }
-    return d.kind() != EjectionDecision.Kind.NOT_NEEDED
-        && ejections.apply(t, EjectionNotice.of(d, origin, health.settings()), now);
   }
 
   /** The periodic sweep (its timer re-arms itself first). */
