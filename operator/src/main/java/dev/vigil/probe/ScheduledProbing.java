@@ -1,7 +1,8 @@
 package dev.vigil.probe;
 
+import dev.vigil.budget.ProbeClass;
+import dev.vigil.budget.ProbeStretch;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.health.ProbePhase;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -41,6 +42,7 @@ public final class ScheduledProbing implements Probing {
   private final List<BackendLoops> beside;
 
   private CheckSpec check;
+  private volatile ProbeStretch stretch = ProbeStretch.NONE;
   private ProbeSchedule schedule;
 
   /**
@@ -121,6 +123,7 @@ public final class ScheduledProbing implements Probing {
               laneTimers,
               laneRandom,
               remote ? this::handOver : ScheduledProbing.this::deliver);
+      this.scheduler.stretch(stretch);
     }
 
     /** On the lane's loop: queue the result; the first of a batch schedules the flush. */
@@ -148,12 +151,23 @@ public final class ScheduledProbing implements Probing {
     }
   }
 
-  /** Passes a phase the decision changed on to the backend's scheduler. */
-  private void tell(String id, ProbePhase phase) {
-    LoopScheduler lane = phase == null ? null : laneOf.get(id);
+  /** Passes a class the decision changed on to the backend's scheduler. */
+  private void tell(String id, ProbeClass c) {
+    LoopScheduler lane = c == null ? null : laneOf.get(id);
     if (lane != null) {
-      lane.scheduler.phase(id, phase);
+      lane.scheduler.classify(id, c);
     }
+  }
+
+  @Override
+  public void classify(String id, ProbeClass c) {
+    tell(id, c);
+  }
+
+  @Override
+  public void stretch(ProbeStretch stretch) {
+    this.stretch = stretch;
+    lanes.forEach(l -> l.scheduler.stretch(stretch));
   }
 
   /**
@@ -212,7 +226,7 @@ public final class ScheduledProbing implements Probing {
   }
 
   @Override
-  public void add(String id, ProbeTarget target, ProbePhase phase) {
+  public void add(String id, ProbeTarget target, ProbeClass phase) {
     targets.put(id, target);
     LoopScheduler lane = laneOf.get(id);
     if (lane == null) {
@@ -221,8 +235,8 @@ public final class ScheduledProbing implements Probing {
       laneOf.put(id, lane);
     }
     lane.scheduler.add(id, target, check, schedule);
-    if (phase != ProbePhase.NORMAL) {
-      lane.scheduler.phase(id, phase);
+    if (phase != ProbeClass.NORMAL) {
+      lane.scheduler.classify(id, phase);
     }
     beside.forEach(loops -> loops.add(id, target));
   }

@@ -89,6 +89,7 @@ final class PassiveOutcomes {
     if (ok) {
       ejections.succeeded(t);
     }
+    backends.passive(t, ok, now);
     return d.kind() != EjectionDecision.Kind.NOT_NEEDED
         && ejections.apply(t, EjectionNotice.of(d, origin, health.settings()), now);
   }

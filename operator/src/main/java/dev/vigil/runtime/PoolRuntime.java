@@ -1,5 +1,8 @@
 package dev.vigil.runtime;
 
+import dev.vigil.budget.BudgetShare;
+import dev.vigil.budget.ClassCounts;
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.Ejection;
@@ -7,7 +10,6 @@ import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import dev.vigil.probe.AgentReply;
@@ -38,7 +40,7 @@ import java.util.function.LongSupplier;
  * request outcomes), {@link EjectionBook} (ejections, refusals, dry runs), {@link EjectionNotice}
  * and {@link TransitionReasons} (reason strings), a {@link SweepTimer} and two {@link
  * DeadlineTimer}s (next ejection end, next release of a damped backend: docs/design.md §2.1). The
- * scheduler hears each backend's probe phase after every result.
+ * scheduler hears each backend's probe class (docs/design.md §9) after every result and outcome.
  */
 public final class PoolRuntime {
   private final PoolKey key;
@@ -60,6 +62,8 @@ public final class PoolRuntime {
   private boolean lastPanic;
   private boolean closed;
   private volatile PoolView view;
+  private volatile HealthSettings settings;
+  private BudgetShare budget = BudgetShare.NONE; // the pool's context only
   private volatile String uid = "";
 
   /**
@@ -82,11 +86,12 @@ public final class PoolRuntime {
     this.sink = sink;
     this.clock = clock;
     this.health = new PoolHealth(settings);
+    this.settings = settings;
     this.probing =
         probing.apply(
             new Probing.Results() {
               @Override
-              public ProbePhase result(String id, ProbeResult result) {
+              public ProbeClass result(String id, ProbeResult result) {
                 return onProbeResult(id, result);
               }
 
@@ -134,6 +139,31 @@ public final class PoolRuntime {
   /** See {@link Probing#lanes()}; from any thread. */
   public int probeLanes() {
     return probing.lanes();
+  }
+
+  /** Backends per probe class (docs/design.md §9); cheap, from any thread. */
+  public ClassCounts probeClasses() {
+    return backends.classes();
+  }
+
+  /** The settings in force; from any thread. */
+  public HealthSettings settings() {
+    return settings;
+  }
+
+  /**
+   * The pool's part of the probe budget's latest plan: the scheduler applies the stretch at once;
+   * the view (and so status) changes only when {@link BudgetShare#shownDiffers} says so.
+   */
+  public void share(BudgetShare share) {
+    probing.stretch(share.stretch());
+    context.run(
+        () -> {
+          if (!closed && budget.shownDiffers(share)) {
+            budget = share;
+            afterEvent(true);
+          }
+        });
   }
 
   /**
@@ -188,6 +218,7 @@ public final class PoolRuntime {
     boolean material = false;
     if (!settings.equals(health.settings())) {
       health.apply(settings);
+      this.settings = settings;
       material = true;
     }
     if (newPolicyVersion != policyVersion || !sweep.running()) {
@@ -215,8 +246,8 @@ public final class PoolRuntime {
         });
   }
 
-  /** Decides on one probe result; returns the backend's probe phase when that changed. */
-  private ProbePhase onProbeResult(String id, ProbeResult result) {
+  /** Decides on one probe result; returns the backend's probe class when that changed. */
+  private ProbeClass onProbeResult(String id, ProbeResult result) {
     TrackedBackend t = backends.byId(id);
     if (closed || t == null) {
       return null;
@@ -241,7 +272,7 @@ public final class PoolRuntime {
       sink.stateChanged(key, id, before.name(), after.name(), why);
     }
     afterEvent(material);
-    return TrackedBackends.phaseChange(t);
+    return backends.reclass(t, now);
   }
 
   /**
@@ -358,7 +389,7 @@ public final class PoolRuntime {
 
   private PoolView buildView() {
     AvailabilitySnapshot snap = health.snapshot();
-    return new PoolView(snap, backends.snapshots(snap), confirmations.doubt());
+    return new PoolView(snap, backends.snapshots(snap), confirmations.doubt(), budget);
   }
 
   /** A batch reached a closed runtime: nothing of it was applied. */
