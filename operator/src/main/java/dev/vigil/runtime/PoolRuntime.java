@@ -5,12 +5,10 @@ import dev.vigil.budget.ClassCounts;
 import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
-import dev.vigil.health.Ejection;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
-import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import dev.vigil.probe.AgentReply;
 import dev.vigil.probe.CheckSpec;
@@ -37,10 +35,10 @@ import java.util.function.LongSupplier;
  * nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
  * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link PassiveOutcomes} (real-
- * request outcomes), {@link EjectionBook} (ejections, refusals, dry runs), {@link EjectionNotice}
- * and {@link TransitionReasons} (reason strings), a {@link SweepTimer} and two {@link
- * DeadlineTimer}s (next ejection end, next release of a damped backend: docs/design.md §2.1). The
- * scheduler hears each backend's probe class (docs/design.md §9) after every result and outcome.
+ * request outcomes), {@link PoolTimers} (the sweep, ejection ends, releases), {@link EjectionBook}
+ * (ejections, refusals, dry runs), {@link EjectionNotice} and {@link TransitionReasons} (reason
+ * strings). The scheduler hears each backend's probe class (docs/design.md §9) after every result
+ * and outcome.
  */
 public final class PoolRuntime {
   private final PoolKey key;
@@ -54,9 +52,7 @@ public final class PoolRuntime {
   private final TrackedBackends backends;
   private final Confirmations confirmations;
   private final PassiveOutcomes outcomes;
-  private final SweepTimer sweep;
-  private final DeadlineTimer ejectionEnd;
-  private final DeadlineTimer release;
+  private final PoolTimers timed;
 
   private long policyVersion = -1;
   private boolean lastPanic;
@@ -106,9 +102,18 @@ public final class PoolRuntime {
         new Confirmations(key, context, health, backends, confirmer, sink, clock, this::afterEvent);
     this.outcomes = new PassiveOutcomes(health, backends, ejections, clock, this::afterEvent);
     this.health.dampingListener(new DampingReports(key, sink, backends, health, clock));
-    this.sweep = new SweepTimer(timers, this::onSweep);
-    this.ejectionEnd = new DeadlineTimer(timers, clock, this::onEjectionEnd);
-    this.release = new DeadlineTimer(timers, clock, this::onRelease);
+    this.timed =
+        new PoolTimers(
+            key,
+            timers,
+            health,
+            backends,
+            ejections,
+            confirmations,
+            sink,
+            clock,
+            () -> closed,
+            this::afterEvent);
     this.view = buildView();
   }
 
@@ -221,10 +226,10 @@ public final class PoolRuntime {
       this.settings = settings;
       material = true;
     }
-    if (newPolicyVersion != policyVersion || !sweep.running()) {
+    if (newPolicyVersion != policyVersion || !timed.sweeping()) {
       policyVersion = newPolicyVersion;
       probing.configure(check, settings);
-      sweep.restart(settings.sweepIntervalMs());
+      timed.restartSweep(settings.sweepIntervalMs());
       if (!check.agent().enabled()) {
         material |= backends.forgetAgents(); // no agent: its last word holds nothing any more
       }
@@ -316,33 +321,6 @@ public final class PoolRuntime {
         });
   }
 
-  /** The periodic sweep (its timer re-arms itself first). */
-  private void onSweep() {
-    if (closed) {
-      return;
-    }
-    long now = now();
-    confirmations.refreshMode();
-    boolean changed = ejections.expireDryRuns(now);
-    changed |= report(health.sweepReport(now), now);
-    afterEvent(changed);
-  }
-
-  /**
-   * Reports what one sweep did; true when status or slices show it: an ejection, a dry-run reason,
-   * or a multiplier that decayed ({@code backends[].ejections}). A refusal shows nothing new.
-   */
-  private boolean report(SweepReport report, long now) {
-    boolean shown = false;
-    for (Ejection e : report.ejections()) {
-      TrackedBackend t = backends.byId(e.backendId());
-      if (t != null) {
-        shown |= ejections.apply(t, EjectionNotice.of(e), now);
-      }
-    }
-    return shown || report.decayed() > 0;
-  }
-
   /**
    * Re-arms the deadline timers, and publishes a new view when something shown changed: this
    * replica's self-doubt too, read at each probe result and sweep, so its flip reaches status
@@ -355,35 +333,11 @@ public final class PoolRuntime {
       lastPanic = snap.panic();
       sink.panicChanged(key, snap.panic(), snap.counts());
     }
-    ejectionEnd.arm(health.nextEjectionEnd());
-    release.arm(health.nextRelease());
+    timed.arm();
     material |= confirmations.doubt() != view.doubt();
     if (material || published || !snap.counts().equals(view.snapshot().counts())) {
       view = buildView();
       listener.changed(key);
-    }
-  }
-
-  private void onEjectionEnd() {
-    if (closed) {
-      return;
-    }
-    long now = now();
-    for (TrackedBackend t : backends.all()) {
-      if (t.backend.ejected() && t.backend.ejectedUntil() <= now) {
-        t.since = now;
-        sink.unejected(key, t.id(), TransitionReasons.EJECTION_ENDED);
-      }
-    }
-    health.expireEjections(now);
-    afterEvent(true);
-  }
-
-  /** The next damped backend's release is due (docs/design.md §2.1). */
-  private void onRelease() {
-    if (!closed) {
-      health.releaseDamped(now());
-      afterEvent(true);
     }
   }
 
@@ -411,9 +365,7 @@ public final class PoolRuntime {
           if (!closed) {
             closed = true;
             probing.close();
-            sweep.cancel();
-            ejectionEnd.cancel();
-            release.cancel();
+            timed.cancel();
           }
         });
   }
