@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.vigil.budget.BudgetShare;
+import dev.vigil.budget.ClassCounts;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.HealthSettings;
+import dev.vigil.health.Origin;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.ManualTimers;
@@ -139,6 +141,29 @@ class ProbeBudgetWiringTest {
     run(budgets, 100_000);
     assertThat((probes(2) - small) / 100.0).as("small: all it asks").isCloseTo(100, within(2.0));
     assertThat((probes(1) - big) / 100.0).as("big: the rest").isCloseTo(100, within(2.0));
+  }
+
+  @Test
+  void reportedSuccessesMakeBackendsQuietAndAPassiveFailureMakesOneHot() {
+    PoolRuntime runtime = pool("shop", 1, 4, settings(10)); // quietMinRequests 10 (the default)
+    ProbeBudgets budgets = new ProbeBudgets(1_000, () -> runtimes);
+    run(budgets, 5_000);
+    assertThat(runtime.probeClasses()).isEqualTo(new ClassCounts(0, 0, 0, 4));
+    List<OutcomeReport> ok = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ok.add(new OutcomeReport("10.1.0.1", true, Origin.UPSTREAM, 5));
+      ok.add(new OutcomeReport("10.1.0.2", true, Origin.UPSTREAM, 5));
+    }
+    runtime.onOutcomes(ok);
+    assertThat(runtime.probeClasses()).isEqualTo(new ClassCounts(0, 0, 2, 2));
+    runtime.onOutcomes(List.of(new OutcomeReport("10.1.0.2", false, Origin.UPSTREAM, 5)));
+    assertThat(runtime.probeClasses())
+        .as("a fresh passive failure")
+        .isEqualTo(new ClassCounts(1, 0, 1, 2));
+    run(budgets, 2_000); // the failure is older than an interval, but within interval x 10
+    assertThat(runtime.probeClasses()).isEqualTo(new ClassCounts(0, 0, 1, 3));
+    run(budgets, 9_000); // the successes too are older than interval x 10 now
+    assertThat(runtime.probeClasses()).isEqualTo(new ClassCounts(0, 0, 0, 4));
   }
 
   @Test
