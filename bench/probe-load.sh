@@ -10,6 +10,8 @@
 #   LANES=1 bench/probe-load.sh              # one lane: every probe on the pool's event loop
 #   POOLS=4 bench/probe-load.sh              # the backends split over 4 pools (4 contexts)
 #   NS=10000 REUSES=false MODES= ANYWAY=1 bench/probe-load.sh # missed probes at 10,000 backends
+#   BUDGET=500 NS=5000 HAPROXY=0 REUSES=false bench/probe-load.sh  # under a probe budget (issue 37;
+#                                            # bench/probe-budget.sh runs the issue's rows)
 #
 # Per N: starts bench/harness/farm.py (python, separate process: N backends on 127.1.x.y:8080),
 # then for reuse=false and reuse=true runs dev.vigil.probe.load.ProbeLoadRun (its own JVM:
@@ -88,6 +90,7 @@ run_vigil() { # REUSE N
       --backends "$OUT/backends-$N.txt" --reuse "$REUSE" --interval-ms 1000 --timeout-ms 1000 \
       --jitter 10 --warmup-s "$WARMUP_S" --measure-s "$((MEASURE_S + 5))" --settle-jit-s "$SETTLE_JIT_S" \
       --run-s $((WARMUP_S + MEASURE_S + 120)) --debug-port "$DEBUG_PORT" --native "$([ "$NATIVE" = 1 ] && echo true || echo false)" --loops "${LOOPS:-0}" --lanes "${LANES:-0}" --pools "${POOLS:-1}" \
+      --budget "${BUDGET:-0}" --max-interval-ms "${MAX_INTERVAL_MS:-0}" \
       --out "$OUT/vigil-$REUSE-$N.json" >"$OUT/vigil-$REUSE-$N.log" 2>&1 &
   JPID=$!
   sleep 2

@@ -99,12 +99,24 @@ public record OperatorConfig(
    *     where epoll cannot load)
    * @param probeSource the local address every active probe binds to ({@code
    *     --probe-source-address}), {@link SourceAddress#KERNEL} by default
+   * @param probeBudget probes a second this replica may make ({@code --probe-budget}, {@link
+   *     ProbeBudgetSetting})
    */
   public record Launch(
-      String logFormat, boolean debug, boolean nativeTransport, SourceAddress probeSource) {
+      String logFormat,
+      boolean debug,
+      boolean nativeTransport,
+      SourceAddress probeSource,
+      double probeBudget) {
     /** Probes from the kernel's choice of source address. */
     public Launch(String logFormat, boolean debug, boolean nativeTransport) {
       this(logFormat, debug, nativeTransport, SourceAddress.KERNEL);
+    }
+
+    /** With the default probe budget of this machine. */
+    public Launch(
+        String logFormat, boolean debug, boolean nativeTransport, SourceAddress probeSource) {
+      this(logFormat, debug, nativeTransport, probeSource, ProbeBudgetSetting.forThisMachine());
     }
   }
 
@@ -272,7 +284,8 @@ public record OperatorConfig(
         logFormat,
         bool("debug", or(get.apply("debug"), "false")),
         bool("native-transport", or(get.apply("native-transport"), "true")),
-        probeSource(get.apply("probe-source-address")));
+        probeSource(get.apply("probe-source-address")),
+        ProbeBudgetSetting.parse(get));
   }
 
   private static SourceAddress probeSource(String v) {

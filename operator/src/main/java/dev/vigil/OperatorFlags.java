@@ -164,6 +164,19 @@ final class OperatorFlags {
               """
               every active probe's connection leaves from this address of the host
               (default: none, the kernel picks by route)"""),
+          new Flag(
+              "probe-budget",
+              "N",
+              """
+              probes a second this replica may make; over it, intervals stretch
+              (docs/checks.md, probe budget) (default: 2000 per core of
+              --cpu-limit-millis, else of the JVM's processors)"""),
+          new Flag(
+              "cpu-limit-millis",
+              "N",
+              """
+              the container's CPU limit in millicores, for --probe-budget's default
+              (the chart sets it from the Pod's limit)"""),
           new Flag("debug", "", "stack traces with start-up errors (default false)"));
 
   private OperatorFlags() {}

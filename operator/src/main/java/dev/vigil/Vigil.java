@@ -4,6 +4,7 @@ import dev.vigil.Lifecycle.Stage;
 import dev.vigil.ops.Leadership;
 import dev.vigil.ops.MeteredProber;
 import dev.vigil.ops.OpsServer;
+import dev.vigil.ops.ProbeBudgetGauges;
 import dev.vigil.ops.Readiness;
 import dev.vigil.ops.TlsWarmUp;
 import dev.vigil.passive.IntakeLimits;
@@ -21,6 +22,7 @@ import dev.vigil.probe.http.HttpProber;
 import dev.vigil.probe.tcp.TcpProber;
 import dev.vigil.publish.TransitionReporter;
 import dev.vigil.runtime.PoolRuntimes;
+import dev.vigil.runtime.ProbeBudgets;
 import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.ServingCertificate;
@@ -93,7 +95,8 @@ public final class Vigil {
     ProtocolProber protocols = protocols(o);
     Prober probers = new MeteredProber(o.network.apply(protocols), registry);
     PoolRuntimes runtimes =
-        runtimes(o, probers, protocols.watcher(), publishing.transitions(registry), lifecycle);
+        runtimes(
+            o, probers, protocols.watcher(), publishing.transitions(registry), registry, lifecycle);
     ShardingWiring sharding =
         new ShardingWiring(o, publishing.budget, leadership, runtimes, registry, lifecycle);
     PublishingWiring.Publishers publishers =
@@ -142,6 +145,7 @@ public final class Vigil {
       Prober probers,
       HealthWatcher watcher,
       TransitionReporter transitions,
+      MeterRegistry registry,
       Lifecycle lifecycle) {
     AgentProber agents = new AgentProber(o.vertx);
     PoolRuntimes runtimes =
@@ -164,6 +168,10 @@ public final class Vigil {
         () ->
             Lifecycle.awaitStopped(
                 runtimes.closeAll().eventually(agents::close), "the pools' probes and timers"));
+    ProbeBudgets budgets = new ProbeBudgets(o.config.launch().probeBudget(), runtimes::all);
+    ProbeBudgetGauges.register(registry, budgets);
+    long replan = o.vertx.setPeriodic(1000, id -> budgets.replan());
+    lifecycle.on(Stage.PROBES, "the probe budget", () -> o.vertx.cancelTimer(replan));
     return runtimes;
   }
 

@@ -162,6 +162,8 @@ class OperatorConfigTest {
             "VIGIL_SHARD_MOVE_RATE", "25",
             "VIGIL_ZONE", "eu-1a"));
     env.put("VIGIL_ADVERTISE_ADDRESS", "10.1.2.3");
+    env.put("VIGIL_PROBE_BUDGET", "1500");
+    env.put("VIGIL_CPU_LIMIT_MILLIS", "500");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
@@ -174,7 +176,8 @@ class OperatorConfigTest {
                 new ShardConfig(
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true),
-                new OperatorConfig.Launch("json", false, false, SourceAddress.parse("127.0.0.1"))));
+                new OperatorConfig.Launch(
+                    "json", false, false, SourceAddress.parse("127.0.0.1"), 1500)));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
@@ -184,6 +187,29 @@ class OperatorConfigTest {
     assertThat(OperatorConfig.flags())
         .allSatisfy(
             flag -> assertThat(env).containsKey("VIGIL_" + flag.toUpperCase().replace('-', '_')));
+  }
+
+  @Test
+  void theProbeBudgetDefaultsTo2000PerCoreOfTheCpuLimitAndABadOneNamesItsFlag() {
+    assertThat(
+            parse(List.of("--outcome-port=-1", "--cpu-limit-millis=500"), Map.of())
+                .launch()
+                .probeBudget())
+        .isEqualTo(1000);
+    assertThat(parse(List.of("--outcome-port=-1"), Map.of()).launch().probeBudget())
+        .isEqualTo(2000.0 * Runtime.getRuntime().availableProcessors());
+    assertThat(
+            parse(
+                    List.of("--outcome-port=-1", "--probe-budget=300", "--cpu-limit-millis=500"),
+                    Map.of())
+                .launch()
+                .probeBudget())
+        .isEqualTo(300);
+    assertThatThrownBy(() -> parse(List.of("--outcome-port=-1", "--probe-budget=0"), Map.of()))
+        .hasMessageContaining("--probe-budget");
+    assertThatThrownBy(
+            () -> parse(List.of("--outcome-port=-1", "--cpu-limit-millis=lots"), Map.of()))
+        .hasMessageContaining("--cpu-limit-millis");
   }
 
   @Test

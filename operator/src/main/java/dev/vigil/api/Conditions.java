@@ -28,6 +28,12 @@ public final class Conditions {
    */
   public static final String CHECKER_SUSPECT = "CheckerSuspect";
 
+  /**
+   * BackendPool: the replica that probes the pool is asked for more probes than its budget even
+   * with every interval but hot ones at maxInterval (docs/design.md §9): detection is degraded.
+   */
+  public static final String PROBE_BUDGET_EXCEEDED = "ProbeBudgetExceeded";
+
   // Condition statuses.
   public static final String TRUE = "True";
   public static final String FALSE = "False";
@@ -52,6 +58,8 @@ public final class Conditions {
   public static final String CONFIRMING = "Confirming";
   public static final String FROZEN = "Frozen";
   public static final String HEALTHY = "Healthy";
+  public static final String HOT_STRETCHED = "HotStretched";
+  public static final String WITHIN_BUDGET = "WithinBudget";
 
   private Conditions() {}
 }

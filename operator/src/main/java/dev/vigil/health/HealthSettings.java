@@ -45,6 +45,11 @@ package dev.vigil.health;
  *     {@code fail_timeout})
  * @param quorum {@code quorum} (checker quorum across zones, docs/design.md §8), or null (off: the
  *     owner decides alone unless it is Suspect, {@link #suspectQuorum()})
+ * @param maxIntervalMs {@code active.maxInterval}: the probe budget (docs/design.md §9) never
+ *     stretches an interval past this; at least the interval
+ * @param quietMinRequests {@code active.quietMinRequests}: passive successes within {@code interval
+ *     x 10}, with no failure, that make an Up backend {@code quiet} (stretched first under the
+ *     probe budget); 0 = no backend is quiet
  */
 public record HealthSettings(
     long intervalMs,
@@ -72,7 +77,17 @@ public record HealthSettings(
     DampingSettings damping,
     int windowFailures,
     long failureWindowMs,
-    QuorumSettings quorum) {
+    QuorumSettings quorum,
+    long maxIntervalMs,
+    int quietMinRequests) {
+
+  /** {@code active.maxInterval} when the policy names none: ten intervals, at most 5 minutes. */
+  public static long defaultMaxIntervalMs(long intervalMs) {
+    return Math.max(intervalMs, Math.min(10 * intervalMs, 300_000));
+  }
+
+  /** {@code active.quietMinRequests} when the policy names none. */
+  public static final int DEFAULT_QUIET_MIN_REQUESTS = 10;
 
   /** The smallest {@code active.interval} accepted. */
   public static final long MIN_INTERVAL_MS = 100;
@@ -111,6 +126,12 @@ public record HealthSettings(
     phaseInterval("active.downInterval", downIntervalMs, timeoutMs);
     InvalidSettingsException.checkBetween("passive.windowFailures", windowFailures, 0, 1000);
     InvalidSettingsException.checkAtLeast("passive.failureWindow", failureWindowMs, 1, "ms");
+    if (maxIntervalMs < intervalMs) {
+      throw new InvalidSettingsException(
+          "active.maxInterval",
+          "must be at least active.interval (" + intervalMs + "ms), was " + maxIntervalMs + "ms");
+    }
+    InvalidSettingsException.checkBetween("active.quietMinRequests", quietMinRequests, 0, 100);
   }
 
   private static void phaseInterval(String field, long ms, long timeoutMs) {
@@ -175,7 +196,9 @@ public record HealthSettings(
         .quorum(
             quorum == null ? null : quorum.confirmers(),
             quorum == null ? 0 : quorum.downPercent(),
-            quorum == null || quorumTimeoutIsDefault() ? null : quorum.timeoutMs());
+            quorum == null || quorumTimeoutIsDefault() ? null : quorum.timeoutMs())
+        .maxIntervalMs(maxIntervalMs == defaultMaxIntervalMs(intervalMs) ? null : maxIntervalMs)
+        .quietMinRequests(quietMinRequests);
   }
 
   /** Whether the quorum's timeout is the one computed from these settings (so it follows them). */

@@ -33,6 +33,8 @@ public final class HealthSettingsBuilder {
   private Integer quorumConfirmers; // null: quorum off
   private int quorumDownPercent;
   private Long quorumTimeoutMs; // null: computed at build()
+  private Long maxIntervalMs; // null: HealthSettings.defaultMaxIntervalMs
+  private int quietMinRequests = HealthSettings.DEFAULT_QUIET_MIN_REQUESTS;
 
   HealthSettingsBuilder() {}
 
@@ -51,6 +53,18 @@ public final class HealthSettingsBuilder {
   /** {@code active.fastInterval}; null (the default) means equal to the interval. */
   public HealthSettingsBuilder fastIntervalMs(Long v) {
     fastIntervalMs = v;
+    return this;
+  }
+
+  /** {@code active.maxInterval}; null (the default) means ten intervals, at most 5 minutes. */
+  public HealthSettingsBuilder maxIntervalMs(Long v) {
+    maxIntervalMs = v;
+    return this;
+  }
+
+  /** {@code active.quietMinRequests} (default 10; 0: no backend is quiet). */
+  public HealthSettingsBuilder quietMinRequests(int v) {
+    quietMinRequests = v;
     return this;
   }
 
@@ -218,7 +232,9 @@ public final class HealthSettingsBuilder {
         damping,
         windowFailures,
         failureWindowMs,
-        quorum());
+        quorum(),
+        maxIntervalMs == null ? HealthSettings.defaultMaxIntervalMs(intervalMs) : maxIntervalMs,
+        quietMinRequests);
   }
 
   private QuorumSettings quorum() {

@@ -13,7 +13,7 @@ import java.util.random.RandomGenerator;
  * flight; a tick that finds one still out is skipped. Answers go to {@link Answers}, never to the
  * rise/fall counters.
  */
-public final class AgentLoops {
+public final class AgentLoops implements BackendLoops {
   /** Receives each agent answer on the pool's context. */
   @FunctionalInterface
   public interface Answers {
@@ -84,6 +84,7 @@ public final class AgentLoops {
   }
 
   /** The pool's check changed: every loop restarts with the new agent settings (or stops). */
+  @Override
   public void configure(CheckSpec check) {
     CheckSpec.Agent next = check == null ? CheckSpec.Agent.NONE : check.agent();
     Duration nextTimeout = check == null ? CheckSpec.DEFAULT_TIMEOUT : check.timeout();
@@ -98,6 +99,7 @@ public final class AgentLoops {
   }
 
   /** Starts asking a backend's agent (at {@code target}'s IP, on the agent port). */
+  @Override
   public void add(String id, ProbeTarget target) {
     targets.put(id, target);
     Loop old = loops.remove(id);
@@ -116,6 +118,7 @@ public final class AgentLoops {
     loop.start();
   }
 
+  @Override
   public void remove(String id) {
     targets.remove(id);
     Loop loop = loops.remove(id);
@@ -124,6 +127,7 @@ public final class AgentLoops {
     }
   }
 
+  @Override
   public void close() {
     targets.clear();
     loops.values().forEach(Loop::stop);

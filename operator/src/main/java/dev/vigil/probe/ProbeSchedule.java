@@ -1,6 +1,7 @@
 package dev.vigil.probe;
 
-import dev.vigil.health.ProbePhase;
+import dev.vigil.budget.ProbeClass;
+import dev.vigil.budget.ProbeStretch;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -9,12 +10,12 @@ import java.util.random.RandomGenerator;
  * When to probe one backend (docs/design.md §1 {@code active.interval}, {@code
  * active.fastInterval}, {@code active.downInterval}, {@code active.jitterPercent}).
  *
- * @param interval the time between two probe starts in the {@link ProbePhase#NORMAL} phase, >= 100
+ * @param interval the time between two probe starts in the {@link ProbeClass#NORMAL} phase, >= 100
  *     ms
  * @param fastInterval the same while the backend is mid-streak toward a change ({@link
- *     ProbePhase#FAST}), >= 100 ms
+ *     ProbeClass#FAST}), >= 100 ms
  * @param downInterval the same while the backend is Down with no pass run ({@link
- *     ProbePhase#DOWN}), >= 100 ms
+ *     ProbeClass#DOWN}), >= 100 ms
  * @param jitterPercent each wait is the phase's interval +/- this percent, 0..50
  */
 public record ProbeSchedule(
@@ -40,13 +41,18 @@ public record ProbeSchedule(
     this(interval, interval, interval, jitterPercent);
   }
 
-  /** The interval of this phase. */
-  public Duration interval(ProbePhase phase) {
+  /** The wanted interval of this class. */
+  public Duration interval(ProbeClass phase) {
     return switch (phase) {
-      case NORMAL -> interval;
-      case FAST -> fastInterval;
+      case NORMAL, QUIET -> interval;
+      case HOT -> fastInterval;
       case DOWN -> downInterval;
     };
+  }
+
+  /** The interval of this class under the probe budget's {@code stretch}, in ms. */
+  public long intervalMs(ProbeClass phase, ProbeStretch stretch) {
+    return stretch.stretch(phase, interval(phase).toMillis());
   }
 
   /**
@@ -55,7 +61,7 @@ public record ProbeSchedule(
    * context switch): a quarter of the jitter (interval x jitterPercent / 400), at most {@link
    * #MAX_EARLY_MS}; none without jitter. The cadence stays on the planned times.
    */
-  long early(ProbePhase phase) {
+  long early(ProbeClass phase) {
     return Math.min(MAX_EARLY_MS, interval(phase).toMillis() * jitterPercent / 400);
   }
 
@@ -64,8 +70,8 @@ public record ProbeSchedule(
    * narrowed by {@link #early} on each side, so that a start taken early (or the previous one taken
    * early) still keeps every gap between actual starts within interval +/- jitter.
    */
-  long gap(ProbePhase phase, RandomGenerator random) {
-    long interval = interval(phase).toMillis();
+  long gap(ProbeClass phase, ProbeStretch stretch, RandomGenerator random) {
+    long interval = intervalMs(phase, stretch);
     double spread = interval * jitterPercent / 100.0 - early(phase);
     return spread <= 0 ? interval : Math.round(interval + random.nextDouble(-spread, spread));
   }

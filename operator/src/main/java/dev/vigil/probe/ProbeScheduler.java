@@ -1,6 +1,7 @@
 package dev.vigil.probe;
 
-import dev.vigil.health.ProbePhase;
+import dev.vigil.budget.ProbeClass;
+import dev.vigil.budget.ProbeStretch;
 import io.vertx.core.AsyncResult;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,12 +46,13 @@ import java.util.random.RandomGenerator;
  *       thread; the work runs on the {@link Timers} context, and so does the listener. A removed
  *       backend's timer is cancelled, its in-flight result dropped, and the prober told to {@link
  *       Prober#forget} it (closing a kept connection).
- *   <li>Phases (docs/design.md §1 {@code fastInterval}, {@code downInterval}): the decision core
- *       names each backend's {@link ProbePhase} after every result and {@link #phase} passes it on;
- *       the wait before the next start is the phase's interval +/- jitter, counted from the last
- *       start. A phase change re-plans the next start from the last start (at once when that moment
- *       has passed), so switching phase neither loses the cadence nor ever starts a second probe
- *       while one is in flight.
+ *   <li>Classes (docs/design.md §1 {@code fastInterval}, {@code downInterval}, §9): the runtime
+ *       names each backend's {@link ProbeClass} after every result and {@link #classify} passes it
+ *       on; the wait before the next start is the class's interval, stretched by the pool's share
+ *       of the probe budget ({@link #stretch}), +/- jitter, counted from the last start. A class
+ *       change re-plans the next start from the last start (at once when that moment has passed),
+ *       so switching class neither loses the cadence nor ever starts a second probe while one is in
+ *       flight. A new stretch applies from each backend's next planned start on.
  * </ul>
  *
  * @param <K> the backend key (for example pool and pod)
@@ -82,6 +84,7 @@ public final class ProbeScheduler<K> {
   private volatile boolean stopped;
   private volatile long deferred; // one writer (the timers' context), read by metrics
   private volatile long heldStarts; // likewise
+  private volatile ProbeStretch stretch = ProbeStretch.NONE; // set by the budget, any thread
 
   public ProbeScheduler(
       Prober prober, Timers timers, RandomGenerator random, ProbeListener<K> listener) {
@@ -117,11 +120,53 @@ public final class ProbeScheduler<K> {
   }
 
   /**
-   * Sets a backend's phase: its next start moves to the last start plus the new phase's interval
-   * (jittered), or to now if that has passed; the first probe of a new backend keeps its random
-   * offset. Nothing changes when the phase is the same or the backend is unknown.
+   * Sets how far each class's interval stretches under the probe budget (docs/design.md §9); from
+   * any thread, applied from each backend's next planned start on.
    */
-  public void phase(K key, ProbePhase phase) {
+  public void stretch(ProbeStretch stretch) {
+    ProbeStretch before = this.stretch;
+    this.stretch = stretch;
+    if (shrank(before, stretch)) {
+      timers.execute(this::replanShrunk);
+    }
+  }
+
+  /** Whether any class's stretch fell by more than a twentieth. */
+  private static boolean shrank(ProbeStretch before, ProbeStretch after) {
+    for (ProbeClass c : ProbeClass.values()) {
+      if (after.of(c) < before.of(c) * 0.95) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The budget gave back room: a backend planned far out under the old stretch (up to {@code
+   * maxInterval}) moves its next start to its last start plus the new gap, if that is earlier, so
+   * the freed budget is used within one new interval instead of one old one. O(backends), only when
+   * a stretch falls.
+   */
+  private void replanShrunk() {
+    long now = timers.nowMillis();
+    for (Backend b : backends.values()) {
+      if (b.retired || !b.queued() || b.lastStart == Long.MIN_VALUE) {
+        continue;
+      }
+      long planned = b.lastStart + b.schedule.gap(b.phase, stretch, random);
+      if (planned < b.plannedStart) {
+        b.plannedStart = planned;
+        b.rearm(Math.max(0, planned - now));
+      }
+    }
+  }
+
+  /**
+   * Sets a backend's class: its next start moves to the last start plus the new phase's interval
+   * (jittered), or to now if that has passed; the first probe of a new backend keeps its random
+   * offset. Nothing changes when the class is the same or the backend is unknown.
+   */
+  public void classify(K key, ProbeClass phase) {
     timers.execute(
         () -> {
           Backend b = backends.get(key);
@@ -133,7 +178,7 @@ public final class ProbeScheduler<K> {
             return;
           }
           long now = timers.nowMillis();
-          b.plannedStart = b.lastStart + b.schedule.gap(b.phase, random);
+          b.plannedStart = b.lastStart + b.schedule.gap(b.phase, stretch, random);
           b.rearm(Math.max(0, b.plannedStart - now));
         });
   }
@@ -205,7 +250,7 @@ public final class ProbeScheduler<K> {
       b.plannedStart =
           b.lastStart == Long.MIN_VALUE
               ? now + random.nextLong(schedule.interval().toMillis())
-              : from + b.schedule.gap(b.phase, random);
+              : from + b.schedule.gap(b.phase, stretch, random);
       b.rearm(Math.max(0, b.plannedStart - now));
     }
   }
@@ -278,7 +323,7 @@ public final class ProbeScheduler<K> {
     ProbeTarget target;
     CheckSpec spec;
     ProbeSchedule schedule;
-    ProbePhase phase = ProbePhase.NORMAL;
+    ProbeClass phase = ProbeClass.NORMAL;
     long plannedStart;
     long lastStart = Long.MIN_VALUE;
     boolean inFlight;
@@ -313,11 +358,11 @@ public final class ProbeScheduler<K> {
         return;
       }
       long now = timers.nowMillis();
-      long interval = schedule.interval(phase).toMillis();
+      long interval = schedule.intervalMs(phase, stretch);
       if (now - plannedStart > interval) {
         plannedStart = now; // far behind (overload, suspended VM): restart the cadence
       }
-      plannedStart += schedule.gap(phase, random);
+      plannedStart += schedule.gap(phase, stretch, random);
       arm(Math.max(0, plannedStart - now));
       if (inFlight) {
         deferred++;

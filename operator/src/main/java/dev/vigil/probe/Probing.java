@@ -1,7 +1,8 @@
 package dev.vigil.probe;
 
+import dev.vigil.budget.ProbeClass;
+import dev.vigil.budget.ProbeStretch;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.health.ProbePhase;
 
 /**
  * The active checks of one pool: one jittered probe loop per backend. Results go to the {@link
@@ -16,10 +17,10 @@ public interface Probing {
     /**
      * Takes one result.
      *
-     * @return the backend's probe phase when the result changed it (its next probe follows that
-     *     phase's interval), else null
+     * @return the backend's probe class when the result changed it (its next probe follows that
+     *     class's interval), else null
      */
-    ProbePhase result(String id, ProbeResult result);
+    ProbeClass result(String id, ProbeResult result);
 
     /**
      * Takes one answer of a backend's agent ({@code active.agent}); it goes to the backend's hold
@@ -30,10 +31,19 @@ public interface Probing {
 
   void configure(CheckSpec check, HealthSettings cadence);
 
-  /** Starts probing a backend in {@code phase} (a restored backend may start Down). */
-  void add(String id, ProbeTarget target, ProbePhase phase);
+  /** Starts probing a backend in class {@code phase} (a restored backend may start Down). */
+  void add(String id, ProbeTarget target, ProbeClass phase);
 
   void remove(String id);
+
+  /**
+   * A backend's class changed outside a probe result (a passive failure made it hot, docs/design.md
+   * §9): its next probe follows the new class's interval. On the pool's context.
+   */
+  default void classify(String id, ProbeClass c) {}
+
+  /** The pool's share of the probe budget, as a stretch per class; from any thread. */
+  default void stretch(ProbeStretch stretch) {}
 
   void close();
 

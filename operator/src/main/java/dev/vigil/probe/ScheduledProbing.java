@@ -1,7 +1,8 @@
 package dev.vigil.probe;
 
+import dev.vigil.budget.ProbeClass;
+import dev.vigil.budget.ProbeStretch;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.health.ProbePhase;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -33,13 +34,15 @@ public final class ScheduledProbing implements Probing {
   private final Prober prober;
   private final ProbeLanes laneSource;
   private final RandomGenerator random;
-  private final HealthWatcher watcher;
   private final Timers timers;
   private final Results callback;
   private final Map<String, ProbeTarget> targets = new HashMap<>();
-  private final Map<String, HealthWatcher.Watch> watches = new HashMap<>();
-  private final AgentLoops agents;
+
+  /** The Watch streams and the agent checks: loops beside the probes, over the same members. */
+  private final List<BackendLoops> beside;
+
   private CheckSpec check;
+  private volatile ProbeStretch stretch = ProbeStretch.NONE;
   private ProbeSchedule schedule;
 
   /**
@@ -89,12 +92,15 @@ public final class ScheduledProbing implements Probing {
       Results callback,
       ProbeLanes lanes,
       AgentProbe agent) {
-    this.agents = new AgentLoops(agent, timers, random, callback::agent);
     this.prober = prober;
     this.laneSource = lanes;
     this.random = random;
-    this.watcher = watcher;
     this.timers = timers;
+    this.beside =
+        List.of(
+            new WatchStreams(
+                watcher, timers, (id, result) -> tell(id, callback.result(id, result))),
+            new AgentLoops(agent, timers, random, callback::agent));
     this.callback = callback;
     this.lanes.add(new LoopScheduler(timers, random, false));
   }
@@ -117,6 +123,7 @@ public final class ScheduledProbing implements Probing {
               laneTimers,
               laneRandom,
               remote ? this::handOver : ScheduledProbing.this::deliver);
+      this.scheduler.stretch(stretch);
     }
 
     /** On the lane's loop: queue the result; the first of a batch schedules the flush. */
@@ -144,12 +151,23 @@ public final class ScheduledProbing implements Probing {
     }
   }
 
-  /** Passes a phase the decision changed on to the backend's scheduler. */
-  private void tell(String id, ProbePhase phase) {
-    LoopScheduler lane = phase == null ? null : laneOf.get(id);
+  /** Passes a class the decision changed on to the backend's scheduler. */
+  private void tell(String id, ProbeClass c) {
+    LoopScheduler lane = c == null ? null : laneOf.get(id);
     if (lane != null) {
-      lane.scheduler.phase(id, phase);
+      lane.scheduler.classify(id, c);
     }
+  }
+
+  @Override
+  public void classify(String id, ProbeClass c) {
+    tell(id, c);
+  }
+
+  @Override
+  public void stretch(ProbeStretch stretch) {
+    this.stretch = stretch;
+    lanes.forEach(l -> l.scheduler.stretch(stretch));
   }
 
   /**
@@ -204,37 +222,11 @@ public final class ScheduledProbing implements Probing {
             Duration.ofMillis(cadence.downIntervalMs()),
             cadence.jitterPercent());
     targets.forEach((id, target) -> laneOf.get(id).scheduler.update(id, target, check, schedule));
-    watches.values().forEach(HealthWatcher.Watch::close);
-    watches.clear();
-    targets.forEach(this::watch);
-    agents.configure(check);
-  }
-
-  /** Opens the backend's Watch stream when the check asks for one; results go to the callback. */
-  private void watch(String id, ProbeTarget target) {
-    if (check == null || check.protocol() != ProbeProtocol.GRPC || !check.grpc().watch()) {
-      return;
-    }
-    HealthWatcher.Watch[] self = new HealthWatcher.Watch[1];
-    self[0] =
-        watcher.watch(
-            target,
-            check,
-            result ->
-                timers.execute(
-                    () -> {
-                      if (watches.get(id) == self[0] && target.equals(targets.get(id))) {
-                        tell(id, callback.result(id, result));
-                      }
-                    }));
-    HealthWatcher.Watch previous = watches.put(id, self[0]);
-    if (previous != null) {
-      previous.close();
-    }
+    beside.forEach(loops -> loops.configure(check));
   }
 
   @Override
-  public void add(String id, ProbeTarget target, ProbePhase phase) {
+  public void add(String id, ProbeTarget target, ProbeClass phase) {
     targets.put(id, target);
     LoopScheduler lane = laneOf.get(id);
     if (lane == null) {
@@ -243,35 +235,28 @@ public final class ScheduledProbing implements Probing {
       laneOf.put(id, lane);
     }
     lane.scheduler.add(id, target, check, schedule);
-    if (phase != ProbePhase.NORMAL) {
-      lane.scheduler.phase(id, phase);
+    if (phase != ProbeClass.NORMAL) {
+      lane.scheduler.classify(id, phase);
     }
-    watch(id, target);
-    agents.add(id, target);
+    beside.forEach(loops -> loops.add(id, target));
   }
 
   @Override
   public void remove(String id) {
     targets.remove(id);
-    agents.remove(id);
+    beside.forEach(loops -> loops.remove(id));
     LoopScheduler lane = laneOf.remove(id);
     if (lane != null) {
       lane.backends--;
       lane.scheduler.remove(id);
-    }
-    HealthWatcher.Watch w = watches.remove(id);
-    if (w != null) {
-      w.close();
     }
   }
 
   @Override
   public void close() {
     targets.clear();
-    agents.close();
+    beside.forEach(BackendLoops::close);
     laneOf.clear();
-    watches.values().forEach(HealthWatcher.Watch::close);
-    watches.clear();
     lanes.forEach(l -> l.scheduler.stop());
   }
 }

@@ -120,6 +120,12 @@ public final class PolicyResolver {
       b.downIntervalMs(
           floors.interval(Durations.millis("active.downInterval", active.getDownInterval())));
     }
+    if (active.getMaxInterval() != null) {
+      b.maxIntervalMs(Durations.millis("active.maxInterval", active.getMaxInterval()));
+    }
+    if (active.getQuietMinRequests() != null) {
+      b.quietMinRequests(active.getQuietMinRequests());
+    }
     if (active.getJitterPercent() != null) {
       b.jitterPercent(active.getJitterPercent());
     }

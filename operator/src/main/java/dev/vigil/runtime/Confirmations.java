@@ -78,6 +78,7 @@ final class Confirmations {
 
   /** The backend's verdict is out to the voters: ask them at the end of this turn. */
   private void ask(TrackedBackend t) {
+    t.confirmAskedAt = clock.getAsLong(); // hot for an interval (docs/design.md §9)
     if (batch.isEmpty()) {
       context.timers().schedule(0, this::sendBatch);
     }

@@ -1,14 +1,14 @@
 package dev.vigil.runtime;
 
+import dev.vigil.budget.BudgetShare;
+import dev.vigil.budget.ClassCounts;
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.AvailabilitySnapshot;
-import dev.vigil.health.Ejection;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
-import dev.vigil.health.ProbePhase;
-import dev.vigil.health.SweepReport;
 import dev.vigil.health.Transition;
 import dev.vigil.probe.AgentReply;
 import dev.vigil.probe.CheckSpec;
@@ -16,8 +16,6 @@ import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Probing;
 import dev.vigil.probe.Timers;
 import io.vertx.core.Future;
-import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -36,10 +34,11 @@ import java.util.function.LongSupplier;
  * slice and status publishers; no reconcile). Probe results that change nothing rebuild nothing,
  * nor does a refusal by the ejection cap; a batch of outcomes rebuilds once.
  *
- * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link EjectionBook} (ejections,
- * refusals, dry runs), {@link EjectionNotice} and {@link TransitionReasons} (reason strings), a
- * {@link SweepTimer} and two {@link DeadlineTimer}s (next ejection end, next release of a damped
- * backend: docs/design.md §2.1). The scheduler hears each backend's probe phase after every result.
+ * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link PassiveOutcomes} (real-
+ * request outcomes), {@link PoolTimers} (the sweep, ejection ends, releases), {@link EjectionBook}
+ * (ejections, refusals, dry runs), {@link EjectionNotice} and {@link TransitionReasons} (reason
+ * strings). The scheduler hears each backend's probe class (docs/design.md §9) after every result
+ * and outcome.
  */
 public final class PoolRuntime {
   private final PoolKey key;
@@ -52,14 +51,15 @@ public final class PoolRuntime {
   private final EjectionBook ejections;
   private final TrackedBackends backends;
   private final Confirmations confirmations;
-  private final SweepTimer sweep;
-  private final DeadlineTimer ejectionEnd;
-  private final DeadlineTimer release;
+  private final PassiveOutcomes outcomes;
+  private final PoolTimers timed;
 
   private long policyVersion = -1;
   private boolean lastPanic;
   private boolean closed;
   private volatile PoolView view;
+  private volatile HealthSettings settings;
+  private BudgetShare budget = BudgetShare.NONE; // the pool's context only
   private volatile String uid = "";
 
   /**
@@ -82,11 +82,12 @@ public final class PoolRuntime {
     this.sink = sink;
     this.clock = clock;
     this.health = new PoolHealth(settings);
+    this.settings = settings;
     this.probing =
         probing.apply(
             new Probing.Results() {
               @Override
-              public ProbePhase result(String id, ProbeResult result) {
+              public ProbeClass result(String id, ProbeResult result) {
                 return onProbeResult(id, result);
               }
 
@@ -99,10 +100,20 @@ public final class PoolRuntime {
     this.backends = new TrackedBackends(health, this.probing, ejections);
     this.confirmations =
         new Confirmations(key, context, health, backends, confirmer, sink, clock, this::afterEvent);
+    this.outcomes = new PassiveOutcomes(health, backends, ejections, clock, this::afterEvent);
     this.health.dampingListener(new DampingReports(key, sink, backends, health, clock));
-    this.sweep = new SweepTimer(timers, this::onSweep);
-    this.ejectionEnd = new DeadlineTimer(timers, clock, this::onEjectionEnd);
-    this.release = new DeadlineTimer(timers, clock, this::onRelease);
+    this.timed =
+        new PoolTimers(
+            key,
+            timers,
+            health,
+            backends,
+            ejections,
+            confirmations,
+            sink,
+            clock,
+            () -> closed,
+            this::afterEvent);
     this.view = buildView();
   }
 
@@ -133,6 +144,31 @@ public final class PoolRuntime {
   /** See {@link Probing#lanes()}; from any thread. */
   public int probeLanes() {
     return probing.lanes();
+  }
+
+  /** Backends per probe class (docs/design.md §9); cheap, from any thread. */
+  public ClassCounts probeClasses() {
+    return backends.classes();
+  }
+
+  /** The settings in force; from any thread. */
+  public HealthSettings settings() {
+    return settings;
+  }
+
+  /**
+   * The pool's part of the probe budget's latest plan: the scheduler applies the stretch at once;
+   * the view (and so status) changes only when {@link BudgetShare#shownDiffers} says so.
+   */
+  public void share(BudgetShare share) {
+    probing.stretch(share.stretch());
+    context.run(
+        () -> {
+          if (!closed && budget.shownDiffers(share)) {
+            budget = share;
+            afterEvent(true);
+          }
+        });
   }
 
   /**
@@ -187,12 +223,13 @@ public final class PoolRuntime {
     boolean material = false;
     if (!settings.equals(health.settings())) {
       health.apply(settings);
+      this.settings = settings;
       material = true;
     }
-    if (newPolicyVersion != policyVersion || !sweep.running()) {
+    if (newPolicyVersion != policyVersion || !timed.sweeping()) {
       policyVersion = newPolicyVersion;
       probing.configure(check, settings);
-      sweep.restart(settings.sweepIntervalMs());
+      timed.restartSweep(settings.sweepIntervalMs());
       if (!check.agent().enabled()) {
         material |= backends.forgetAgents(); // no agent: its last word holds nothing any more
       }
@@ -214,8 +251,8 @@ public final class PoolRuntime {
         });
   }
 
-  /** Decides on one probe result; returns the backend's probe phase when that changed. */
-  private ProbePhase onProbeResult(String id, ProbeResult result) {
+  /** Decides on one probe result; returns the backend's probe class when that changed. */
+  private ProbeClass onProbeResult(String id, ProbeResult result) {
     TrackedBackend t = backends.byId(id);
     if (closed || t == null) {
       return null;
@@ -240,7 +277,7 @@ public final class PoolRuntime {
       sink.stateChanged(key, id, before.name(), after.name(), why);
     }
     afterEvent(material);
-    return TrackedBackends.phaseChange(t);
+    return backends.reclass(t, now);
   }
 
   /**
@@ -263,17 +300,7 @@ public final class PoolRuntime {
    * @return the decision, or null when no backend of this pool has that address
    */
   public Future<EjectionDecision> onOutcome(String ip, boolean ok, Origin origin) {
-    return context.call(
-        () -> {
-          TrackedBackend t = backends.byIp(ip);
-          if (closed || t == null) {
-            return null;
-          }
-          long now = now();
-          EjectionDecision d = health.onRequestOutcome(t.backend, ok, origin, -1, now);
-          afterEvent(reportOutcome(t, d, ok, origin, now));
-          return d;
-        });
+    return context.call(() -> closed ? null : outcomes.apply(ip, ok, origin));
   }
 
   /**
@@ -284,78 +311,14 @@ public final class PoolRuntime {
    * handed over or removed: the reporter must send the whole batch again, to the next owner). An
    * exception fails the future too (the intake then releases the batch's queue slots).
    */
-  public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> outcomes) {
+  public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> batch) {
     return context.call(
         () -> {
           if (closed) {
             throw new Closed(key);
           }
-          return applyOutcomes(outcomes);
+          return outcomes.applyAll(batch);
         });
-  }
-
-  private AppliedOutcomes applyOutcomes(List<OutcomeReport> outcomes) {
-    BitSet unknown = new BitSet();
-    List<AppliedOutcomes.Decided> decided = new ArrayList<>(0);
-    boolean material = false;
-    try {
-      for (int i = 0; i < outcomes.size(); i++) {
-        OutcomeReport o = outcomes.get(i);
-        TrackedBackend t = closed ? null : backends.byIp(o.ip());
-        if (t == null) {
-          unknown.set(i);
-          continue;
-        }
-        long now = now();
-        EjectionDecision d =
-            health.onRequestOutcome(t.backend, o.ok(), o.origin(), o.latencyMs(), now);
-        material |= reportOutcome(t, d, o.ok(), o.origin(), now);
-        if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
-          decided.add(new AppliedOutcomes.Decided(t.id(), d));
-        }
-      }
-    } finally {
-      // what was applied before an exception is shown too
-      afterEvent(material);
-    }
-    return new AppliedOutcomes(unknown, decided);
-  }
-
-  /** Reports one outcome's decision; true when it changed something status or slices show. */
-  private boolean reportOutcome(
-      TrackedBackend t, EjectionDecision d, boolean ok, Origin origin, long now) {
-    if (ok) {
-      ejections.succeeded(t);
-    }
-    return d.kind() != EjectionDecision.Kind.NOT_NEEDED
-        && ejections.apply(t, EjectionNotice.of(d, origin, health.settings()), now);
-  }
-
-  /** The periodic sweep (its timer re-arms itself first). */
-  private void onSweep() {
-    if (closed) {
-      return;
-    }
-    long now = now();
-    confirmations.refreshMode();
-    boolean changed = ejections.expireDryRuns(now);
-    changed |= report(health.sweepReport(now), now);
-    afterEvent(changed);
-  }
-
-  /**
-   * Reports what one sweep did; true when status or slices show it: an ejection, a dry-run reason,
-   * or a multiplier that decayed ({@code backends[].ejections}). A refusal shows nothing new.
-   */
-  private boolean report(SweepReport report, long now) {
-    boolean shown = false;
-    for (Ejection e : report.ejections()) {
-      TrackedBackend t = backends.byId(e.backendId());
-      if (t != null) {
-        shown |= ejections.apply(t, EjectionNotice.of(e), now);
-      }
-    }
-    return shown || report.decayed() > 0;
   }
 
   /**
@@ -370,8 +333,7 @@ public final class PoolRuntime {
       lastPanic = snap.panic();
       sink.panicChanged(key, snap.panic(), snap.counts());
     }
-    ejectionEnd.arm(health.nextEjectionEnd());
-    release.arm(health.nextRelease());
+    timed.arm();
     material |= confirmations.doubt() != view.doubt();
     if (material || published || !snap.counts().equals(view.snapshot().counts())) {
       view = buildView();
@@ -379,32 +341,9 @@ public final class PoolRuntime {
     }
   }
 
-  private void onEjectionEnd() {
-    if (closed) {
-      return;
-    }
-    long now = now();
-    for (TrackedBackend t : backends.all()) {
-      if (t.backend.ejected() && t.backend.ejectedUntil() <= now) {
-        t.since = now;
-        sink.unejected(key, t.id(), TransitionReasons.EJECTION_ENDED);
-      }
-    }
-    health.expireEjections(now);
-    afterEvent(true);
-  }
-
-  /** The next damped backend's release is due (docs/design.md §2.1). */
-  private void onRelease() {
-    if (!closed) {
-      health.releaseDamped(now());
-      afterEvent(true);
-    }
-  }
-
   private PoolView buildView() {
     AvailabilitySnapshot snap = health.snapshot();
-    return new PoolView(snap, backends.snapshots(snap), confirmations.doubt());
+    return new PoolView(snap, backends.snapshots(snap), confirmations.doubt(), budget);
   }
 
   /** A batch reached a closed runtime: nothing of it was applied. */
@@ -426,9 +365,7 @@ public final class PoolRuntime {
           if (!closed) {
             closed = true;
             probing.close();
-            sweep.cancel();
-            ejectionEnd.cancel();
-            release.cancel();
+            timed.cancel();
           }
         });
   }

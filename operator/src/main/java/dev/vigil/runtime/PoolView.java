@@ -1,5 +1,6 @@
 package dev.vigil.runtime;
 
+import dev.vigil.budget.BudgetShare;
 import dev.vigil.health.AvailabilitySnapshot;
 import java.util.List;
 
@@ -11,9 +12,19 @@ import java.util.List;
  * @param backends every member, in id order
  * @param doubt whether this replica is Suspect while it decides the pool, and what it does then
  *     (docs/design.md §8)
+ * @param budget the pool's part of this replica's probe budget (docs/design.md §9)
  */
 public record PoolView(
-    AvailabilitySnapshot snapshot, List<BackendSnapshot> backends, CheckerDoubt doubt) {
+    AvailabilitySnapshot snapshot,
+    List<BackendSnapshot> backends,
+    CheckerDoubt doubt,
+    BudgetShare budget) {
+
+  /** A view before the probe budget's first plan. */
+  public PoolView(
+      AvailabilitySnapshot snapshot, List<BackendSnapshot> backends, CheckerDoubt doubt) {
+    this(snapshot, backends, doubt, BudgetShare.NONE);
+  }
 
   /** A view decided by a replica that is not Suspect. */
   public PoolView(AvailabilitySnapshot snapshot, List<BackendSnapshot> backends) {

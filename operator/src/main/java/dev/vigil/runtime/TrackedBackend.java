@@ -1,8 +1,9 @@
 package dev.vigil.runtime;
 
+import dev.vigil.budget.PassiveTrail;
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.AgentState;
 import dev.vigil.health.Backend;
-import dev.vigil.health.ProbePhase;
 
 /**
  * One member of a pool as its runtime tracks it: the Pod, its backend in the decision core, and
@@ -34,8 +35,14 @@ final class TrackedBackend {
   /** What the member's agent last said ({@code active.agent}); NONE without an agent. */
   AgentState agent = AgentState.NONE;
 
-  /** The probe phase the scheduler was last told. */
-  ProbePhase phase = ProbePhase.NORMAL;
+  /** The probe class the scheduler was last told (docs/design.md §9). */
+  ProbeClass probeClass = ProbeClass.HOT;
+
+  /** Its recent real-request outcomes, for its class; null until the first is reported. */
+  PassiveTrail trail;
+
+  /** When its Down verdict last went to the voters, or {@link Long#MIN_VALUE}. */
+  long confirmAskedAt = Long.MIN_VALUE;
 
   TrackedBackend(Member member, Backend backend, long since) {
     this.member = member;

@@ -1,11 +1,13 @@
 package dev.vigil.runtime;
 
+import dev.vigil.budget.ClassCounts;
+import dev.vigil.budget.PassiveTrail;
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.AgentState;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendHold;
 import dev.vigil.health.PoolHealth;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Probing;
 import java.util.ArrayList;
@@ -32,6 +34,15 @@ final class TrackedBackends {
 
   /** {@link #failing} over the member count, published for other threads on each change. */
   private volatile FailingBackends counts = FailingBackends.NONE;
+
+  /** Members per probe class, kept in step on each class change (docs/design.md §9). */
+  private final int[] perClass = new int[ProbeClass.values().length];
+
+  /** {@link #perClass}, published for the probe budget's plan on each change. */
+  private volatile ClassCounts classes = ClassCounts.NONE;
+
+  /** The empty trail of a member nobody reports on. */
+  private static final PassiveTrail NO_TRAIL = new PassiveTrail();
 
   TrackedBackends(PoolHealth health, Probing probing, EjectionBook ejections) {
     this.health = health;
@@ -64,6 +75,64 @@ final class TrackedBackends {
 
   private void publishCounts() {
     counts = new FailingBackends(failing, byId.size());
+  }
+
+  /** Members per probe class; from any thread. */
+  ClassCounts classes() {
+    return classes;
+  }
+
+  /** The member's probe class now. */
+  private ProbeClass classOf(TrackedBackend t, long now) {
+    return ProbeClass.of(
+        t.backend.phase(),
+        t.backend.state(),
+        t.backend.ejected(),
+        t.trail == null ? NO_TRAIL : t.trail,
+        t.confirmAskedAt,
+        health.settings().intervalMs(),
+        health.settings().quietMinRequests(),
+        now);
+  }
+
+  /**
+   * Works out the member's class again (after a probe result or outcome); the new class when it
+   * changed since the scheduler last heard it, else null.
+   */
+  ProbeClass reclass(TrackedBackend t, long now) {
+    ProbeClass c = classOf(t, now);
+    if (c == t.probeClass) {
+      return null;
+    }
+    count(t.probeClass, -1);
+    t.probeClass = c;
+    count(c, 1);
+    return c;
+  }
+
+  private void count(ProbeClass c, int delta) {
+    perClass[c.ordinal()] += delta;
+    classes =
+        new ClassCounts(
+            perClass[ProbeClass.HOT.ordinal()],
+            perClass[ProbeClass.DOWN.ordinal()],
+            perClass[ProbeClass.QUIET.ordinal()],
+            perClass[ProbeClass.NORMAL.ordinal()]);
+  }
+
+  /**
+   * Records a real-request outcome of the member for its class, and tells the scheduler when the
+   * class changed (a passive failure makes it hot at once).
+   */
+  void passive(TrackedBackend t, boolean ok, long now) {
+    if (t.trail == null) {
+      t.trail = new PassiveTrail();
+    }
+    t.trail.record(ok, now, health.settings().quietMinRequests());
+    ProbeClass c = reclass(t, now);
+    if (c != null) {
+      probing.classify(t.id(), c);
+    }
   }
 
   /** Every member, by id. */
@@ -132,8 +201,9 @@ final class TrackedBackends {
     hold(t);
     byId.put(m.id(), t);
     byIp.put(m.ip(), t);
-    t.phase = t.backend.phase();
-    probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()), t.phase);
+    t.probeClass = classOf(t, now);
+    count(t.probeClass, 1);
+    probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()), t.probeClass);
     publishCounts();
   }
 
@@ -146,6 +216,7 @@ final class TrackedBackends {
     if (t.lastProbe != null && !t.lastProbe.ok()) {
       failing--;
     }
+    count(t.probeClass, -1);
     publishCounts();
   }
 
@@ -175,16 +246,6 @@ final class TrackedBackends {
     BackendHold before = t.backend.hold();
     health.setHold(t.backend, BackendHold.of(t.member.admin(), t.agent));
     return !before.equals(t.backend.hold());
-  }
-
-  /** The backend's probe phase when it changed since the scheduler last heard it, else null. */
-  static ProbePhase phaseChange(TrackedBackend t) {
-    ProbePhase phase = t.backend.phase();
-    if (phase == t.phase) {
-      return null;
-    }
-    t.phase = phase;
-    return phase;
   }
 
   /** The members for a view of the core's {@code snap}, by id. */

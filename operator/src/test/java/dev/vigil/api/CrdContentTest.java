@@ -330,7 +330,8 @@ class CrdContentTest {
             "availability",
             "conditions",
             "backends",
-            "shard");
+            "shard",
+            "detection");
     assertThat(property(bp, "status.backends.[]").getProperties())
         .containsOnlyKeys(
             "pod",

@@ -44,6 +44,19 @@ class CrdValidationRulesTest {
   }
 
   @Test
+  void maxIntervalMustBeAtLeastIntervalWhenGiven() throws Exception {
+    String rule = rule(HP, "spec.active", ".maxInterval");
+    assertThat(eval(rule, Map.of("interval", "5s", "timeout", "2s"))).isTrue();
+    assertThat(eval(rule, Map.of("interval", "5s", "timeout", "2s", "maxInterval", "5s"))).isTrue();
+    assertThat(eval(rule, Map.of("interval", "5s", "timeout", "2s", "maxInterval", "1m"))).isTrue();
+    assertThat(eval(rule, Map.of("interval", "5s", "timeout", "2s", "maxInterval", "4.9s")))
+        .isFalse();
+    String floor = onlyRule(HP, "spec.active.maxInterval");
+    assertThat(eval(floor, "100ms")).isTrue();
+    assertThat(eval(floor, "99ms")).isFalse();
+  }
+
+  @Test
   void dampingReuseMustBeBelowSuppressAndHalfLifeAtLeastOneSecond() throws Exception {
     String rule = onlyRule(HP, "spec.damping");
     assertThat(eval(rule, Map.of("reuseThreshold", 750L, "suppressThreshold", 3000L))).isTrue();
@@ -249,6 +262,7 @@ class CrdValidationRulesTest {
       {"spec.active", "timeout"},
       {"spec.active", "fastInterval"},
       {"spec.active", "downInterval"},
+      {"spec.active", "maxInterval"},
       {"spec.passive", "baseEjectionTime"},
       {"spec.passive", "maxEjectionTime"},
       {"spec.passive", "sweepInterval"},

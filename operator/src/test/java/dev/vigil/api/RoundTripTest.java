@@ -31,6 +31,8 @@ class RoundTripTest {
           port: 8443
           interval: 1s
           timeout: 750ms
+          maxInterval: 30s
+          quietMinRequests: 20
           jitterPercent: 20
           rise: 3
           fall: 2

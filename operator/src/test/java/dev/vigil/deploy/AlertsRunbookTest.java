@@ -22,7 +22,7 @@ class AlertsRunbookTest {
     String runbook = Files.readString(CHART.repoRoot().resolve("docs/alerts.md"));
     List<Map<String, Object>> alerts =
         alerts("{enabled: true, runbookUrl: 'https://docs.example.com/alerts.md'}");
-    assertThat(alerts).hasSize(7).hasSameSizeAs(MonitoringQueries.alerts());
+    assertThat(alerts).hasSize(8).hasSameSizeAs(MonitoringQueries.alerts());
     for (Map<String, Object> alert : alerts) {
       String name = (String) alert.get("alert");
       assertThat(runbook).as("a section for %s", name).contains("\n## " + name + "\n");
@@ -36,7 +36,7 @@ class AlertsRunbookTest {
   @Test
   void linksNoRunbookByDefault() {
     assertThat(alerts("{enabled: true}"))
-        .hasSize(7)
+        .hasSize(8)
         .allSatisfy(a -> assertThat(annotations(a)).containsKeys("summary", "description"))
         .allSatisfy(a -> assertThat(annotations(a)).doesNotContainKey("runbook_url"));
   }

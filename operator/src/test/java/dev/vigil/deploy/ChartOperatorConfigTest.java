@@ -83,6 +83,20 @@ class ChartOperatorConfigTest {
   }
 
   @Test
+  void theProbeBudgetFollowsTheCpuLimitUnlessTheValueSetsIt() {
+    EnvVar cpu =
+        operatorContainer("").getEnv().stream()
+            .filter(e -> e.getName().equals("VIGIL_CPU_LIMIT_MILLIS"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(cpu.getValueFrom().getResourceFieldRef().getResource()).isEqualTo("limits.cpu");
+    assertThat(cpu.getValueFrom().getResourceFieldRef().getDivisor().toString()).isEqualTo("1m");
+    Container set = operatorContainer("probeBudget: 3000");
+    assertThat(set.getEnv()).noneMatch(e -> e.getName().equals("VIGIL_CPU_LIMIT_MILLIS"));
+    assertThat(parse(set).launch().probeBudget()).isEqualTo(3000);
+  }
+
+  @Test
   void everyVigilVariableOfTheChartIsAFlagTheOperatorKnows() {
     List<String> known =
         OperatorConfig.usage().lines().map(String::strip).filter(l -> l.startsWith("--")).toList();

@@ -136,7 +136,10 @@ class ChartValuesTest {
             "VigilOutcomeRequestsRefused",
             "VigilOutcomesRejected",
             "VigilCheckerSuspect",
+            "VigilProbeBudgetExceeded",
             "VigilOperatorDown");
+    assertThat(exprByAlert.get("VigilProbeBudgetExceeded"))
+        .isEqualTo("vigil_probe_budget_exceeded > 0");
     assertThat(exprByAlert.get("VigilSlicePublishingFailing"))
         .contains("vigil_slice_publish_failures_total");
     assertThat(exprByAlert.get("VigilOutcomeRequestsRefused"))

@@ -51,6 +51,9 @@ class HealthSettingsTest {
   static Stream<Arguments> invalid() {
     return Stream.of(
         bad("active.interval", b -> b.intervalMs(99)),
+        bad("active.maxInterval", b -> b.intervalMs(5_000).maxIntervalMs(4_999L)),
+        bad("active.quietMinRequests", b -> b.quietMinRequests(101)),
+        bad("active.quietMinRequests", b -> b.quietMinRequests(-1)),
         bad("active.timeout", b -> b.timeoutMs(0)),
         bad("active.timeout", b -> b.intervalMs(1_000).timeoutMs(1_000)),
         bad("active.timeout", b -> b.intervalMs(1_000).timeoutMs(5_000)),

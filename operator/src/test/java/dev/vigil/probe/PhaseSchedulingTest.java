@@ -2,11 +2,11 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.Backend;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.PoolHealth;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.health.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ class PhaseSchedulingTest {
                   (b.state() == ActiveState.DOWN ? wentDown : cameUp)
                       .putIfAbsent(key, clock.nowMillis());
                 }
-                scheduler().phase(key, b.phase());
+                scheduler().classify(key, ProbeClass.of(b.phase()));
               });
       CheckSpec spec = CheckSpec.builder().timeout(Duration.ofMillis(timeoutMs)).build();
       for (int i = 0; i < N; i++) {
@@ -199,20 +199,20 @@ class PhaseSchedulingTest {
     List<Long> starts = prober.starts.get(ProbeSchedulerTest.target(1));
     long last = starts.get(starts.size() - 1);
     clock.advance(last + 100 - clock.nowMillis());
-    s.phase(1, ProbePhase.FAST);
+    s.classify(1, ProbeClass.HOT);
     clock.advance(3_000);
     assertThat(starts).contains(last + 1_000, last + 2_000, last + 3_000);
-    s.phase(1, ProbePhase.DOWN);
+    s.classify(1, ProbeClass.DOWN);
     long lastFast = starts.get(starts.size() - 1);
     clock.advance(61_000);
     assertThat(starts).contains(lastFast + 30_000, lastFast + 60_000);
-    s.phase(1, ProbePhase.NORMAL);
+    s.classify(1, ProbeClass.NORMAL);
     long lastDown = starts.get(starts.size() - 1);
     clock.advance(25_000);
     assertThat(starts).contains(lastDown + 10_000, lastDown + 20_000);
     long previous = starts.get(starts.size() - 1);
     clock.advance(previous + 8_000 - clock.nowMillis());
-    s.phase(1, ProbePhase.FAST); // last start + 1 s has passed: start at once
+    s.classify(1, ProbeClass.HOT); // last start + 1 s has passed: start at once
     clock.advance(0);
     assertThat(starts.get(starts.size() - 1)).isEqualTo(previous + 8_000);
     clock.advance(1_000);

@@ -2,8 +2,8 @@ package dev.vigil.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.testing.OnContext;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -86,7 +86,7 @@ class ScheduledProbingLanesTest {
             lanes);
     probing.configure(CHECK, cadence(1_000));
     for (int i = 0; i < 25; i++) {
-      probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80), ProbePhase.NORMAL);
+      probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80), ProbeClass.NORMAL);
     }
     assertThat(probing.lanes()).isEqualTo(3);
     assertThat(lanes.made).hasSize(2);
@@ -108,7 +108,7 @@ class ScheduledProbingLanesTest {
     assertThat(results.get("b22")).isEqualTo(1);
     assertThat(results.get("b23")).isEqualTo(2);
     // the next new backend goes to the least loaded lane (lane 2: 4 backends)
-    probing.add("late", new ProbeTarget("127.0.1.1", 80), ProbePhase.NORMAL);
+    probing.add("late", new ProbeTarget("127.0.1.1", 80), ProbeClass.NORMAL);
     lanes.made.get(1).advance(1_000);
     assertThat(results).containsKey("late");
   }
@@ -130,11 +130,11 @@ class ScheduledProbingLanesTest {
       probing.add(
           "b" + i,
           new ProbeTarget("127.0." + (i / 250) + "." + (i % 250 + 1), 80),
-          ProbePhase.NORMAL);
+          ProbeClass.NORMAL);
     }
     assertThat(probing.lanes()).isEqualTo(1);
     assertThat(lanes.made).isEmpty();
-    probing.add("one-more", new ProbeTarget("127.1.0.1", 80), ProbePhase.NORMAL);
+    probing.add("one-more", new ProbeTarget("127.1.0.1", 80), ProbeClass.NORMAL);
     assertThat(probing.lanes()).as("2,001 probes/s: a second lane").isEqualTo(2);
   }
 
@@ -173,7 +173,7 @@ class ScheduledProbingLanesTest {
           () -> {
             probing.configure(CHECK, cadence(100));
             for (int i = 0; i < 20; i++) {
-              probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80), ProbePhase.NORMAL);
+              probing.add("b" + i, new ProbeTarget("127.0.0." + (i + 1), 80), ProbeClass.NORMAL);
             }
           });
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -1,7 +1,7 @@
 package dev.vigil.runtime;
 
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.ProbeTarget;
 import dev.vigil.probe.Probing;
@@ -12,7 +12,7 @@ public class NoProbes implements Probing {
   public void configure(CheckSpec check, HealthSettings cadence) {}
 
   @Override
-  public void add(String id, ProbeTarget target, ProbePhase phase) {}
+  public void add(String id, ProbeTarget target, ProbeClass phase) {}
 
   @Override
   public void remove(String id) {}

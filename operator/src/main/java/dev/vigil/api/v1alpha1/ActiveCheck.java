@@ -41,6 +41,15 @@ import io.fabric8.kubernetes.api.model.IntOrString;
     fieldPath = ".downInterval")
 @ValidationRule(
     value =
+        "!has(self.maxInterval) || !(self.maxInterval.matches("
+            + ApiFormats.DURATION_CEL
+            + ") && self.interval.matches("
+            + ApiFormats.DURATION_CEL
+            + ")) || duration(self.maxInterval) >= duration(self.interval)",
+    message = "maxInterval must be at least interval",
+    fieldPath = ".maxInterval")
+@ValidationRule(
+    value =
         "!has(self.http) || !has(self.http.version) || self.http.version == '1.1' || self.protocol in ['HTTP', 'HTTPS']",
     message = "http.version 2 applies only to protocol HTTP or HTTPS",
     fieldPath = ".http.version")
@@ -100,6 +109,22 @@ public class ActiveCheck {
       value = ApiFormats.AT_LEAST_100MS_RULE,
       message = "downInterval must be at least 100ms")
   private String downInterval;
+
+  @JsonPropertyDescription(
+      "The longest the probe budget (--probe-budget, docs/checks.md) may stretch any interval of this policy's backends to when a replica is asked for more probes than it may make. A duration, at least interval; defaults to 10 x interval, at most 5m.")
+  @Pattern(ApiFormats.DURATION)
+  @Size(max = ApiFormats.DURATION_MAX_LENGTH)
+  @ValidationRule(
+      value = ApiFormats.AT_LEAST_100MS_RULE,
+      message = "maxInterval must be at least 100ms")
+  private String maxInterval;
+
+  @JsonPropertyDescription(
+      "Passive successes (reported real requests), with no passive failure, within the last 10 x interval that make an Up backend quiet: under the probe budget quiet backends are stretched first, as real traffic already vouches for them. 0 makes no backend quiet.")
+  @Default("10")
+  @Min(0)
+  @Max(100)
+  private Integer quietMinRequests = 10;
 
   @JsonPropertyDescription(
       "Jitter in percent: each wait is interval plus or minus this share, and the first probe of each backend starts at a random offset in [0, interval), so many backends never probe in one burst.")
@@ -203,6 +228,22 @@ public class ActiveCheck {
 
   public void setFastInterval(String fastInterval) {
     this.fastInterval = fastInterval;
+  }
+
+  public String getMaxInterval() {
+    return maxInterval;
+  }
+
+  public void setMaxInterval(String maxInterval) {
+    this.maxInterval = maxInterval;
+  }
+
+  public Integer getQuietMinRequests() {
+    return quietMinRequests;
+  }
+
+  public void setQuietMinRequests(Integer quietMinRequests) {
+    this.quietMinRequests = quietMinRequests;
   }
 
   public String getDownInterval() {

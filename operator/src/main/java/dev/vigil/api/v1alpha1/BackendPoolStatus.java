@@ -40,7 +40,11 @@ public class BackendPoolStatus {
   private String shard;
 
   @JsonPropertyDescription(
-      "Conditions: Ready (the verdict is published), Panic and Degraded, each with a reason; Probing (a replica owns and probes the pool) when Vigil runs sharded.")
+      "Detection time: the worst case from a kill to Down the pool gets now (effective, under the probe budget) and what its policy asks for (wanted).")
+  private DetectionStatus detection;
+
+  @JsonPropertyDescription(
+      "Conditions: Ready (the verdict is published), Panic and Degraded, each with a reason; Probing (a replica owns and probes the pool) when Vigil runs sharded; ProbeBudgetExceeded when even backends in transition have their probes stretched.")
   private List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription(
@@ -53,6 +57,14 @@ public class BackendPoolStatus {
 
   public void setObservedGeneration(Long observedGeneration) {
     this.observedGeneration = observedGeneration;
+  }
+
+  public DetectionStatus getDetection() {
+    return detection;
+  }
+
+  public void setDetection(DetectionStatus detection) {
+    this.detection = detection;
   }
 
   public String getShard() {

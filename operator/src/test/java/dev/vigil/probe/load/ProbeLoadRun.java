@@ -4,8 +4,13 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.vigil.bench.Heap;
 import dev.vigil.bench.JitSettle;
 import dev.vigil.bench.ProbeHeap;
+import dev.vigil.budget.BudgetPlan;
+import dev.vigil.budget.ClassCounts;
+import dev.vigil.budget.DetectionTime;
+import dev.vigil.budget.PoolDemand;
+import dev.vigil.budget.ProbeBudget;
+import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.health.ProbePhase;
 import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.HealthWatcher;
 import dev.vigil.probe.ProbeResult;
@@ -53,7 +58,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Arguments: {@code --backends FILE --interval-ms 1000 --timeout-ms 1000 --jitter 10 --reuse
  * false --warmup-s 10 --measure-s 30 --run-s 120 --rise 2 --fall 3 --debug-port 18081 --out FILE
- * --native false --pools 1 --lanes 0 --lane-rate 5000 --loops 0}.
+ * --native false --pools 1 --lanes 0 --lane-rate 5000 --loops 0 --budget 0 --max-interval-ms 0}
+ * ({@code --budget}: the probe budget, issue 37; see {@code BudgetLoop}).
  */
 public final class ProbeLoadRun {
 
@@ -116,6 +122,8 @@ public final class ProbeLoadRun {
     a.put("pools", "1");
     a.put("lanes", "0");
     a.put("lane-rate", Double.toString(VertxProbeLanes.DEFAULT_RATE_PER_LANE));
+    a.put("budget", "0"); // probes/s; > 0: the probe budget stretches as the operator's does
+    a.put("max-interval-ms", "0"); // 0: the policy default (10 x interval, at most 5 min)
     for (int i = 0; i + 1 < argv.length; i += 2) {
       a.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
     }
@@ -203,7 +211,7 @@ public final class ProbeLoadRun {
           contexts.get(p),
           () -> {
             for (int i = first; i < n; i += pools) {
-              probing.add(Integer.toString(i), targets.get(i), ProbePhase.NORMAL);
+              probing.add(Integer.toString(i), targets.get(i), ProbeClass.NORMAL);
             }
           });
     }
@@ -216,6 +224,7 @@ public final class ProbeLoadRun {
         args.get("reuse"),
         probings.stream().map(pr -> Integer.toString(pr.lanes())).toList());
 
+    BudgetLoop budget = new BudgetLoop(vertx, probings, cadence);
     Thread.sleep(num("warmup-s") * 1000);
     double jitSettleS = JitSettle.await(num("settle-jit-s"), m -> log("%s", m));
     double jit0 = JitSettle.compilerCpuSeconds();
@@ -310,6 +319,7 @@ public final class ProbeLoadRun {
             devP50,
             devP99,
             reasonsInWindow);
+    json = budget.report(json, completedInWindow / seconds);
     System.out.println(json);
     if (args.containsKey("out")) {
       Files.writeString(Path.of(args.get("out")), json + "\n");
@@ -325,6 +335,95 @@ public final class ProbeLoadRun {
     Thread.sleep(200);
     http.close();
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * {@code --budget}: replans once a second as {@code runtime.ProbeBudgets} does, from this run's
+   * own verdicts (not decided or mid-streak: hot; Down: down; else normal), and hands each pool its
+   * stretch; adds the budget, the planned rate, the measured rate over the budget and the effective
+   * detection time to the JSON. Nothing when {@code --budget 0}.
+   */
+  private final class BudgetLoop {
+    private final List<ScheduledProbing> probings;
+    private final HealthSettings cadence;
+    private final double budget = Double.parseDouble(args.get("budget"));
+    private final long maxIntervalMs;
+    private volatile BudgetPlan plan;
+    private volatile List<PoolDemand> demands = List.of();
+
+    BudgetLoop(Vertx vertx, List<ScheduledProbing> probings, HealthSettings cadence) {
+      this.probings = probings;
+      this.cadence = cadence;
+      this.maxIntervalMs =
+          num("max-interval-ms") > 0
+              ? num("max-interval-ms")
+              : HealthSettings.defaultMaxIntervalMs(cadence.intervalMs());
+      if (budget > 0) {
+        replan();
+        vertx.setPeriodic(1000, id -> replan());
+      }
+    }
+
+    private synchronized void replan() {
+      int pools = probings.size();
+      int[][] counts = new int[pools][4];
+      for (int i = 0; i < up.length; i++) {
+        ProbeClass c =
+            !decided[i] || (up[i] && failRun[i] > 0) || (!up[i] && passRun[i] > 0)
+                ? ProbeClass.HOT
+                : up[i] ? ProbeClass.NORMAL : ProbeClass.DOWN;
+        counts[i % pools][c.ordinal()]++;
+      }
+      List<PoolDemand> next = new ArrayList<>();
+      for (int p = 0; p < pools; p++) {
+        next.add(
+            new PoolDemand(
+                "bench",
+                "pool" + p,
+                new ClassCounts(counts[p][0], counts[p][1], counts[p][2], counts[p][3]),
+                cadence.fastIntervalMs(),
+                cadence.downIntervalMs(),
+                cadence.intervalMs(),
+                maxIntervalMs));
+      }
+      BudgetPlan planned = ProbeBudget.plan(budget, next);
+      for (int p = 0; p < pools; p++) {
+        probings.get(p).stretch(planned.stretches().get(p));
+      }
+      demands = next;
+      plan = planned;
+    }
+
+    String report(String json, double measuredPerSecond) {
+      if (budget <= 0) {
+        return json;
+      }
+      BudgetPlan p = plan;
+      long effective = 0;
+      long wanted = 0;
+      for (int i = 0; i < demands.size(); i++) {
+        effective =
+            Math.max(
+                effective,
+                DetectionTime.effectiveMs(
+                    demands.get(i), p.stretches().get(i), fall, num("timeout-ms")));
+        wanted = Math.max(wanted, DetectionTime.wantedMs(demands.get(i), fall, num("timeout-ms")));
+      }
+      return json.substring(0, json.length() - 1)
+          + String.format(
+              ",\"budget_per_s\":%.1f,\"demand_per_s\":%.1f,\"planned_per_s\":%.1f,"
+                  + "\"probes_over_budget\":%.4f,\"budget_exceeded\":%s,"
+                  + "\"effective_detection_ms\":%d,\"wanted_detection_ms\":%d,"
+                  + "\"max_interval_ms\":%d}",
+              budget,
+              p.demand(),
+              p.planned(),
+              measuredPerSecond / budget,
+              p.exceeded(),
+              effective,
+              wanted,
+              maxIntervalMs);
+    }
   }
 
   /** Records each backend's probe starts (as gaps). */
