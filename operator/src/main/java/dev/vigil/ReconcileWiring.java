@@ -45,7 +45,12 @@ final class ReconcileWiring {
       publishers.status.ownedBy(sharding.identity());
     }
     HealthPolicyReconciler policies =
-        new HealthPolicyReconciler(runtimes, publishing.policyStatus(), o.clock, sharded);
+        new HealthPolicyReconciler(
+            runtimes,
+            publishing.policyStatus(),
+            o.clock,
+            sharded,
+            new dev.vigil.reconcile.ProbeTlsSources<>(config.floors().probeTlsSecrets()));
     leaderLease = electsLeader(config) ? leaderLease(o, publishing.budget, lifecycle) : null;
     operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
     Set<String> namespaces = config.namespaces();

@@ -41,6 +41,7 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       new SimpleInboundEventSource<>("policy-runtime");
   private InformerEventSource<BackendPool, HealthPolicy> pools;
   private final boolean sharded;
+  private final ProbeTlsSources<HealthPolicy> tls;
 
   /**
    * @param sharded this replica runs only some of the pools: the aggregate comes from the pools'
@@ -51,6 +52,20 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
       LongSupplier clock,
       boolean sharded) {
+    this(runtimes, statusWriter, clock, sharded, new ProbeTlsSources<>(true));
+  }
+
+  /**
+   * @param tls the ConfigMaps and Secrets of probe TLS, so a reference that does not resolve shows
+   *     in the policy's {@code Accepted} condition
+   */
+  public HealthPolicyReconciler(
+      PoolRuntimes runtimes,
+      StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
+      LongSupplier clock,
+      boolean sharded,
+      ProbeTlsSources<HealthPolicy> tls) {
+    this.tls = tls;
     this.sharded = sharded;
     this.runtimes = runtimes;
     this.statusWriter = statusWriter;
@@ -87,7 +102,10 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
                                     pool.getMetadata().getNamespace())))
                 .build(),
             context);
-    return List.of(pools, runtimeEvents);
+    List<EventSource<?, HealthPolicy>> all =
+        new java.util.ArrayList<>(List.of(pools, runtimeEvents));
+    all.addAll(tls.prepare(context, HealthPolicy.class));
+    return all;
   }
 
   @Override
@@ -95,7 +113,7 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       throws InterruptedException {
     String invalid = null;
     try {
-      PolicyResolver.resolve(policy);
+      PolicyResolver.resolve(policy, TenantFloors.NONE, tls);
     } catch (InvalidSettingsException e) {
       invalid = e.getMessage();
     }
