@@ -12,6 +12,10 @@ request (a missing file means healthy):
     abody     200 with 60,000 "a" then "!" (a body on which a backtracking regex explodes, and RE2 spends ~0.1 s)
     flap      200 and 503 in turn, request after request
 
+With BACKEND_TLS_CERT and BACKEND_TLS_KEY (PEM files) in the environment it serves HTTPS; with
+BACKEND_TLS_CLIENT_CA as well it demands a client certificate that CA signed (mTLS), and refuses a
+handshake without one.
+
 With BACKEND_LOG_REQUESTS=1 in the environment each request prints a line "request PATH", so a
 test counts the requests at the backend itself.
 
@@ -22,6 +26,7 @@ client behind kube-proxy or an ingress (e2e/traffic.py) sees which backend serve
 """
 import http.server
 import os
+import ssl
 import sys
 import threading
 import time
@@ -76,6 +81,13 @@ def main():
 
     server = http.server.ThreadingHTTPServer((address, port), Handler)
     server.daemon_threads = True
+    if os.environ.get("BACKEND_TLS_CERT"):
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(os.environ["BACKEND_TLS_CERT"], os.environ["BACKEND_TLS_KEY"])
+        if os.environ.get("BACKEND_TLS_CLIENT_CA"):
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(os.environ["BACKEND_TLS_CLIENT_CA"])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Timer(ttl, lambda: os._exit(0)).start()
     print("listening on %s:%d" % (address, port), flush=True)
     server.serve_forever()

@@ -101,6 +101,12 @@ final class OperatorFlags {
               flap damping with the default parameters for policies without a
               damping block (default false)"""),
           new Flag(
+              "probe-tls-secrets",
+              "BOOL",
+              """
+              read client certificates for probe TLS from Secrets labelled
+              vigil.dev/probe-tls=true (default true; false: no Secret is read)"""),
+          new Flag(
               "api-qps",
               "N",
               """

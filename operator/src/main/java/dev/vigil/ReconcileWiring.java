@@ -46,7 +46,11 @@ final class ReconcileWiring {
     }
     HealthPolicyReconciler policies =
         new HealthPolicyReconciler(
-            runtimes, publishing.policyStatus(), o.clock, sharded ? sharding.identity() : null);
+            runtimes,
+            publishing.policyStatus(),
+            o.clock,
+            sharded ? sharding.identity() : null,
+            new dev.vigil.reconcile.ProbeTlsSources<>(config.floors().probeTlsSecrets()));
     leaderLease = electsLeader(config) ? leaderLease(o, publishing.budget, lifecycle) : null;
     operator = new Operator(c -> configure(c, o, registry, leadership, runtimes));
     Set<String> namespaces = config.namespaces();

@@ -149,6 +149,9 @@ class OperatorConfigTest {
     env.put("VIGIL_DEFAULT_DAMPING", "true");
     assertThat(parse(List.of("--min-interval=3s"), env).floors())
         .isEqualTo(new TenantFloors(3_000, true));
+    env.put("VIGIL_PROBE_TLS_SECRETS", "false");
+    assertThat(parse(List.of(), env).floors().probeTlsSecrets()).isFalse();
+    assertThat(parse(List.of("--probe-tls-secrets=true"), env).floors().probeTlsSecrets()).isTrue();
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
     env.put("VIGIL_PROBE_SOURCE_ADDRESS", "127.0.0.1");
     assertThat(parse(List.of(), env).launch().nativeTransport()).isFalse();
@@ -175,7 +178,7 @@ class OperatorConfigTest {
                 new OperatorConfig.Publishing(500, 50.5, 70, 0),
                 new ShardConfig(
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
-                new TenantFloors(1_000, true),
+                new TenantFloors(1_000, true, false),
                 new OperatorConfig.Launch(
                     "json", false, false, SourceAddress.parse("127.0.0.1"), 1500)));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))

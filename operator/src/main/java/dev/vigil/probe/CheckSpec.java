@@ -22,8 +22,8 @@ import java.util.Objects;
  * @param http the HTTP(S) request and verdict settings
  * @param tcp the optional payload and expected reply prefix
  * @param grpc the grpc.health.v1 service name
- * @param tls HTTPS, gRPC-over-TLS and wss settings; for GRPC and WEBSOCKET, TLS is used only when
- *     this is not {@link Tls#NONE}
+ * @param tls HTTPS, gRPC-over-TLS, wss and TCP-over-TLS settings; for GRPC, WEBSOCKET and TCP, TLS
+ *     is used only when this is not {@link Tls#NONE}
  * @param websocket the WebSocket upgrade's path (protocol WEBSOCKET; {@code http}'s host and
  *     headers go with it)
  * @param http2 HTTP and HTTPS over HTTP/2 ({@code active.http.version: "2"}): h2c with prior
@@ -117,8 +117,10 @@ public record CheckSpec(
   /** Whether this check runs over TLS. */
   public boolean usesTls() {
     return protocol == ProbeProtocol.HTTPS
-        || ((protocol == ProbeProtocol.GRPC || protocol == ProbeProtocol.WEBSOCKET)
-            && tls != Tls.NONE);
+        || ((protocol == ProbeProtocol.GRPC
+                || protocol == ProbeProtocol.WEBSOCKET
+                || protocol == ProbeProtocol.TCP)
+            && !tls.equals(Tls.NONE));
   }
 
   /**
@@ -373,13 +375,25 @@ public record CheckSpec(
    * @param insecureSkipVerify accept any certificate and name (the handshake must still succeed)
    * @param serverName SNI name and the name the certificate must match; null = none sent, the
    *     certificate must match the Host (or the IP)
+   * @param material the CA bundle to trust instead of the JVM's CAs, and a client certificate
+   *     ({@link TlsMaterial#NONE}: neither)
    */
-  public record Tls(boolean insecureSkipVerify, String serverName) {
-    /** Verify, no SNI override. For GRPC it also means: plaintext. */
+  public record Tls(boolean insecureSkipVerify, String serverName, TlsMaterial material) {
+    /** Verify, no SNI override. For GRPC, TCP and WEBSOCKET it also means: plaintext. */
     public static final Tls NONE = new Tls(false, null);
+
+    public Tls(boolean insecureSkipVerify, String serverName) {
+      this(insecureSkipVerify, serverName, TlsMaterial.NONE);
+    }
 
     public Tls {
       serverName = serverName == null || serverName.isEmpty() ? null : serverName;
+      material = material == null ? TlsMaterial.NONE : material;
+    }
+
+    /** Whether a CA bundle or a client certificate comes with these settings. */
+    public boolean hasMaterial() {
+      return !material.equals(TlsMaterial.NONE);
     }
   }
 }

@@ -16,6 +16,16 @@ public enum Reason {
   CONNECTION_ERROR,
   /** The TLS handshake failed (untrusted certificate, wrong name, protocol mismatch). */
   TLS,
+  /**
+   * The server's certificate does not chain to a trusted CA (with {@code tls.caBundle}: to one of
+   * the bundle's): "certificate signed by unknown authority".
+   */
+  TLS_UNKNOWN_CA,
+  /**
+   * The server demands a client certificate (mTLS) and the probe sent none, or one it does not
+   * accept.
+   */
+  TLS_CLIENT_CERTIFICATE,
   /** HTTP: a well-formed status code that is not among the expected statuses. */
   STATUS,
   /**

@@ -3,10 +3,14 @@ package dev.vigil.quorum;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.reconcile.PolicyResolver;
+import dev.vigil.reconcile.ProbeTlsObjects;
+import dev.vigil.reconcile.ProbeTlsSources;
 import dev.vigil.reconcile.ResolvedPolicy;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.runtime.PoolKey;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
@@ -58,7 +62,7 @@ final class PoolChecks {
     }
     return workers.executeBlocking(
         () -> {
-          ResolvedPolicy resolved = PolicyResolver.resolve(policy(pool), floors);
+          ResolvedPolicy resolved = PolicyResolver.resolve(policy(pool), floors, tlsObjects);
           synchronized (cache) {
             cache.put(pool, new Cached(resolved, now + TTL_MS));
           }
@@ -86,6 +90,39 @@ final class PoolChecks {
         client
             .resources(type)
             .inNamespace(namespace)
+            .withField("metadata.name", name)
+            .list()
+            .getItems();
+    return items.isEmpty() ? null : items.get(0);
+  }
+
+  /** Probe TLS's ConfigMaps and Secrets, read by name and the label (the owner's rule). */
+  private final ProbeTlsObjects tlsObjects =
+      new ProbeTlsObjects() {
+        @Override
+        public Map<String, String> configMap(String namespace, String name) {
+          ConfigMap c = labelled(ConfigMap.class, namespace, name);
+          return c == null ? null : c.getData() == null ? Map.of() : c.getData();
+        }
+
+        @Override
+        public Map<String, String> secret(String namespace, String name) {
+          Secret s = secretsReadable() ? labelled(Secret.class, namespace, name) : null;
+          return s == null ? null : ProbeTlsSources.decoded(s);
+        }
+
+        @Override
+        public boolean secretsReadable() {
+          return floors.probeTlsSecrets();
+        }
+      };
+
+  private <T extends HasMetadata> T labelled(Class<T> type, String namespace, String name) {
+    var items =
+        client
+            .resources(type)
+            .inNamespace(namespace)
+            .withLabel(ProbeTlsObjects.LABEL, "true")
             .withField("metadata.name", name)
             .list()
             .getItems();

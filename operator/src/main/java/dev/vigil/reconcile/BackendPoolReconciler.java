@@ -50,6 +50,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final LongSupplier clock;
   private final PoolHandoff handoff;
   private final TenantFloors floors;
+  private final ProbeTlsSources<BackendPool> tls;
 
   /**
    * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
@@ -67,6 +68,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       PoolHandoff handoff,
       TenantFloors floors) {
     this.floors = floors;
+    this.tls = new ProbeTlsSources<>(floors.probeTlsSecrets());
     this.handoff = handoff;
     this.runtimes = runtimes;
     this.sources = sources;
@@ -79,7 +81,9 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   @Override
   public List<EventSource<?, BackendPool>> prepareEventSources(
       EventSourceContext<BackendPool> context) {
-    return sources.prepare(context);
+    List<EventSource<?, BackendPool>> all = new java.util.ArrayList<>(sources.prepare(context));
+    all.addAll(tls.prepare(context, BackendPool.class));
+    return all;
   }
 
   @Override
@@ -176,8 +180,9 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   }
 
   /**
-   * Runs and publishes the pool under its policy; a missing or invalid policy holds the slices as
-   * they are. Returns the pool's problem, or null.
+   * Runs and publishes the pool under its policy; a missing or invalid policy (including a CA
+   * bundle or client certificate that does not resolve) holds the slices as they are and keeps the
+   * runtime on its last good settings. Returns the pool's problem, or null.
    */
   private Problem runOrHold(
       BackendPool pool, Context<BackendPool> context, PoolKey key, String policyName)
@@ -194,7 +199,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
               + "; slices are left as they were");
     }
     try {
-      return publish(pool, context, key, PolicyResolver.resolve(policy.get(), floors));
+      return publish(pool, context, key, PolicyResolver.resolve(policy.get(), floors, tls));
     } catch (InvalidSettingsException e) {
       slices.hold(key);
       return new Problem(

@@ -43,6 +43,7 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       new SimpleInboundEventSource<>("policy-runtime");
   private InformerEventSource<BackendPool, HealthPolicy> pools;
   private final String shard;
+  private final ProbeTlsSources<HealthPolicy> tls;
 
   /**
    * @param shard this replica's shard identity when sharded (null: unsharded). A sharded replica
@@ -55,6 +56,20 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
       LongSupplier clock,
       String shard) {
+    this(runtimes, statusWriter, clock, shard, new ProbeTlsSources<>(true));
+  }
+
+  /**
+   * @param tls the ConfigMaps and Secrets of probe TLS, so a reference that does not resolve shows
+   *     in the policy's {@code Accepted} condition
+   */
+  public HealthPolicyReconciler(
+      PoolRuntimes runtimes,
+      StatusWriter<HealthPolicyStatus, HealthPolicy> statusWriter,
+      LongSupplier clock,
+      String shard,
+      ProbeTlsSources<HealthPolicy> tls) {
+    this.tls = tls;
     this.shard = shard;
     this.runtimes = runtimes;
     this.statusWriter = statusWriter;
@@ -91,7 +106,10 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
                                     pool.getMetadata().getNamespace())))
                 .build(),
             context);
-    return List.of(pools, runtimeEvents);
+    List<EventSource<?, HealthPolicy>> all =
+        new java.util.ArrayList<>(List.of(pools, runtimeEvents));
+    all.addAll(tls.prepare(context, HealthPolicy.class));
+    return all;
   }
 
   @Override
@@ -99,7 +117,7 @@ public final class HealthPolicyReconciler implements Reconciler<HealthPolicy> {
       throws InterruptedException {
     String invalid = null;
     try {
-      PolicyResolver.resolve(policy);
+      PolicyResolver.resolve(policy, TenantFloors.NONE, tls);
     } catch (InvalidSettingsException e) {
       invalid = e.getMessage();
     }

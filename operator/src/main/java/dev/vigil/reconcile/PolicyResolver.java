@@ -23,6 +23,7 @@ import dev.vigil.probe.CheckSpec;
 import dev.vigil.probe.CheckSpecBuilder;
 import dev.vigil.probe.ExpectedStatuses;
 import dev.vigil.probe.ProbeProtocol;
+import dev.vigil.probe.TlsMaterial;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,16 +56,41 @@ public final class PolicyResolver {
    * @throws InvalidSettingsException naming the first bad field
    */
   public static ResolvedPolicy resolve(HealthPolicy policy, TenantFloors floors) {
+    return resolve(policy, floors, ProbeTlsObjects.NONE);
+  }
+
+  /**
+   * As {@link #resolve(HealthPolicy, TenantFloors)}, with {@code active.tls}'s CA bundle and client
+   * certificate read from {@code tls} (informer caches, no I/O). The version moves with their
+   * content too, so a rotated Secret restarts the probes with the new certificate.
+   *
+   * @throws InvalidSettingsException naming the first bad field, or the reference that does not
+   *     resolve
+   */
+  public static ResolvedPolicy resolve(
+      HealthPolicy policy, TenantFloors floors, ProbeTlsObjects tls) {
     HealthPolicySpec spec = policy.getSpec() == null ? new HealthPolicySpec() : policy.getSpec();
     ActiveCheck active = spec.getActive() == null ? new ActiveCheck() : spec.getActive();
     PassiveCheck passive = spec.getPassive() == null ? new PassiveCheck() : spec.getPassive();
     HealthSettings settings = settings(spec, active, passive, floors);
     CheckSpec check =
         check(active, settings).toBuilder().agent(agent(active, settings, floors)).build();
+    TlsMaterial material =
+        ProbeTlsMaterial.read(policy.getMetadata().getNamespace(), active.getTls(), tls);
+    if (!material.equals(TlsMaterial.NONE)) {
+      CheckSpec.Tls t = check.tls();
+      check =
+          check.toBuilder()
+              .tls(new CheckSpec.Tls(t.insecureSkipVerify(), t.serverName(), material))
+              .build();
+    }
     Long generation = policy.getMetadata().getGeneration();
+    long version = generation == null ? 0 : generation;
     return new ResolvedPolicy(
         policy.getMetadata().getName(),
-        generation == null ? 0 : generation,
+        material.equals(TlsMaterial.NONE)
+            ? version
+            : version ^ Long.rotateLeft(material.fingerprint(), 20),
         settings,
         check,
         active.getPort());

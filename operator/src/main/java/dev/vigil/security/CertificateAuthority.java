@@ -43,7 +43,7 @@ public final class CertificateAuthority {
 
   public CertificateAuthority(String commonName) {
     this.keys = rsa();
-    this.certificate = sign(commonName, keys, List.of(), true, Duration.ofDays(1));
+    this.certificate = sign(commonName, keys, List.of(), null, Duration.ofDays(1));
   }
 
   /** The CA's certificate, as reporters trust it (the chart's "CA bundle"). */
@@ -53,8 +53,18 @@ public final class CertificateAuthority {
 
   /** A serving certificate for these DNS names and IP addresses, signed by this CA. */
   public Issued issue(String commonName, List<String> names, Duration validity) {
+    return issue(commonName, names, validity, KeyPurposeId.id_kp_serverAuth);
+  }
+
+  /** A client certificate (extended key usage clientAuth) for mutual TLS, signed by this CA. */
+  public Issued issueClient(String commonName, Duration validity) {
+    return issue(commonName, List.of(commonName), validity, KeyPurposeId.id_kp_clientAuth);
+  }
+
+  private Issued issue(
+      String commonName, List<String> names, Duration validity, KeyPurposeId purpose) {
     KeyPair serving = rsa();
-    X509Certificate cert = sign(commonName, serving, names, false, validity);
+    X509Certificate cert = sign(commonName, serving, names, purpose, validity);
     return new Issued(
         pem("CERTIFICATE", encoded(cert)),
         pem("PRIVATE KEY", serving.getPrivate().getEncoded()),
@@ -108,7 +118,12 @@ public final class CertificateAuthority {
   }
 
   private X509Certificate sign(
-      String commonName, KeyPair subject, List<String> names, boolean ca, Duration validity) {
+      String commonName,
+      KeyPair subject,
+      List<String> names,
+      KeyPurposeId purpose,
+      Duration validity) {
+    boolean ca = purpose == null;
     Instant now = Instant.now();
     try {
       JcaX509v3CertificateBuilder b =
@@ -124,7 +139,7 @@ public final class CertificateAuthority {
         b.addExtension(
             Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       } else {
-        addServerExtensions(b, names);
+        addLeafExtensions(b, names, purpose);
       }
       PrivateKey signer = ca ? subject.getPrivate() : keys.getPrivate();
       return new JcaX509CertificateConverter()
@@ -134,15 +149,14 @@ public final class CertificateAuthority {
     }
   }
 
-  /** A serving certificate's key usages and its names (IP addresses as such, others as DNS). */
-  private static void addServerExtensions(JcaX509v3CertificateBuilder b, List<String> names)
-      throws IOException {
+  /** A leaf certificate's key usages and its names (IP addresses as such, others as DNS). */
+  private static void addLeafExtensions(
+      JcaX509v3CertificateBuilder b, List<String> names, KeyPurposeId purpose) throws IOException {
     b.addExtension(
         Extension.keyUsage,
         true,
         new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-    b.addExtension(
-        Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+    b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
     List<GeneralName> alt = new ArrayList<>();
     for (String n : names) {
       alt.add(

@@ -35,6 +35,7 @@ class ExamplesTest {
       Map.of(
           "Namespace", Namespace.class,
           "ConfigMap", io.fabric8.kubernetes.api.model.ConfigMap.class,
+          "Secret", io.fabric8.kubernetes.api.model.Secret.class,
           "Deployment", Deployment.class,
           "ServiceAccount", ServiceAccount.class,
           "RoleBinding", RoleBinding.class,
@@ -91,6 +92,7 @@ class ExamplesTest {
             "grpc.yaml",
             "http2.yaml",
             "passive.yaml",
+            "probe-tls.yaml",
             "tcp.yaml",
             "web.yaml",
             "websocket.yaml");
@@ -110,7 +112,7 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(checked).isEqualTo(14);
+    assertThat(checked).isEqualTo(16);
   }
 
   @Test
@@ -134,6 +136,56 @@ class ExamplesTest {
         .anySatisfy(p -> assertThat(p).contains("spec.active.rise").contains("minimum"))
         .anySatisfy(p -> assertThat(p).contains("spec.active.intervall: unknown field"))
         .anySatisfy(p -> assertThat(p).contains("panicExitPercent must be at least"));
+  }
+
+  /**
+   * The probe-TLS example's policy resolves with the ConfigMap and Secret of its own file, as the
+   * operator would read them (labelled objects only): the PEM is valid and the labels are there.
+   */
+  @Test
+  void theProbeTlsExampleResolvesWithItsOwnLabelledObjects() throws IOException {
+    List<HasMetadata> resources = load(examples().resolve("probe-tls.yaml"));
+    Map<String, Map<String, String>> configMaps = new java.util.HashMap<>();
+    Map<String, Map<String, String>> secrets = new java.util.HashMap<>();
+    for (HasMetadata r : resources) {
+      Map<String, String> labels = r.getMetadata().getLabels();
+      boolean labelled =
+          labels != null && "true".equals(labels.get(dev.vigil.reconcile.ProbeTlsObjects.LABEL));
+      if (labelled && r instanceof io.fabric8.kubernetes.api.model.ConfigMap c) {
+        configMaps.put(c.getMetadata().getName(), c.getData());
+      }
+      if (labelled && r instanceof io.fabric8.kubernetes.api.model.Secret s) {
+        secrets.put(s.getMetadata().getName(), dev.vigil.reconcile.ProbeTlsSources.decoded(s));
+      }
+    }
+    HealthPolicy policy =
+        resources.stream()
+            .filter(HealthPolicy.class::isInstance)
+            .map(HealthPolicy.class::cast)
+            .findFirst()
+            .orElseThrow();
+    dev.vigil.reconcile.ResolvedPolicy resolved =
+        dev.vigil.reconcile.PolicyResolver.resolve(
+            policy,
+            dev.vigil.reconcile.TenantFloors.NONE,
+            new dev.vigil.reconcile.ProbeTlsObjects() {
+              @Override
+              public Map<String, String> configMap(String namespace, String name) {
+                return configMaps.get(name);
+              }
+
+              @Override
+              public Map<String, String> secret(String namespace, String name) {
+                return secrets.get(name);
+              }
+
+              @Override
+              public boolean secretsReadable() {
+                return true;
+              }
+            });
+    assertThat(resolved.check().tls().material().hasCa()).isTrue();
+    assertThat(resolved.check().tls().material().hasClientCertificate()).isTrue();
   }
 
   @Test

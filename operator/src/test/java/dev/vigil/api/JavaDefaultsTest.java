@@ -45,6 +45,7 @@ class JavaDefaultsTest {
           TcpCheck.class,
           GrpcCheck.class,
           TlsConfig.class,
+          dev.vigil.api.v1alpha1.ConfigMapKeyRef.class,
           PassiveCheck.class,
           SuccessRateRule.class,
           FailurePercentageRule.class,

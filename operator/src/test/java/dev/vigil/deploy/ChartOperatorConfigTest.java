@@ -82,6 +82,26 @@ class ChartOperatorConfigTest {
     assertThat(parse(c).floors()).isEqualTo(new dev.vigil.reconcile.TenantFloors(2_000, true));
   }
 
+  /**
+   * Probe TLS: Secrets readable by default (labelled ones); the value removes grant and reading.
+   */
+  @Test
+  void probeTlsSecretsAreReadByDefaultAndTheValueTurnsGrantAndReadingOff() {
+    assertThat(parse(operatorContainer("")).floors().probeTlsSecrets()).isTrue();
+    assertThat(secretRules("")).isNotEmpty();
+    assertThat(
+            parse(operatorContainer("probeTls: {readSecrets: false}")).floors().probeTlsSecrets())
+        .isFalse();
+    assertThat(secretRules("probeTls: {readSecrets: false}")).isEmpty();
+  }
+
+  private static List<io.fabric8.kubernetes.api.model.rbac.PolicyRule> secretRules(String values) {
+    return CHART.render(values).all(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class).stream()
+        .flatMap(r -> r.getRules().stream())
+        .filter(rule -> rule.getResources().contains("secrets"))
+        .toList();
+  }
+
   @Test
   void theProbeBudgetFollowsTheCpuLimitUnlessTheValueSetsIt() {
     EnvVar cpu =

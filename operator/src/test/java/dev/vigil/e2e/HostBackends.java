@@ -36,6 +36,11 @@ final class HostBackends implements AutoCloseable {
    * {@code e2e/backend.py} in host {@code host}'s namespace on {@code bind:port}, in {@code mode}.
    */
   void start(String name, int host, String bind, int port, String mode) {
+    start(name, host, bind, port, mode, Map.of());
+  }
+
+  /** As {@link #start(String, int, String, int, String)}, with {@code env} (e.g. BACKEND_TLS_*). */
+  void start(String name, int host, String bind, int port, String mode, Map<String, String> env) {
     try {
       Files.writeString(dir.resolve(name + ".mode"), mode + "\n");
       ProcessBuilder pb =
@@ -43,6 +48,7 @@ final class HostBackends implements AutoCloseable {
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve(name + ".log").toFile());
       pb.environment().put("BACKEND_LOG_REQUESTS", "1");
+      pb.environment().putAll(env);
       processes.put(name, pb.start());
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -36,6 +36,11 @@ public final class LoopbackServers implements AutoCloseable {
     this.vertx = vertx;
   }
 
+  /** The Vert.x these servers run on. */
+  public Vertx vertx() {
+    return vertx;
+  }
+
   /** A TCP server that hands each accepted connection to {@code onConnect}; returns its port. */
   public int raw(Handler<NetSocket> onConnect) {
     return raw(new NetServerOptions(), onConnect);

@@ -216,7 +216,7 @@ class ProberTableTest {
             LoopbackServers::tlsSelfSigned,
             http().protocol(ProbeProtocol.HTTPS).timeout(SLOW_TIMEOUT).build(),
             false,
-            Reason.TLS,
+            Reason.TLS_UNKNOWN_CA,
             null),
         new Case(
             "TLS self-signed passes with insecureSkipVerify",

@@ -8,6 +8,8 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
 import dev.vigil.probe.transport.SourceAddress;
+import dev.vigil.probe.transport.TlsClients;
+import dev.vigil.probe.transport.TlsDiagnosis;
 import dev.vigil.probe.transport.TransportFailure;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -71,6 +73,8 @@ public final class GrpcProber implements Prober, HealthWatcher {
   private final GrpcClient tlsTrustingAll;
   private final GrpcClient namedVerifying;
   private final GrpcClient namedTrustingAll;
+  private final TlsClients<GrpcClient> withMaterial;
+  private final TlsDiagnosis diagnosis;
   private final Map<ProbeTarget, HttpConnection> connections = new ConcurrentHashMap<>();
 
   public GrpcProber(Vertx vertx) {
@@ -81,10 +85,24 @@ public final class GrpcProber implements Prober, HealthWatcher {
   public GrpcProber(Vertx vertx, SourceAddress source) {
     this.vertx = vertx;
     this.plain = GrpcClient.client(vertx, source.applyTo(base().setHttp2ClearTextUpgrade(false)));
-    this.tlsVerifying = GrpcClient.client(vertx, source.applyTo(tls(false, false)));
-    this.tlsTrustingAll = GrpcClient.client(vertx, source.applyTo(tls(true, false)));
-    this.namedVerifying = GrpcClient.client(vertx, source.applyTo(tls(false, true)));
-    this.namedTrustingAll = GrpcClient.client(vertx, source.applyTo(tls(true, true)));
+    this.tlsVerifying = tlsClient(source.applyTo(tls(false, false)));
+    this.tlsTrustingAll = tlsClient(source.applyTo(tls(true, false)));
+    this.namedVerifying = tlsClient(source.applyTo(tls(false, true)));
+    this.namedTrustingAll = tlsClient(source.applyTo(tls(true, true)));
+    this.withMaterial =
+        new TlsClients<>(
+            key ->
+                tlsClient(
+                    source.applyTo(
+                        ClientTls.applyMaterial(
+                            tls(key.trustAll(), key.named()), key.material(), key.trustAll()))),
+            GrpcClient::close,
+            System::currentTimeMillis);
+    this.diagnosis = new TlsDiagnosis(vertx, source);
+  }
+
+  private GrpcClient tlsClient(HttpClientOptions options) {
+    return GrpcClient.client(vertx, options);
   }
 
   /**
@@ -139,7 +157,8 @@ public final class GrpcProber implements Prober, HealthWatcher {
                   HealthCheckRequest.newBuilder().setService(spec.grpc().service()).build());
             })
         .compose(response -> response.last().map(message -> verdict(response, message, start)))
-        .otherwise(failure -> failure(target, failure, start))
+        .recover(
+            failure -> diagnosis.explain(target, spec, failure(target, failure, start), timeout))
         .onComplete(
             ar -> {
               vertx.cancelTimer(timer);
@@ -154,6 +173,10 @@ public final class GrpcProber implements Prober, HealthWatcher {
       return plain;
     }
     boolean trustAll = spec.tls().insecureSkipVerify();
+    if (spec.tls().hasMaterial()) {
+      return withMaterial.get(
+          new TlsClients.Key(trustAll, spec.tls().serverName() != null, spec.tls().material()));
+    }
     if (spec.tls().serverName() != null) {
       return trustAll ? namedTrustingAll : namedVerifying;
     }
@@ -345,7 +368,9 @@ public final class GrpcProber implements Prober, HealthWatcher {
                 tlsVerifying.close(),
                 tlsTrustingAll.close(),
                 namedVerifying.close(),
-                namedTrustingAll.close()))
+                namedTrustingAll.close(),
+                withMaterial.close(),
+                diagnosis.close()))
         .mapEmpty();
   }
 

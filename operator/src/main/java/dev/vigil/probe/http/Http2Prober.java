@@ -7,6 +7,8 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
 import dev.vigil.probe.transport.SourceAddress;
+import dev.vigil.probe.transport.TlsClients;
+import dev.vigil.probe.transport.TlsDiagnosis;
 import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -41,6 +43,8 @@ public final class Http2Prober implements Prober {
   private final HttpClient trustingAll;
   private final HttpClient namedVerifying;
   private final HttpClient namedTrustingAll;
+  private final TlsClients<HttpClient> withMaterial;
+  private final TlsDiagnosis diagnosis;
   private final PatternCosts patterns = PatternCosts.measuringThreadCpu();
 
   public Http2Prober(Vertx vertx) {
@@ -57,10 +61,24 @@ public final class Http2Prober implements Prober {
                     .setProtocolVersion(HttpVersion.HTTP_2)
                     .setHttp2ClearTextUpgrade(false)
                     .setTcpNoDelay(true)));
-    this.verifying = vertx.createHttpClient(source.applyTo(tls(false, false)));
-    this.trustingAll = vertx.createHttpClient(source.applyTo(tls(true, false)));
-    this.namedVerifying = vertx.createHttpClient(source.applyTo(tls(false, true)));
-    this.namedTrustingAll = vertx.createHttpClient(source.applyTo(tls(true, true)));
+    this.verifying = tlsClient(source.applyTo(tls(false, false)));
+    this.trustingAll = tlsClient(source.applyTo(tls(true, false)));
+    this.namedVerifying = tlsClient(source.applyTo(tls(false, true)));
+    this.namedTrustingAll = tlsClient(source.applyTo(tls(true, true)));
+    this.withMaterial =
+        new TlsClients<>(
+            key ->
+                tlsClient(
+                    source.applyTo(
+                        ClientTls.applyMaterial(
+                            tls(key.trustAll(), key.named()), key.material(), key.trustAll()))),
+            HttpClient::close,
+            System::currentTimeMillis);
+    this.diagnosis = new TlsDiagnosis(vertx, source);
+  }
+
+  private HttpClient tlsClient(HttpClientOptions options) {
+    return vertx.createHttpClient(options);
   }
 
   /** ALPN h2 only; {@code sni}: the serverName goes out as SNI (never a Pod IP, RFC 6066). */
@@ -82,6 +100,9 @@ public final class Http2Prober implements Prober {
     }
     boolean trustAll = spec.tls().insecureSkipVerify();
     String name = ClientTls.sniName(spec);
+    if (spec.tls().hasMaterial()) {
+      return withMaterial.get(new TlsClients.Key(trustAll, name != null, spec.tls().material()));
+    }
     if (name != null) {
       return trustAll ? namedTrustingAll : namedVerifying;
     }
@@ -107,7 +128,9 @@ public final class Http2Prober implements Prober {
                 verifying.close(),
                 trustingAll.close(),
                 namedVerifying.close(),
-                namedTrustingAll.close()))
+                namedTrustingAll.close(),
+                withMaterial.close(),
+                diagnosis.close()))
         .mapEmpty();
   }
 
@@ -160,7 +183,8 @@ public final class Http2Prober implements Prober {
                 return body == null ? r.send() : r.send(Buffer.buffer(body));
               })
           .onSuccess(this::onResponse)
-          .onFailure(t -> finish(failure(t)));
+          .onFailure(
+              t -> diagnosis.explain(target, spec, failure(t), timeout).onComplete(this::finish));
       return promise.future();
     }
 
@@ -229,6 +253,10 @@ public final class Http2Prober implements Prober {
       }
       return ProbeResult.fail(
           Reason.MALFORMED_RESPONSE, "not an HTTP/2 answer: " + transport.detail(), elapsed());
+    }
+
+    void finish(io.vertx.core.AsyncResult<ProbeResult> ar) {
+      finish(ar.succeeded() ? ar.result() : ProbeResult.proberError(ar.cause(), start));
     }
 
     /** Delivers the first verdict; resets the stream if it is still open. */

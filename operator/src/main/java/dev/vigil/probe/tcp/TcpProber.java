@@ -79,21 +79,22 @@ public final class TcpProber implements Prober {
     void start(ProbeTarget target) {
       long timeout = spec.timeout().toMillis();
       deadline = ProbeDeadline.schedule(vertx, timeout, () -> finish(ProbeResult.timeout(timeout)));
-      connector.connect(
-          target,
-          spec,
-          (int) timeout,
-          (c, failure) -> {
-            if (done) {
-              if (failure == null) {
-                c.close();
-              }
-            } else if (failure != null) {
-              finish(TransportFailure.classify(failure, elapsed()));
-            } else {
-              connected(c);
-            }
-          });
+      (spec.usesTls() ? fallback : connector)
+          .connect(
+              target,
+              spec,
+              (int) timeout,
+              (c, failure) -> {
+                if (done) {
+                  if (failure == null) {
+                    c.close();
+                  }
+                } else if (failure != null) {
+                  finish(TransportFailure.classify(failure, elapsed()));
+                } else {
+                  connected(c);
+                }
+              });
     }
 
     void connected(ProbeConnection c) {

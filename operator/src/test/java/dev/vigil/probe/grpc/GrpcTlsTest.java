@@ -56,6 +56,6 @@ class GrpcTlsTest {
     int port = rig.servers().grpcHealthTls(name -> {});
     ProbeResult r = probe(port, new CheckSpec.Tls(false, "health.shop.internal"));
     assertThat(r.passed()).isFalse();
-    assertThat(r.reason()).as(r.toString()).isEqualTo(Reason.TLS);
+    assertThat(r.reason()).as(r.toString()).isEqualTo(Reason.TLS_UNKNOWN_CA);
   }
 }
