@@ -3,6 +3,8 @@ package dev.vigil.quorum;
 import dev.vigil.health.Confirmation;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.QuorumSettings;
+import dev.vigil.peer.PeerClient;
+import dev.vigil.peer.ServiceAccountToken;
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.Member;
@@ -123,11 +125,16 @@ public final class PeerConfirmer implements Confirmer {
             backends.stream().map(m -> new Ballot.Backend(m.id(), m.ip(), m.probePort())).toList());
     List<Future<Ballot.Answer>> answers = new ArrayList<>(voters.size());
     for (Voters.Checker voter : voters) {
-      answers.add(client.ask(voter.address(), question, quorum.timeoutMs() + SLACK_MS));
+      answers.add(ask(voter.address(), question, quorum.timeoutMs() + SLACK_MS));
     }
     List<String> asked = backends.stream().map(Member::id).toList();
     return Future.join(answers)
         .transform(done -> Future.succeededFuture(tally(asked, voters, answers)));
+  }
+
+  /** One voter's answer; fails when it gives none within {@code waitMs}. */
+  Future<Ballot.Answer> ask(String address, Ballot.Question question, long waitMs) {
+    return client.post(address, VoterEndpoint.PATH, question, Ballot.Answer.class, waitMs);
   }
 
   /** The votes on each backend asked, each voter named by the zone on its Lease. */

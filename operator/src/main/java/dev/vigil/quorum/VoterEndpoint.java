@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.passive.IntakeLimits;
+import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.ServiceAccountToken;
 import dev.vigil.probe.ConfirmingProbe;
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.probe.ProbeTarget;
