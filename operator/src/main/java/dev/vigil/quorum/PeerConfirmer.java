@@ -4,16 +4,13 @@ import dev.vigil.health.Confirmation;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.QuorumSettings;
 import dev.vigil.peer.PeerClient;
-import dev.vigil.peer.ServiceAccountToken;
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.shard.ShardRing;
 import dev.vigil.shard.Voters;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -71,26 +68,14 @@ public final class PeerConfirmer implements Confirmer {
     this.clock = clock;
   }
 
-  /**
-   * The confirmer of a sharded replica.
-   *
-   * @param certificate this replica's serving certificate now (the voters must present it)
-   */
+  /** The confirmer of a sharded replica; it asks through {@code client}. */
   public static PeerConfirmer create(
-      Vertx vertx,
-      KubernetesClient client,
+      PeerClient client,
       Voters.Checker self,
       ShardRing ring,
       Function<PoolKey, String> uids,
-      Supplier<byte[]> certificate,
       LongSupplier clock) {
-    return new PeerConfirmer(
-        self,
-        ring::checkers,
-        ring::selfSuspect,
-        uids,
-        new PeerClient(vertx, new ServiceAccountToken(client), certificate),
-        clock);
+    return new PeerConfirmer(self, ring::checkers, ring::selfSuspect, uids, client, clock);
   }
 
   @Override

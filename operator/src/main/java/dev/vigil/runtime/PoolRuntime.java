@@ -62,6 +62,9 @@ public final class PoolRuntime {
   private volatile PoolView view;
   private volatile String uid = "";
 
+  /** Outcomes applied to a backend of this pool (written on the pool's context only). */
+  private volatile long outcomesApplied;
+
   /**
    * @param timers the pool's context: every task and timer of this runtime runs there ({@link
    *     dev.vigil.probe.VertxTimers} in the operator, a manual clock in tests)
@@ -307,6 +310,7 @@ public final class PoolRuntime {
           continue;
         }
         long now = now();
+        outcomesApplied++;
         EjectionDecision d =
             health.onRequestOutcome(t.backend, o.ok(), o.origin(), o.latencyMs(), now);
         material |= reportOutcome(t, d, o.ok(), o.origin(), now);
@@ -408,6 +412,11 @@ public final class PoolRuntime {
   }
 
   /** A batch reached a closed runtime: nothing of it was applied. */
+  /** Outcomes applied to a backend of this pool so far (unknown backends' not counted). */
+  public long outcomesApplied() {
+    return outcomesApplied;
+  }
+
   public static final class Closed extends IllegalStateException {
     Closed(PoolKey key) {
       super("the runtime of " + key + " is closed");
