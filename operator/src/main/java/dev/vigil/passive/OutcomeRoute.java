@@ -239,7 +239,9 @@ public final class OutcomeRoute {
                 } else if (r.cause() instanceof PoolRuntime.Closed) {
                   again("BackendPool " + pool + " is moving to another replica");
                 } else {
-                  fail(new NotDelivered("BackendPool " + pool + " could not apply: " + r.cause()));
+                  // the runtime failed while applying (some may count): the intake answers it
+                  // per item, as it did before routing
+                  done.fail(r.cause());
                 }
               });
     }
