@@ -131,6 +131,11 @@ final class Forwarder {
             answered -> {
               synchronized (lane) {
                 lane.inFlight--;
+                if (lane.inFlight == 0 && lane.waiting.isEmpty() && !lane.flushScheduled) {
+                  // an idle owner's lane goes (replicas come and go under new addresses); a part
+                  // queued on it meanwhile still leaves with its own scheduled flush
+                  lanes.remove(lane.address, lane);
+                }
               }
               for (Queued q : batch) {
                 bytesInFlight.addAndGet(-q.bytes());
