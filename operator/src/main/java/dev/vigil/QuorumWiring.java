@@ -1,29 +1,44 @@
 package dev.vigil;
 
 import dev.vigil.Lifecycle.Stage;
+import dev.vigil.passive.IntakeLimits;
 import dev.vigil.passive.OutcomeIntake;
+import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.PeerClient;
+import dev.vigil.peer.ServiceAccountToken;
 import dev.vigil.probe.Prober;
 import dev.vigil.quorum.PeerConfirmer;
 import dev.vigil.quorum.VoterEndpoint;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.security.Fabric8Reviewer;
+import dev.vigil.security.Reviews;
 import dev.vigil.security.ServingCertificate;
+import dev.vigil.security.TokenBuckets;
 import dev.vigil.shard.Voters;
+import io.vertx.core.WorkerExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The wiring of checker quorum between replicas (docs/design.md §8): a sharded replica with an
- * outcome port asks voters in other zones to confirm its Downs ({@link PeerConfirmer}) and answers
- * their questions on that port ({@link VoterEndpoint}), where it advertises itself on its shard
- * Lease. Unsharded, or without the outcome port, every owner decides alone.
+ * The wiring of calls between replicas ({@link dev.vigil.peer}) and of checker quorum over them
+ * (docs/design.md §8): a sharded replica with an outcome port has one {@link PeerClient} and one
+ * {@link PeerAuth}; it asks voters in other zones to confirm its Downs ({@link PeerConfirmer}) and
+ * answers their questions on that port ({@link VoterEndpoint}), where it advertises itself on its
+ * shard Lease. Unsharded, or without the outcome port, every owner decides alone and {@link
+ * #client} and {@link #auth} are null.
  */
 final class QuorumWiring {
   private static final Logger LOG = LoggerFactory.getLogger(QuorumWiring.class);
 
   private final ShardingWiring sharding;
   private final VoterEndpoint voter;
+
+  /** This replica's calls to its peers; null unsharded. */
+  final PeerClient client;
+
+  /** Who may call this replica as a peer; null unsharded. */
+  final PeerAuth auth;
 
   /** Sets the runtimes' confirmer: before any pool runs. */
   QuorumWiring(
@@ -36,33 +51,54 @@ final class QuorumWiring {
     this.sharding = sharding;
     if (!sharding.enabled() || certificate == null || o.config.intake().port() < 0) {
       if (sharding.enabled()) {
-        LOG.warn("no outcome port: this replica neither asks nor answers other zones' checkers");
+        LOG.warn("no outcome port: this replica neither asks nor answers other replicas");
       }
       voter = null;
+      client = null;
+      auth = null;
       return;
     }
+    client = new PeerClient(o.vertx, new ServiceAccountToken(o.client), certificate::certificate);
+    auth = peerAuth(o, lifecycle);
     runtimes.confirmWith(
         PeerConfirmer.create(
-            o.vertx,
-            o.client,
+            client,
             new Voters.Checker(sharding.identity(), sharding.zone(), false),
             sharding.ring,
             key -> runtimes.get(key).map(PoolRuntime::uid).orElse(""),
-            certificate::certificate,
             o.clock));
     voter =
         VoterEndpoint.create(
-            o.vertx,
-            o.client,
-            prober,
-            o.reviewer != null ? o.reviewer : Fabric8Reviewer.forApiServer(o.client),
-            o.config.floors(),
-            sharding.zone(),
-            o.clock);
+            o.vertx, o.client, prober, auth, o.config.floors(), sharding.zone(), o.clock);
     lifecycle.on(
         Stage.INPUT,
         "the voter's workers",
         () -> Lifecycle.awaitStopped(voter.close(), "the voter's workers"));
+  }
+
+  /**
+   * Reviews callers' tokens for the API server's own audience (the token every Vigil Pod has) on a
+   * small worker pool of its own; a caller must be the user this replica's own token belongs to.
+   */
+  private static PeerAuth peerAuth(StartOptions o, Lifecycle lifecycle) {
+    IntakeLimits limits = IntakeLimits.defaults();
+    WorkerExecutor workers = o.vertx.createSharedWorkerExecutor("vigil-peer-reviews", 2);
+    lifecycle.on(
+        Stage.INPUT,
+        "the peers' reviews",
+        () -> Lifecycle.awaitStopped(workers.close(), "the peers' reviews"));
+    Reviews reviews =
+        new Reviews(
+            o.reviewer != null ? o.reviewer : Fabric8Reviewer.forApiServer(o.client),
+            workers,
+            limits.reviewPolicy(),
+            new TokenBuckets(
+                limits.failedAuthPerSecond(),
+                limits.failedAuthBurst(),
+                limits.maxCachedReviews(),
+                o.clock),
+            o.clock);
+    return new PeerAuth(reviews, new ServiceAccountToken(o.client));
   }
 
   /** Answers other replicas' questions on the intake's port. */
@@ -72,7 +108,7 @@ final class QuorumWiring {
     }
   }
 
-  /** The intake listens on {@code port}: other replicas may ask this one from now on. */
+  /** The intake listens on {@code port}: other replicas may call this one from now on. */
   void advertise(int port) {
     if (voter != null) {
       sharding.advertise(port);

@@ -192,10 +192,11 @@ public final class Vigil {
         o.reviewer != null
             ? o.reviewer
             : Fabric8Reviewer.forAudience(o.client, o.config.intake().tokenAudience());
+    RouteWiring routes = new RouteWiring(o, sharding, quorum, runtimes, registry, lifecycle);
     OutcomeIntake intake =
         new OutcomeIntake(
             o.vertx,
-            runtimes,
+            routes.route,
             reviewer,
             registry,
             IntakeLimits.defaults(),
@@ -207,6 +208,7 @@ public final class Vigil {
         "the outcome intake",
         () -> Lifecycle.awaitStopped(intake.close(), "the outcome intake"));
     quorum.serve(intake);
+    routes.serve(intake);
     int port = o.config.intake().port();
     int bound = Lifecycle.awaitStarted(intake.listen("0.0.0.0", port), "--outcome-port " + port);
     quorum.advertise(bound);

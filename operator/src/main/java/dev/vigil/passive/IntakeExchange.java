@@ -3,8 +3,6 @@ package dev.vigil.passive;
 import dev.vigil.runtime.AppliedOutcomes;
 import dev.vigil.runtime.OutcomeReport;
 import dev.vigil.runtime.PoolKey;
-import dev.vigil.runtime.PoolRuntime;
-import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
 import dev.vigil.security.Reviews;
@@ -18,7 +16,6 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +32,7 @@ final class IntakeExchange implements ByteShares.Holder {
   /** What every exchange of one intake shares. */
   record Shared(
       Vertx vertx,
-      PoolRuntimes runtimes,
+      OutcomeRoute route,
       IntakeLimits limits,
       IntakeMetrics metrics,
       OutcomeParser parser,
@@ -118,10 +115,11 @@ final class IntakeExchange implements ByteShares.Holder {
     on(
         shared.reviews().allows(who, Permission.reportOutcomes(pool.namespace(), pool.name())),
         allowed -> {
+          OutcomeRoute.Location where = allowed ? shared.route().locate(pool) : null;
           if (!allowed) {
             forbidden(who);
-          } else if (shared.runtimes().get(pool).isEmpty()) {
-            notHere(who);
+          } else if (!shared.route().takes(where)) {
+            notHere(who, where);
           } else {
             read();
           }
@@ -175,7 +173,7 @@ final class IntakeExchange implements ByteShares.Holder {
     req.resume();
   }
 
-  /** Parses the body read, then queues the batch's outcomes for the pool's runtime. */
+  /** Parses the body read, then hands the batch's outcomes to the pool's route. */
   void apply() {
     OutcomeParser.Parsed batch;
     try {
@@ -189,16 +187,11 @@ final class IntakeExchange implements ByteShares.Holder {
     shared.metrics().received(batch.items());
     List<Rejection> rejections = new ArrayList<>(batch.rejections());
     List<ParsedOutcome> items = batch.outcomes();
-    Optional<PoolRuntime> runtime = shared.runtimes().get(pool);
-    if (runtime.isEmpty() && !items.isEmpty()) {
-      moving();
-      return;
-    }
     int granted = reserve(items, rejections);
     if (granted == 0) {
       shared.replies().batch(req, batch.items(), 0, rejections);
     } else {
-      hand(runtime.get(), batch.items(), items.subList(0, granted), rejections);
+      hand(batch.items(), items.subList(0, granted), rejections);
     }
   }
 
@@ -226,22 +219,22 @@ final class IntakeExchange implements ByteShares.Holder {
   }
 
   /**
-   * Hands the granted outcomes to the pool's runtime in one hop, and answers when it applied them.
+   * Hands the granted outcomes to the pool's route (its runtime here, or its owner), and answers
+   * when they were applied.
    */
-  private void hand(
-      PoolRuntime runtime, int items, List<ParsedOutcome> taken, List<Rejection> rejections) {
+  private void hand(int items, List<ParsedOutcome> taken, List<Rejection> rejections) {
     List<OutcomeReport> reports = new ArrayList<>(taken.size());
     for (ParsedOutcome o : taken) {
       reports.add(o.report());
     }
-    Future<AppliedOutcomes> applied = runtime.onOutcomes(reports);
+    Future<AppliedOutcomes> applied = shared.route().deliver(pool, reports);
     applied.onComplete(
         r ->
             context.runOnContext(
                 v -> {
                   shared.queues().release(pool, taken.size());
-                  if (r.cause() instanceof PoolRuntime.Closed) {
-                    moving();
+                  if (r.cause() instanceof OutcomeRoute.NotDelivered) {
+                    notDelivered(r.cause().getMessage());
                     return;
                   }
                   shared
@@ -260,6 +253,12 @@ final class IntakeExchange implements ByteShares.Holder {
       AppliedOutcomes applied,
       Throwable failed,
       List<Rejection> rejections) {
+    if (failed instanceof OutcomeRoute.Unconfirmed) {
+      for (ParsedOutcome o : taken) {
+        rejections.add(new Rejection(o.index(), RejectReason.UNCONFIRMED, failed.getMessage()));
+      }
+      return 0;
+    }
     if (failed != null) {
       LOG.warn("outcomes for pool {} failed: {}", pool, failed.toString());
       for (ParsedOutcome o : taken) {
@@ -288,32 +287,32 @@ final class IntakeExchange implements ByteShares.Holder {
   }
 
   /**
-   * An authorized caller's pool does not run here: a standby (or a shard that does not own it) says
-   * retry; the leader answers as for a caller that may not report ({@link #forbidden}).
+   * An authorized caller's pool does not run here and no route to it is known: a standby says retry
+   * (its retry reaches the leader); a replica that can tell the pool does not exist, or the leader,
+   * answers as for a caller that may not report ({@link #forbidden}).
    */
-  void notHere(Identity who) {
-    if (!shared.runsPools().getAsBoolean()) {
-      elsewhere(
-          "this replica does not run BackendPool "
-              + pool
-              + " now (it stands by, or another replica owns the pool); retry");
+  void notHere(Identity who, OutcomeRoute.Location where) {
+    if (where.kind() != OutcomeRoute.Location.Kind.NONE && !shared.runsPools().getAsBoolean()) {
+      req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
+      shared
+          .replies()
+          .refuse(
+              req,
+              503,
+              "not_leader",
+              "this replica does not run BackendPool " + pool + " now (it stands by); retry");
     } else {
       forbidden(who);
     }
   }
 
   /**
-   * The pool's runtime closed between the check and the batch (a handoff to another replica, or the
-   * pool's removal): nothing of the batch was applied, so the reporter sends it again.
+   * The route found no replica to apply the batch within its deadline (the pool is moving, or its
+   * owner died and its pools are not reassigned yet): nothing was applied, the reporter retries.
    */
-  void moving() {
-    elsewhere("BackendPool " + pool + " is moving to another replica; nothing was applied, retry");
-  }
-
-  /** 503 with Retry-After: the reporter's next try reaches another replica (or this one later). */
-  private void elsewhere(String message) {
-    req.response().putHeader(HttpHeaders.RETRY_AFTER, "2");
-    shared.replies().refuse(req, 503, "not_leader", message);
+  void notDelivered(String why) {
+    req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+    shared.replies().refuse(req, 503, "not_delivered", why + "; nothing was applied, retry");
   }
 
   void timeUp() {

@@ -21,7 +21,12 @@ public enum RejectReason {
   /** The pool has no backend with that IP. */
   UNKNOWN_BACKEND,
   /** The pool's queue is full; the reporter may retry. */
-  QUEUE_FULL;
+  QUEUE_FULL,
+  /**
+   * Forwarded to the pool's owner, which did not confirm it (it was killed, or the pool moved while
+   * its answer was lost): it may have been applied, so the reporter must not send it again.
+   */
+  UNCONFIRMED;
 
   private final String wire = name().toLowerCase(java.util.Locale.ROOT);
 

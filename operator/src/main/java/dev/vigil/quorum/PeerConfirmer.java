@@ -3,15 +3,14 @@ package dev.vigil.quorum;
 import dev.vigil.health.Confirmation;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.health.QuorumSettings;
+import dev.vigil.peer.PeerClient;
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.Member;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.shard.ShardRing;
 import dev.vigil.shard.Voters;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -69,26 +68,14 @@ public final class PeerConfirmer implements Confirmer {
     this.clock = clock;
   }
 
-  /**
-   * The confirmer of a sharded replica.
-   *
-   * @param certificate this replica's serving certificate now (the voters must present it)
-   */
+  /** The confirmer of a sharded replica; it asks through {@code client}. */
   public static PeerConfirmer create(
-      Vertx vertx,
-      KubernetesClient client,
+      PeerClient client,
       Voters.Checker self,
       ShardRing ring,
       Function<PoolKey, String> uids,
-      Supplier<byte[]> certificate,
       LongSupplier clock) {
-    return new PeerConfirmer(
-        self,
-        ring::checkers,
-        ring::selfSuspect,
-        uids,
-        new PeerClient(vertx, new ServiceAccountToken(client), certificate),
-        clock);
+    return new PeerConfirmer(self, ring::checkers, ring::selfSuspect, uids, client, clock);
   }
 
   @Override
@@ -123,11 +110,16 @@ public final class PeerConfirmer implements Confirmer {
             backends.stream().map(m -> new Ballot.Backend(m.id(), m.ip(), m.probePort())).toList());
     List<Future<Ballot.Answer>> answers = new ArrayList<>(voters.size());
     for (Voters.Checker voter : voters) {
-      answers.add(client.ask(voter.address(), question, quorum.timeoutMs() + SLACK_MS));
+      answers.add(ask(voter.address(), question, quorum.timeoutMs() + SLACK_MS));
     }
     List<String> asked = backends.stream().map(Member::id).toList();
     return Future.join(answers)
         .transform(done -> Future.succeededFuture(tally(asked, voters, answers)));
+  }
+
+  /** One voter's answer; fails when it gives none within {@code waitMs}. */
+  Future<Ballot.Answer> ask(String address, Ballot.Question question, long waitMs) {
+    return client.post(address, VoterEndpoint.PATH, question, Ballot.Answer.class, waitMs);
   }
 
   /** The votes on each backend asked, each voter named by the zone on its Lease. */

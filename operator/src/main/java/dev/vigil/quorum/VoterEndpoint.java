@@ -3,7 +3,8 @@ package dev.vigil.quorum;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.health.HealthSettings;
-import dev.vigil.passive.IntakeLimits;
+import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.PeerReplies;
 import dev.vigil.probe.ConfirmingProbe;
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.probe.ProbeTarget;
@@ -13,9 +14,6 @@ import dev.vigil.reconcile.ResolvedPolicy;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.security.RequestHeaders;
-import dev.vigil.security.Reviewer;
-import dev.vigil.security.Reviews;
-import dev.vigil.security.TokenBuckets;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -25,7 +23,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -84,9 +81,8 @@ public final class VoterEndpoint {
   }
 
   /**
-   * A voter on this replica: it reviews callers' tokens with {@code reviewer} (for the API server's
-   * own audience) on a small worker pool of its own, which also reads the pools' policies; a caller
-   * must be the user this replica's own token belongs to.
+   * A voter on this replica: {@code auth} says who may ask; a small worker pool of its own reads
+   * the pools' policies.
    *
    * @param zone this replica's zone, as its answers name it
    */
@@ -94,29 +90,13 @@ public final class VoterEndpoint {
       Vertx vertx,
       KubernetesClient client,
       Prober prober,
-      Reviewer reviewer,
+      PeerAuth auth,
       TenantFloors floors,
       String zone,
       LongSupplier clock) {
-    IntakeLimits limits = IntakeLimits.defaults();
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("vigil-voter", 2);
-    Reviews reviews =
-        new Reviews(
-            reviewer,
-            workers,
-            limits.reviewPolicy(),
-            new TokenBuckets(
-                limits.failedAuthPerSecond(),
-                limits.failedAuthBurst(),
-                limits.maxCachedReviews(),
-                clock),
-            clock);
     return new VoterEndpoint(
-        prober,
-        new PoolChecks(client, floors, workers, clock),
-        new PeerAuth(reviews, new ServiceAccountToken(client)),
-        zone,
-        workers);
+        prober, new PoolChecks(client, floors, workers, clock), auth, zone, workers);
   }
 
   /** Backends being confirmed now (for tests). */
@@ -129,21 +109,22 @@ public final class VoterEndpoint {
     req.pause();
     if (req.method() != HttpMethod.POST) {
       req.response().putHeader(HttpHeaders.ALLOW, "POST");
-      refuse(req, 405, "use POST " + PATH);
+      PeerReplies.refuse(req, 405, "use POST " + PATH);
       return;
     }
     String token = RequestHeaders.bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
     if (token == null) {
-      refuse(req, 401, "send Authorization: Bearer <this installation's ServiceAccount token>");
+      PeerReplies.refuse(
+          req, 401, "send Authorization: Bearer <this installation's ServiceAccount token>");
       return;
     }
     long length = RequestHeaders.contentLength(req.getHeader(HttpHeaders.CONTENT_LENGTH));
     if (length < 0) {
-      refuse(req, 411, "send Content-Length");
+      PeerReplies.refuse(req, 411, "send Content-Length");
       return;
     }
     if (length > MAX_BODY_BYTES) {
-      refuse(req, 413, "a question is at most " + MAX_BODY_BYTES + " bytes");
+      PeerReplies.refuse(req, 413, "a question is at most " + MAX_BODY_BYTES + " bytes");
       return;
     }
     Context context = Vertx.currentContext();
@@ -153,9 +134,9 @@ public final class VoterEndpoint {
             peer -> {
               if (peer.failed()) {
                 req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
-                refuse(req, 503, "could not review the token now");
+                PeerReplies.refuse(req, 503, "could not review the token now");
               } else if (!peer.result()) {
-                refuse(req, 403, "only another replica of this installation may ask");
+                PeerReplies.refuse(req, 403, "only another replica of this installation may ask");
               } else {
                 read(req, context);
               }
@@ -169,7 +150,7 @@ public final class VoterEndpoint {
               Ballot.Question q = parse(body);
               String problem = q == null ? "the body is not a question" : problem(q);
               if (problem != null) {
-                refuse(req, 400, problem);
+                PeerReplies.refuse(req, 400, problem);
                 return;
               }
               PoolKey pool = new PoolKey(q.namespace(), q.pool());
@@ -251,40 +232,6 @@ public final class VoterEndpoint {
     return null;
   }
 
-  /**
-   * An error answer. A body not read yet is read and dropped (at most {@value #MAX_BODY_BYTES}
-   * bytes, for at most a second) before the connection closes: closing on unread bytes makes the
-   * kernel reset the connection, which can destroy the answer before the caller reads it.
-   */
-  private static void refuse(HttpServerRequest req, int status, String message) {
-    if (status == 401) {
-      req.response().putHeader("WWW-Authenticate", "Bearer");
-    }
-    boolean unread = !req.isEnded();
-    if (unread) {
-      req.response().putHeader(HttpHeaders.CONNECTION, "close");
-    }
-    req.response()
-        .setStatusCode(status)
-        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(new JsonObject().put("message", message).toBuffer());
-    if (unread) {
-      long[] dropped = {0};
-      Vertx vertx = Vertx.currentContext().owner();
-      long closer = vertx.setTimer(1_000, id -> req.connection().close());
-      req.handler(
-          chunk -> {
-            dropped[0] += chunk.length();
-            if (dropped[0] > MAX_BODY_BYTES) {
-              vertx.cancelTimer(closer);
-              req.connection().close();
-            }
-          });
-      req.endHandler(v -> vertx.cancelTimer(closer));
-      req.resume();
-    }
-  }
-
   private static void send(HttpServerRequest req, int status, Ballot.Answer answer) {
     try {
       req.response()
@@ -292,7 +239,7 @@ public final class VoterEndpoint {
           .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
           .end(Buffer.buffer(JSON.writeValueAsBytes(answer)));
     } catch (IOException e) {
-      refuse(req, 500, "could not write the answer");
+      PeerReplies.refuse(req, 500, "could not write the answer");
     }
   }
 }

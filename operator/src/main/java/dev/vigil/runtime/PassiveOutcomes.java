@@ -27,6 +27,9 @@ final class PassiveOutcomes {
   private final LongSupplier clock;
   private final Shown shown;
 
+  /** Outcomes of batches applied to a backend (written on the pool's context only). */
+  private volatile long applied;
+
   PassiveOutcomes(
       PoolHealth health,
       TrackedBackends backends,
@@ -70,6 +73,7 @@ final class PassiveOutcomes {
           continue;
         }
         long now = clock.getAsLong();
+        applied++;
         EjectionDecision d =
             health.onRequestOutcome(t.backend, o.ok(), o.origin(), o.latencyMs(), now);
         material |= report(t, d, o.ok(), o.origin(), now);
@@ -81,6 +85,10 @@ final class PassiveOutcomes {
       shown.after(material);
     }
     return new AppliedOutcomes(unknown, decided);
+  }
+
+  long applied() {
+    return applied;
   }
 
   /** Reports one outcome's decision; true when it changed something status or slices show. */

@@ -346,6 +346,13 @@ public final class PoolRuntime {
     return new PoolView(snap, backends.snapshots(snap), confirmations.doubt(), budget);
   }
 
+  /**
+   * Outcomes of batches applied to a backend of this pool so far (unknown backends' not counted).
+   */
+  public long outcomesApplied() {
+    return outcomes.applied();
+  }
+
   /** A batch reached a closed runtime: nothing of it was applied. */
   public static final class Closed extends IllegalStateException {
     Closed(PoolKey key) {

@@ -30,6 +30,8 @@ public final class PoolRuntimes {
   private final LongSupplier clock;
   private volatile Confirmer confirmer = Confirmer.ALONE;
   private final Map<PoolKey, PoolRuntime> runtimes = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.LongAdder closedApplied =
+      new java.util.concurrent.atomic.LongAdder();
   private final List<PoolListener> listeners = new CopyOnWriteArrayList<>();
 
   public PoolRuntimes(
@@ -86,14 +88,28 @@ public final class PoolRuntimes {
     }
   }
 
-  /** Stops the pool's probes and forgets it. */
+  /** Stops the pool's probes and forgets it (its applied outcomes stay counted). */
   public Future<Void> close(PoolKey key) {
     PoolRuntime r = runtimes.remove(key);
     if (r == null) {
       return Future.succeededFuture();
     }
     sink.poolClosed(key);
-    return r.close();
+    // sealed on its context: nothing is applied after the count is taken
+    return r.close().andThen(done -> closedApplied.add(r.outcomesApplied()));
+  }
+
+  /**
+   * Outcomes the runtimes of this replica applied to a backend, since it started (closed runtimes'
+   * too): what the passive intake's and the forwarded outcomes' counts are checked against. While a
+   * runtime is closing its count is in neither sum for a moment: read it again once settled.
+   */
+  public long outcomesApplied() {
+    long sum = closedApplied.sum();
+    for (PoolRuntime r : runtimes.values()) {
+      sum += r.outcomesApplied();
+    }
+    return sum;
   }
 
   public Future<Void> closeAll() {

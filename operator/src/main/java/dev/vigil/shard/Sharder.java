@@ -165,7 +165,7 @@ public final class Sharder {
     ResourceEventHandler<HasMetadata> forget = forgetPendingOnEvent();
     leases = ShardLease.informRing(client, config);
     informers.add(leases);
-    for (var source : poolSources()) {
+    for (var source : PoolDirectory.sources(client, namespaces)) {
       SharedIndexInformer<BackendPool> informer = source.runnableInformer(0);
       informer.itemStore(
           new ReducedStateItemStore<>(
@@ -199,19 +199,6 @@ public final class Sharder {
         pending.remove(id(obj));
       }
     };
-  }
-
-  /** The pools to watch: in every namespace, or in each watched one. */
-  private List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>>
-      poolSources() {
-    List<io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<BackendPool, ?, ?>> sources =
-        new ArrayList<>();
-    if (namespaces.isEmpty()) {
-      sources.add(client.resources(BackendPool.class).inAnyNamespace());
-    } else {
-      namespaces.forEach(ns -> sources.add(client.resources(BackendPool.class).inNamespace(ns)));
-    }
-    return sources;
   }
 
   public synchronized void stop() {

@@ -82,7 +82,14 @@ final class IntakeHarness implements AutoCloseable {
     this.certificate = new ServingCertificate(vertx, certFile, keyFile);
     this.intake =
         new OutcomeIntake(
-            vertx, runtimes, reviewer, meters, limits, clock, () -> leading, certificate);
+            vertx,
+            OutcomeRoute.local(vertx, runtimes, meters),
+            reviewer,
+            meters,
+            limits,
+            clock,
+            () -> leading,
+            certificate);
     this.port = await(intake.listen("127.0.0.1", 0));
   }
 

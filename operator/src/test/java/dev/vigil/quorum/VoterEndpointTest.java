@@ -6,6 +6,8 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.EmbeddedApiServer;
 import dev.vigil.passive.IntakeLimits;
+import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.PeerClient;
 import dev.vigil.probe.ConfirmingProbe.Vote;
 import dev.vigil.probe.http.HttpProber;
 import dev.vigil.reconcile.TenantFloors;
@@ -116,11 +118,18 @@ class VoterEndpointTest {
   /** The clients made, held: Vert.x closes an HTTP client that is garbage collected. */
   private final List<PeerClient> clients = new java.util.ArrayList<>();
 
-  private PeerClient client(String token) throws Exception {
+  private Asker client(String token) throws Exception {
     byte[] own = Files.readAllBytes(TestTls.certFile());
     PeerClient c = new PeerClient(vertx, () -> token, () -> own);
     clients.add(c);
-    return c;
+    return new Asker(c);
+  }
+
+  /** An owner's question, as {@link PeerConfirmer} asks it. */
+  private record Asker(PeerClient client) {
+    Future<Ballot.Answer> ask(String address, Ballot.Question q, long waitMs) {
+      return client.post(address, VoterEndpoint.PATH, q, Ballot.Answer.class, waitMs);
+    }
   }
 
   private void pool(String interval, String timeout) {

@@ -8,7 +8,6 @@ import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
-import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.runtime.PoolKey;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
@@ -17,13 +16,8 @@ import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
-import dev.vigil.testing.TestTls;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +58,6 @@ class ShardingIT {
         }
       };
 
-  private final HttpClient http = TestTls.client();
   @AutoClose private final MockCluster cluster = MockCluster.start();
   private final KubernetesClient client = cluster.client();
   private SliceFlaps flaps;
@@ -319,55 +312,5 @@ class ShardingIT {
     assertThat(a.probes()).as("a fenced replica probes no more").isEqualTo(probesOfA);
     assertThat(readyIps()).isEqualTo(allIps());
     assertThat(flaps.seen()).as("endpoints published not ready while the pools moved").isEmpty();
-  }
-
-  private HttpResponse<String> report(Replica r, String pool, String body) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(
-                URI.create(
-                    "https://127.0.0.1:"
-                        + r.running().outcomePort()
-                        + OutcomeIntake.path(NS, pool)))
-            .header("Content-Type", "application/x-ndjson")
-            .header("Authorization", "Bearer t")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  @Test
-  void aReportReachingAReplicaThatDoesNotOwnThePoolIsRefusedWithRetryAfter() throws Exception {
-    pools();
-    Replica a = start("replica-a");
-    Replica b = start("replica-b");
-    await().atMost(Duration.ofSeconds(30)).until(() -> sharedBy(a, b));
-    String pool =
-        owners().entrySet().stream()
-            .filter(e -> e.getValue().equals("replica-a"))
-            .findFirst()
-            .orElseThrow()
-            .getKey();
-    String backend = backends.get(Integer.parseInt(pool.substring(3)) * PER_POOL).host();
-    String outcome =
-        "{\"namespace\":\""
-            + NS
-            + "\",\"pool\":\""
-            + pool
-            + "\",\"backend\":\""
-            + backend
-            + ":"
-            + cluster.port()
-            + "\",\"status\":200,\"origin\":\"upstream\",\"latencyMs\":3}";
-
-    // the replica that does not own the pool answers before reading the body (a body it cannot
-    // parse changes nothing), so the reporter's retry reaches the owner; nothing is applied there
-    HttpResponse<String> elsewhere = report(b, pool, "not json");
-    assertThat(elsewhere.statusCode()).isEqualTo(503);
-    assertThat(elsewhere.headers().firstValue("Retry-After")).hasValue("2");
-    assertThat(elsewhere.body()).contains("another replica owns the pool");
-
-    HttpResponse<String> owner = report(a, pool, outcome);
-    assertThat(owner.statusCode()).as(owner.body()).isBetween(200, 299);
-    assertThat(owner.body()).contains("\"accepted\":1");
   }
 }

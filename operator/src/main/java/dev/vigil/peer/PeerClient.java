@@ -1,4 +1,4 @@
-package dev.vigil.quorum;
+package dev.vigil.peer;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,20 +19,47 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * An owner's questions to a voter (docs/design.md §8): {@code POST /v1/confirmations} to the
- * address on the voter's shard Lease, with this replica's ServiceAccount token.
+ * One replica's calls to another (docs/design.md §8, and the outcomes forwarded to a pool's owner,
+ * docs/passive.md): a JSON {@code POST} to the address on the peer's shard Lease, with this
+ * replica's ServiceAccount token.
  *
- * <p>Whom the token goes to: every replica serves the same certificate (one Secret), so the voter
+ * <p>Whom the token goes to: every replica serves the same certificate (one Secret), so the peer
  * must present exactly this replica's own serving certificate (pinned: the first certificate of its
- * PEM, read again at each question so a rotation follows). A Pod IP is in no certificate's names,
- * so the host name is not checked; the pin is stronger than a name. During a rotation a voter still
- * on the old certificate fails the handshake and abstains.
+ * PEM, read again at each call so a rotation follows). A Pod IP is in no certificate's names, so
+ * the host name is not checked; the pin is stronger than a name. During a rotation a peer still on
+ * the old certificate fails the handshake.
+ *
+ * <p>A call that fails says whether the request may have reached the peer: {@link NotSent} when the
+ * connection (or its handshake) failed, so the peer cannot have acted on it; {@link Refused} when
+ * the peer answered another status than 200; anything else (a timeout, a reset after the request
+ * went out) leaves it unknown.
  */
-final class PeerClient {
+public final class PeerClient {
   private static final ObjectMapper JSON =
       new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
   private static final String BEGIN = "-----BEGIN CERTIFICATE-----";
   private static final String END = "-----END CERTIFICATE-----";
+
+  /** The connection to the peer failed: the request never reached it. */
+  public static final class NotSent extends RuntimeException {
+    NotSent(String address, Throwable cause) {
+      super("could not reach " + address + ": " + cause.getMessage(), cause);
+    }
+  }
+
+  /** The peer answered, with a status other than 200. */
+  public static final class Refused extends RuntimeException {
+    private final int status;
+
+    Refused(String address, int status) {
+      super("the peer at " + address + " answered " + status);
+      this.status = status;
+    }
+
+    public int status() {
+      return status;
+    }
+  }
 
   private final HttpClient http;
   private final Supplier<String> token;
@@ -42,19 +69,23 @@ final class PeerClient {
    * @param token this replica's ServiceAccount token now
    * @param certificate this replica's serving certificate now (PEM)
    */
-  PeerClient(Vertx vertx, Supplier<String> token, Supplier<byte[]> certificate) {
+  public PeerClient(Vertx vertx, Supplier<String> token, Supplier<byte[]> certificate) {
     this.http = vertx.createHttpClient(new HttpClientOptions());
     this.token = token;
     this.certificate = certificate;
   }
 
-  /** The voter's answer; fails when it gives none within {@code waitMs}. */
-  Future<Ballot.Answer> ask(String address, Ballot.Question question, long waitMs) {
+  /**
+   * Posts {@code body} as JSON to {@code path} on the peer at {@code address} and reads its 200
+   * answer as {@code answer}; fails when it gives none within {@code waitMs}.
+   */
+  public <T> Future<T> post(
+      String address, String path, Object body, Class<T> answer, long waitMs) {
     SocketAddress server;
-    byte[] body;
+    byte[] bytes;
     try {
       server = socketAddress(address);
-      body = JSON.writeValueAsBytes(question);
+      bytes = JSON.writeValueAsBytes(body);
     } catch (IOException | IllegalArgumentException e) {
       return Future.failedFuture(e);
     }
@@ -64,7 +95,7 @@ final class PeerClient {
             .setServer(server)
             .setHost(server.host())
             .setPort(server.port())
-            .setURI(VoterEndpoint.PATH)
+            .setURI(path)
             .setSsl(true)
             .setSslOptions(pinned())
             .setConnectTimeout(Math.min(waitMs, 5_000))
@@ -72,17 +103,18 @@ final class PeerClient {
             .putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token.get())
             .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
     return http.request(options)
-        .compose(req -> req.send(Buffer.buffer(body)))
+        .recover(e -> Future.failedFuture(new NotSent(address, e)))
+        .compose(req -> req.send(Buffer.buffer(bytes)))
         .compose(
             res ->
                 res.statusCode() == 200
                     ? res.body()
-                    : Future.failedFuture("the voter answered " + res.statusCode()))
-        .map(PeerClient::answer)
+                    : Future.failedFuture(new Refused(address, res.statusCode())))
+        .map(b -> read(b, answer))
         .timeout(waitMs, TimeUnit.MILLISECONDS);
   }
 
-  Future<Void> close() {
+  public Future<Void> close() {
     return http.close();
   }
 
@@ -104,11 +136,11 @@ final class PeerClient {
     return text.substring(begin, end + END.length()) + "\n";
   }
 
-  private static Ballot.Answer answer(Buffer body) {
+  private static <T> T read(Buffer body, Class<T> type) {
     try {
-      return JSON.readValue(body.getBytes(), Ballot.Answer.class);
+      return JSON.readValue(body.getBytes(), type);
     } catch (IOException e) {
-      throw new IllegalStateException("the voter's answer does not parse: " + e.getMessage(), e);
+      throw new IllegalStateException("the peer's answer does not parse: " + e.getMessage(), e);
     }
   }
 

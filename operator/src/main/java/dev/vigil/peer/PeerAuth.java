@@ -1,4 +1,4 @@
-package dev.vigil.quorum;
+package dev.vigil.peer;
 
 import dev.vigil.security.Identity;
 import dev.vigil.security.Reviews;
@@ -7,24 +7,25 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * Who may ask this replica to confirm a Down: a caller whose token a TokenReview (the API server's
- * own audience, the token every Vigil Pod has) finds to be the very user this replica runs as, that
- * is another replica of this installation. Answers cached by {@link Reviews}.
+ * Who may call this replica as a peer (confirm a Down, take forwarded outcomes): a caller whose
+ * token a TokenReview (the API server's own audience, the token every Vigil Pod has) finds to be
+ * the very user this replica runs as, that is another replica of this installation. Answers cached
+ * by {@link Reviews}.
  */
-final class PeerAuth {
+public final class PeerAuth {
   /** The source this replica's own token is reviewed under (never a caller's address). */
   private static final String SELF = "self";
 
   private final Reviews reviews;
   private final Supplier<String> ownToken;
 
-  PeerAuth(Reviews reviews, Supplier<String> ownToken) {
+  public PeerAuth(Reviews reviews, Supplier<String> ownToken) {
     this.reviews = reviews;
     this.ownToken = ownToken;
   }
 
   /** Whether {@code token} is this installation's ServiceAccount; fails when a review failed. */
-  Future<Boolean> isPeer(String token, String source) {
+  public Future<Boolean> isPeer(String token, String source) {
     return reviews
         .authenticate(token, source)
         .compose(

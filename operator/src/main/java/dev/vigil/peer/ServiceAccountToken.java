@@ -1,4 +1,4 @@
-package dev.vigil.quorum;
+package dev.vigil.peer;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,10 +9,10 @@ import java.util.function.Supplier;
  * when one is configured, else the configured token, else the one it read from the ServiceAccount
  * token file (which its token refresh re-reads as the kubelet rotates it). "" when it has none.
  */
-final class ServiceAccountToken implements Supplier<String> {
+public final class ServiceAccountToken implements Supplier<String> {
   private final KubernetesClient client;
 
-  ServiceAccountToken(KubernetesClient client) {
+  public ServiceAccountToken(KubernetesClient client) {
     this.client = client;
   }
 

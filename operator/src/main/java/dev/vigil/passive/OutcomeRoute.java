@@ -1,0 +1,324 @@
+package dev.vigil.passive;
+
+import dev.vigil.passive.ForwardedOutcomes.PartAnswer;
+import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.PeerClient;
+import dev.vigil.runtime.AppliedOutcomes;
+import dev.vigil.runtime.OutcomeReport;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntime;
+import dev.vigil.runtime.PoolRuntimes;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.LongSupplier;
+
+/**
+ * Where a pool's outcomes go (docs/passive.md, "Routing between replicas"): to the pool's runtime
+ * when this replica runs it, else to the replica that owns it ({@link Forwarder}), and the answer
+ * comes back only once the owner applied them. Every intake (the JSON one, the OTLP one) hands a
+ * pool's outcomes over through {@link #deliver}, after the reporter was authenticated and
+ * authorized for the pool here.
+ *
+ * <p>Exactly once where it can be, at most once where it cannot: a delivery carries one id on all
+ * its tries, and the owner answers a repeat from memory ({@link ForwardMemory}). A try that surely
+ * applied nothing (the pool's runtime here closed, the owner answered {@code not_mine}, the
+ * connection failed) is tried again, against the owner the directory names then, until the
+ * deadline; then the delivery fails with {@link NotDelivered} (the reporter retries). A forward
+ * whose answer did not come may have been applied: it is tried again only at the same owner; if the
+ * pool moved meanwhile, or the deadline passed, the delivery fails with {@link Unconfirmed} (the
+ * reporter must not retry: its outcomes may count already).
+ */
+public final class OutcomeRoute {
+
+  /** Nothing of the outcomes was applied: the reporter may send them again. */
+  public static final class NotDelivered extends RuntimeException {
+    NotDelivered(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The owner may or may not have applied the outcomes: sending them again may count them twice.
+   */
+  public static final class Unconfirmed extends RuntimeException {
+    Unconfirmed(String message) {
+      super(message);
+    }
+  }
+
+  /** Where a pool runs, as this replica can tell. */
+  public record Location(Kind kind, String address) {
+    public enum Kind {
+      /** Another live replica owns it, at {@code address}. */
+      ELSEWHERE,
+      /** It exists but no other reachable replica runs it now (moving, or its owner is gone). */
+      UNKNOWN,
+      /** There is no such pool. */
+      NONE
+    }
+
+    public static final Location UNKNOWN = new Location(Kind.UNKNOWN, "");
+    public static final Location NONE = new Location(Kind.NONE, "");
+
+    public static Location at(String address) {
+      return new Location(Kind.ELSEWHERE, address);
+    }
+  }
+
+  /** Where pools run: the pools' owners and their addresses, read from caches. */
+  public interface Owners {
+    /** Where {@code pool} runs when not here; asked only when it does not run here. */
+    Location locate(PoolKey pool);
+
+    /** An unsharded replica's: it cannot tell. */
+    Owners UNKNOWN = pool -> Location.UNKNOWN;
+  }
+
+  private final Vertx vertx;
+  private final PoolRuntimes runtimes;
+  private final Owners owners;
+  private final Forwarder forwarder;
+  private final RouteLimits limits;
+  private final RouteMetrics metrics;
+  private final LongSupplier clock;
+  private final ForwardEndpoint endpoint;
+
+  private OutcomeRoute(
+      Vertx vertx,
+      PoolRuntimes runtimes,
+      Owners owners,
+      Forwarder forwarder,
+      ForwardEndpoint endpoint,
+      RouteLimits limits,
+      RouteMetrics metrics,
+      LongSupplier clock) {
+    this.vertx = vertx;
+    this.runtimes = runtimes;
+    this.owners = owners;
+    this.forwarder = forwarder;
+    this.endpoint = endpoint;
+    this.limits = limits;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  /** An unsharded replica's route: the pool's runtime here, or nothing. */
+  public static OutcomeRoute local(Vertx vertx, PoolRuntimes runtimes, MeterRegistry meters) {
+    RouteMetrics metrics = new RouteMetrics(meters, () -> 0);
+    return new OutcomeRoute(
+        vertx,
+        runtimes,
+        Owners.UNKNOWN,
+        null,
+        null,
+        RouteLimits.local(),
+        metrics,
+        System::currentTimeMillis);
+  }
+
+  /**
+   * A sharded replica's route: forwards through {@code client} to the owners {@code owners} names,
+   * and takes other replicas' forwards ({@link #endpoint()}) from callers {@code auth} accepts.
+   *
+   * @param self this replica's name (the owners remember forwarded ids per sender)
+   */
+  public static OutcomeRoute sharded(
+      Vertx vertx,
+      PoolRuntimes runtimes,
+      Owners owners,
+      PeerClient client,
+      PeerAuth auth,
+      String self,
+      RouteLimits limits,
+      IntakeLimits intake,
+      MeterRegistry meters,
+      LongSupplier clock) {
+    Forwarder[] forwarder = new Forwarder[1];
+    RouteMetrics metrics = new RouteMetrics(meters, () -> forwarder[0].bytesInFlight());
+    forwarder[0] = new Forwarder(vertx, client, self, limits, metrics);
+    ForwardEndpoint endpoint =
+        new ForwardEndpoint(
+            runtimes,
+            auth,
+            new ForwardMemory(limits.rememberMs(), limits.rememberCapacity(), clock),
+            metrics,
+            intake);
+    return new OutcomeRoute(
+        vertx, runtimes, owners, forwarder[0], endpoint, limits, metrics, clock);
+  }
+
+  /** The owner's endpoint for other replicas' forwards; null unsharded. */
+  public ForwardEndpoint endpoint() {
+    return endpoint;
+  }
+
+  /** Where {@code pool} runs: {@code null} when here. */
+  public Location locate(PoolKey pool) {
+    return runtimes.contains(pool) ? null : owners.locate(pool);
+  }
+
+  /**
+   * Whether a request for a pool {@link #locate} found at {@code where} is read and delivered: the
+   * pool runs here, or at another replica, or (sharded) it exists and may be found within the
+   * deadline (moving, or its dead owner's pools being reassigned).
+   */
+  public boolean takes(Location where) {
+    return where == null
+        || where.kind() == Location.Kind.ELSEWHERE
+        || (where.kind() == Location.Kind.UNKNOWN && forwarder != null && limits.deadlineMs() > 0);
+  }
+
+  /**
+   * Applies {@code reports} to {@code pool} here, or forwards them to the replica that owns it;
+   * completes with what they did once applied, or fails with {@link NotDelivered} or {@link
+   * Unconfirmed}.
+   */
+  public Future<AppliedOutcomes> deliver(PoolKey pool, List<OutcomeReport> reports) {
+    Delivery d = new Delivery(pool, reports, clock.getAsLong() + limits.deadlineMs());
+    d.attempt(true);
+    return d.done.future();
+  }
+
+  /** One delivery's tries. */
+  private final class Delivery {
+    private final PoolKey pool;
+    private final List<OutcomeReport> reports;
+    private final long deadline;
+    private final Promise<AppliedOutcomes> done = Promise.promise();
+    private final String id = UUID.randomUUID().toString();
+
+    /** The owner a try went to whose answer did not come (it may have applied); null if none. */
+    private String unanswered;
+
+    /** That owner's boot id before the unanswered try (null: not known). */
+    private String unansweredBoot;
+
+    Delivery(PoolKey pool, List<OutcomeReport> reports, long deadline) {
+      this.pool = pool;
+      this.reports = reports;
+      this.deadline = deadline;
+    }
+
+    void attempt(boolean first) {
+      if (!first) {
+        metrics.retried();
+      }
+      Optional<PoolRuntime> runtime = runtimes.get(pool);
+      if (runtime.isPresent()) {
+        here(runtime.get());
+        return;
+      }
+      Location where = owners.locate(pool);
+      if (where.kind() != Location.Kind.ELSEWHERE || forwarder == null) {
+        again("no replica runs BackendPool " + pool + " now");
+        return;
+      }
+      if (unanswered != null && !unanswered.equals(where.address())) {
+        unconfirmed("it moved from " + unanswered + ", which did not answer");
+        return;
+      }
+      forward(where.address());
+    }
+
+    private void here(PoolRuntime runtime) {
+      if (unanswered != null) {
+        unconfirmed("it moved here from " + unanswered + ", which did not answer");
+        return;
+      }
+      runtime
+          .onOutcomes(reports)
+          .onComplete(
+              r -> {
+                if (r.succeeded()) {
+                  done.complete(r.result());
+                } else if (r.cause() instanceof PoolRuntime.Closed) {
+                  again("BackendPool " + pool + " is moving to another replica");
+                } else {
+                  // the runtime failed while applying (some may count): the intake answers it
+                  // per item, as it did before routing
+                  done.fail(r.cause());
+                }
+              });
+    }
+
+    private void forward(String address) {
+      String bootBefore = forwarder.boot(address);
+      forwarder
+          .send(address, new ForwardedOutcomes.Part(id, pool.namespace(), pool.name(), reports))
+          .onComplete(
+              r -> {
+                if (r.succeeded()) {
+                  answered(address, r.result());
+                } else if (r.cause() instanceof Forwarder.Full full) {
+                  fail(new NotDelivered(full.getMessage()));
+                } else if (r.cause() instanceof PeerClient.NotSent
+                    || r.cause() instanceof PeerClient.Refused) {
+                  again("the owner at " + address + ": " + r.cause().getMessage());
+                } else {
+                  if (unanswered == null) {
+                    unanswered = address;
+                    unansweredBoot = bootBefore;
+                  }
+                  again("the owner at " + address + " did not answer: " + r.cause());
+                }
+              });
+    }
+
+    private void answered(String address, Forwarder.Reply reply) {
+      PartAnswer a = reply.answer();
+      if (a.applied()) {
+        metrics.forwarded(reports.size());
+        done.complete(a.outcomes());
+        return;
+      }
+      if (unanswered != null) {
+        // not_mine from the owner that did not answer before: its memory says it never applied
+        // the part, unless it restarted since (another boot id), which lost that memory
+        if (unansweredBoot == null || !unansweredBoot.equals(reply.boot())) {
+          unconfirmed(address + " restarted after a try it did not answer");
+          return;
+        }
+        unanswered = null;
+        unansweredBoot = null;
+      }
+      again("BackendPool " + pool + " does not run at " + address + " now");
+    }
+
+    /** Tries again after a pause, while the deadline allows; else the reporter retries. */
+    private void again(String why) {
+      if (clock.getAsLong() + limits.retryPauseMs() > deadline) {
+        if (unanswered != null) {
+          unconfirmed(why);
+        } else {
+          fail(new NotDelivered(why));
+        }
+        return;
+      }
+      vertx.setTimer(limits.retryPauseMs(), t -> attempt(false));
+    }
+
+    private void unconfirmed(String why) {
+      fail(
+          new Unconfirmed(
+              "the outcomes for BackendPool "
+                  + pool
+                  + " went to their owner, which did not confirm them ("
+                  + why
+                  + "); they may have been applied"));
+    }
+
+    private void fail(RuntimeException e) {
+      if (e instanceof Unconfirmed) {
+        metrics.unconfirmed(reports.size());
+      } else {
+        metrics.notDelivered(reports.size());
+      }
+      done.fail(e);
+    }
+  }
+}
