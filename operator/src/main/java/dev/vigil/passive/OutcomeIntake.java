@@ -5,7 +5,6 @@ import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.security.ConnectionGate;
 import dev.vigil.security.RequestHeaders;
 import dev.vigil.security.Reviewer;
-import dev.vigil.security.Reviews;
 import dev.vigil.security.ServingCertificate;
 import dev.vigil.security.TokenBuckets;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -105,12 +104,7 @@ public final class OutcomeIntake {
             metrics,
             new OutcomeParser(limits, clock),
             new PoolQueues(limits.queuePerPool()),
-            new Reviews(
-                reviewer,
-                workers,
-                limits.reviewPolicy(),
-                failedAuthentications(limits, clock),
-                clock),
+            limits.reviewBudget().reviews(reviewer, workers, clock),
             new TokenBuckets(
                 limits.requestsPerSecond(),
                 limits.requestBurst(),
@@ -119,12 +113,6 @@ public final class OutcomeIntake {
             runsPools,
             bytesInFlight,
             replies);
-  }
-
-  /** Each caller's budget of failed authentications (a bad token costs a review). */
-  private static TokenBuckets failedAuthentications(IntakeLimits limits, LongSupplier clock) {
-    return new TokenBuckets(
-        limits.failedAuthPerSecond(), limits.failedAuthBurst(), limits.maxCachedReviews(), clock);
   }
 
   /** The URL path of a pool's outcomes. */

@@ -15,7 +15,6 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.security.RequestHeaders;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.Reviews;
-import dev.vigil.security.TokenBuckets;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -100,17 +99,7 @@ public final class VoterEndpoint {
       LongSupplier clock) {
     IntakeLimits limits = IntakeLimits.defaults();
     WorkerExecutor workers = vertx.createSharedWorkerExecutor("vigil-voter", 2);
-    Reviews reviews =
-        new Reviews(
-            reviewer,
-            workers,
-            limits.reviewPolicy(),
-            new TokenBuckets(
-                limits.failedAuthPerSecond(),
-                limits.failedAuthBurst(),
-                limits.maxCachedReviews(),
-                clock),
-            clock);
+    Reviews reviews = limits.reviewBudget().reviews(reviewer, workers, clock);
     return new VoterEndpoint(
         prober,
         new PoolChecks(client, floors, workers, clock),
