@@ -129,7 +129,7 @@ final class IntakeReplies {
    * unread bytes makes the kernel send a reset that can destroy the reply before the client reads
    * it (the client then sees no answer at all).
    */
-  private void drain(HttpServerRequest req) {
+  void drain(HttpServerRequest req) {
     long[] dropped = {0};
     long closer = vertx.setTimer(DRAIN_MS, id -> req.connection().close());
     req.handler(

@@ -17,6 +17,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +63,7 @@ public final class OutcomeIntake {
   private final ServingCertificate certificate;
   private final ConnectionGate gate;
   private final ByteShares bytesInFlight;
+  private final MeterRegistry meters;
   private HttpServer server;
   private final Map<String, Handler<HttpServerRequest>> others = new ConcurrentHashMap<>();
 
@@ -96,6 +98,7 @@ public final class OutcomeIntake {
     this.certificate = certificate;
     this.gate = new ConnectionGate(vertx, limits.connectionLimits(), metrics::connectionClosed);
     this.bytesInFlight = new ByteShares(limits.maxBytesInFlight());
+    this.meters = meters;
     this.shared =
         new IntakeExchange.Shared(
             vertx,
@@ -129,6 +132,18 @@ public final class OutcomeIntake {
     others.put(path, handler);
   }
 
+  /**
+   * Also takes OTLP logs on this port (docs/passive.md, "OTLP receiver"): OTLP/gRPC and {@code POST
+   * /v1/logs}, under this intake's reviews, limits and stop; records are mapped to pools through
+   * {@code addresses} with {@code profiles} (tried in order for exports that name none).
+   */
+  public OtlpReceiver receiveOtlp(BackendAddresses addresses, List<OtlpProfile> profiles) {
+    OtlpReceiver otlp = new OtlpReceiver(shared, new OtlpRecords(addresses, profiles), meters);
+    serve(OtlpReceiver.HTTP_PATH, otlp.http());
+    serve(OtlpReceiver.GRPC_PATH, otlp.grpc());
+    return otlp;
+  }
+
   /** Listens with TLS on the port (0 = a free one); the future holds the bound port. */
   public Future<Integer> listen(String host, int port) {
     HttpServer s =
@@ -137,6 +152,8 @@ public final class OutcomeIntake {
                 .setHost(host)
                 .setPort(port)
                 .setSsl(true)
+                // HTTP/2 through ALPN: OTLP/gRPC shares the port (HTTP/1.1 reporters are unchanged)
+                .setUseAlpn(true)
                 .setKeyCertOptions(certificate.options())
                 .setSslHandshakeTimeout(Math.max(1, limits.requestTimeoutMs()))
                 .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
