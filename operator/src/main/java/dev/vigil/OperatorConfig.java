@@ -182,7 +182,7 @@ public record OperatorConfig(
                     get.apply("outcome-token-audience"),
                     dev.vigil.security.Fabric8Reviewer.DEFAULT_AUDIENCE)
                 .trim(),
-            get.apply("otlp-custom-profile") == null
+            blankToNull(get.apply("otlp-custom-profile")) == null
                 ? null
                 : named(
                     () -> dev.vigil.passive.OtlpProfile.custom(get.apply("otlp-custom-profile"))));

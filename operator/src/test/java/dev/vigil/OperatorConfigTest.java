@@ -3,6 +3,7 @@ package dev.vigil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.passive.OtlpProfile;
 import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.shard.ShardConfig;
@@ -162,13 +163,15 @@ class OperatorConfigTest {
             "VIGIL_SHARD_MOVE_RATE", "25",
             "VIGIL_ZONE", "eu-1a"));
     env.put("VIGIL_ADVERTISE_ADDRESS", "10.1.2.3");
+    env.put("VIGIL_OTLP_CUSTOM_PROFILE", "address=upstream,status=code");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
                 Set.of("a", "b"),
                 new OperatorConfig.Leader(true, "env-lease", "env-ns"),
                 new OperatorConfig.Metrics(9000, 9002, true),
-                new OperatorConfig.Intake(9001, "intake"),
+                new OperatorConfig.Intake(
+                    9001, "intake", OtlpProfile.custom("address=upstream,status=code")),
                 new OperatorConfig.Tls("/c", "/k"),
                 new OperatorConfig.Publishing(500, 50.5, 70, 0),
                 new ShardConfig(
@@ -207,6 +210,10 @@ class OperatorConfigTest {
 
   @Test
   void badValuesAreRefusedWithAMessageNamingTheFlag() {
+    assertRefused(
+        List.of("--otlp-custom-profile=status=code"),
+        Map.of(),
+        "--otlp-custom-profile: field 'address' is required");
     assertRefused(
         List.of("--metrics-port", "http"),
         Map.of(),
