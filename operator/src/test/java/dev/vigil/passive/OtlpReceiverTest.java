@@ -33,8 +33,7 @@ class OtlpReceiverTest {
   static final String TOKEN = "traefik-token";
   static final PoolKey WEB = new PoolKey("shop", "web");
   static final String BACKEND = IntakeHarness.ip(0) + ":8080";
-  static final IntakeLimits LIMITS =
-      IntakeLimits.defaults().withMaxBodyBytes(64 * 1024).withRequestTimeoutMs(2_000);
+  static final IntakeLimits LIMITS = IntakeLimits.defaults().withMaxBodyBytes(64 * 1024);
 
   private final AtomicLong clock = new AtomicLong(System.currentTimeMillis());
   private Vertx vertx;
