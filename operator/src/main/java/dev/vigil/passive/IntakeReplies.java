@@ -5,6 +5,7 @@ import dev.vigil.security.Reviews;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Comparator;
@@ -107,9 +108,11 @@ final class IntakeReplies {
       return;
     }
     metrics.request(status);
-    boolean unread = !req.isEnded();
+    // HTTP/1.1: the rest of the body is not read, so the connection cannot be reused. HTTP/2
+    // (ALPN, since the OTLP receiver shares the port): only this stream ends; the connection and
+    // the caller's other requests on it stay.
+    boolean unread = !req.isEnded() && req.version() != HttpVersion.HTTP_2;
     if (unread) {
-      // The rest of the body is not read: the connection cannot be reused.
       response.putHeader(HttpHeaders.CONNECTION, "close");
     }
     response
