@@ -67,8 +67,14 @@ public record OperatorConfig(
    * @param port the passive outcome intake; 0 = a free port, -1 = off
    * @param tokenAudience reporters' tokens must be minted for this audience (TokenReview {@code
    *     spec.audiences}); a token for the API server is refused
+   * @param otlpCustom the OTLP receiver's {@code custom} profile ({@code --otlp-custom-profile}),
+   *     or null
    */
-  public record Intake(int port, String tokenAudience) {}
+  public record Intake(int port, String tokenAudience, dev.vigil.passive.OtlpProfile otlpCustom) {
+    public Intake(int port, String tokenAudience) {
+      this(port, tokenAudience, null);
+    }
+  }
 
   /**
    * @param certFile PEM certificate (chain), re-read on rotation; null with {@code keyFile}: a
@@ -187,7 +193,11 @@ public record OperatorConfig(
             or(
                     get.apply("outcome-token-audience"),
                     dev.vigil.security.Fabric8Reviewer.DEFAULT_AUDIENCE)
-                .trim());
+                .trim(),
+            blankToNull(get.apply("otlp-custom-profile")) == null
+                ? null
+                : named(
+                    () -> dev.vigil.passive.OtlpProfile.custom(get.apply("otlp-custom-profile"))));
     Tls tls =
         new Tls(blankToNull(get.apply("tls-cert-file")), blankToNull(get.apply("tls-key-file")));
     Metrics metrics = metrics(get, intake.port(), tls.given());

@@ -59,6 +59,13 @@ final class OperatorFlags {
               "A",
               "reporters' tokens must be minted for A (default vigil.dev)"),
           new Flag(
+              "otlp-custom-profile",
+              "SPEC",
+              """
+              the OTLP receiver's custom profile: address=ATTR,status=ATTR
+              [,answer=ATTR][,flags=ATTR][,duration=ATTR][,durationUnit=ns|us|ms|s]
+              (docs/passive.md)"""),
+          new Flag(
               "tls-cert-file",
               "FILE",
               """

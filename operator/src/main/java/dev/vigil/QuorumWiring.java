@@ -14,7 +14,6 @@ import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.security.Reviews;
 import dev.vigil.security.ServingCertificate;
-import dev.vigil.security.TokenBuckets;
 import dev.vigil.shard.Voters;
 import io.vertx.core.WorkerExecutor;
 import org.slf4j.Logger;
@@ -81,23 +80,18 @@ final class QuorumWiring {
    * small worker pool of its own; a caller must be the user this replica's own token belongs to.
    */
   private static PeerAuth peerAuth(StartOptions o, Lifecycle lifecycle) {
-    IntakeLimits limits = IntakeLimits.defaults();
     WorkerExecutor workers = o.vertx.createSharedWorkerExecutor("vigil-peer-reviews", 2);
     lifecycle.on(
         Stage.INPUT,
         "the peers' reviews",
         () -> Lifecycle.awaitStopped(workers.close(), "the peers' reviews"));
     Reviews reviews =
-        new Reviews(
-            o.reviewer != null ? o.reviewer : Fabric8Reviewer.forApiServer(o.client),
-            workers,
-            limits.reviewPolicy(),
-            new TokenBuckets(
-                limits.failedAuthPerSecond(),
-                limits.failedAuthBurst(),
-                limits.maxCachedReviews(),
-                o.clock),
-            o.clock);
+        IntakeLimits.defaults()
+            .reviewBudget()
+            .reviews(
+                o.reviewer != null ? o.reviewer : Fabric8Reviewer.forApiServer(o.client),
+                workers,
+                o.clock);
     return new PeerAuth(reviews, new ServiceAccountToken(o.client));
   }
 

@@ -209,6 +209,7 @@ public final class Vigil {
         () -> Lifecycle.awaitStopped(intake.close(), "the outcome intake"));
     quorum.serve(intake);
     routes.serve(intake);
+    OtlpWiring.receive(o, intake, registry, lifecycle);
     int port = o.config.intake().port();
     int bound = Lifecycle.awaitStarted(intake.listen("0.0.0.0", port), "--outcome-port " + port);
     quorum.advertise(bound);

@@ -3,6 +3,7 @@ package dev.vigil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.vigil.passive.OtlpProfile;
 import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.shard.ShardConfig;
@@ -167,13 +168,15 @@ class OperatorConfigTest {
     env.put("VIGIL_ADVERTISE_ADDRESS", "10.1.2.3");
     env.put("VIGIL_PROBE_BUDGET", "1500");
     env.put("VIGIL_CPU_LIMIT_MILLIS", "500");
+    env.put("VIGIL_OTLP_CUSTOM_PROFILE", "address=upstream,status=code");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
                 Set.of("a", "b"),
                 new OperatorConfig.Leader(true, "env-lease", "env-ns"),
                 new OperatorConfig.Metrics(9000, 9002, true),
-                new OperatorConfig.Intake(9001, "intake"),
+                new OperatorConfig.Intake(
+                    9001, "intake", OtlpProfile.custom("address=upstream,status=code")),
                 new OperatorConfig.Tls("/c", "/k"),
                 new OperatorConfig.Publishing(500, 50.5, 70, 0),
                 new ShardConfig(
@@ -236,6 +239,10 @@ class OperatorConfigTest {
 
   @Test
   void badValuesAreRefusedWithAMessageNamingTheFlag() {
+    assertRefused(
+        List.of("--otlp-custom-profile=status=code"),
+        Map.of(),
+        "--otlp-custom-profile: field 'address' is required");
     assertRefused(
         List.of("--metrics-port", "http"),
         Map.of(),

@@ -4,11 +4,11 @@ import dev.vigil.security.ConnectionGate;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
 import dev.vigil.security.RequestHeaders;
+import dev.vigil.security.ReviewBudget;
 import dev.vigil.security.ReviewCache;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.Reviews;
 import dev.vigil.security.ServingCertificate;
-import dev.vigil.security.TokenBuckets;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -54,6 +54,9 @@ public final class OpsServer {
   /** How the metrics port's reviews are kept and bounded. */
   static final Reviews.Policy REVIEW_POLICY =
       new Reviews.Policy(1_000, MAX_PENDING_REVIEWS, 30_000, 5_000);
+
+  /** The metrics port's reviews; each source address may cause 1 failed review/s, 10 at once. */
+  public static final ReviewBudget REVIEW_BUDGET = new ReviewBudget(REVIEW_POLICY, 1, 10);
 
   private final Vertx vertx;
   private final PrometheusMeterRegistry registry;
@@ -107,20 +110,21 @@ public final class OpsServer {
 
   /** Serves TLS with this certificate and lets only callers the reviewer allows read metrics. */
   public OpsServer secure(ServingCertificate certificate, Reviewer reviewer) {
-    return secure(certificate, reviewer, new TokenBuckets(1, 10, 1_000, System::currentTimeMillis));
+    return secure(certificate, reviewer, REVIEW_BUDGET, System::currentTimeMillis);
   }
 
   /**
-   * As {@link #secure(ServingCertificate, Reviewer)}, with the bucket per source address that
-   * TokenReviews of tokens that are not accepted are paid from.
+   * As {@link #secure(ServingCertificate, Reviewer)}, with the budget per source address that
+   * TokenReviews of tokens that are not accepted are paid from, and the clock it refills by.
    */
   public OpsServer secure(
-      ServingCertificate certificate, Reviewer reviewer, TokenBuckets failedAuthentications) {
+      ServingCertificate certificate,
+      Reviewer reviewer,
+      ReviewBudget budget,
+      java.util.function.LongSupplier clock) {
     this.certificate = certificate;
     this.reviewers = vertx.createSharedWorkerExecutor("vigil-metrics-reviews", 2);
-    this.reviews =
-        new Reviews(
-            reviewer, reviewers, REVIEW_POLICY, failedAuthentications, System::currentTimeMillis);
+    this.reviews = budget.reviews(reviewer, reviewers, clock);
     return this;
   }
 

@@ -95,6 +95,12 @@ public record IntakeLimits(
         maxCachedReviews, maxPendingReviews, allowTtlMs, denyTtlMs);
   }
 
+  /** The intake's reviews and each source's budget of failed authentications. */
+  public dev.vigil.security.ReviewBudget reviewBudget() {
+    return new dev.vigil.security.ReviewBudget(
+        reviewPolicy(), failedAuthPerSecond, failedAuthBurst);
+  }
+
   /**
    * The connection gate's limits: the whole request (the intake's own deadline, then the 1 s drain
    * of an unread body) gets 2 s beyond {@code requestTimeoutMs} before its connection is closed.

@@ -5,6 +5,7 @@ import dev.vigil.security.Reviews;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.Comparator;
@@ -107,9 +108,11 @@ final class IntakeReplies {
       return;
     }
     metrics.request(status);
-    boolean unread = !req.isEnded();
+    // HTTP/1.1: the rest of the body is not read, so the connection cannot be reused. HTTP/2
+    // (ALPN, since the OTLP receiver shares the port): only this stream ends; the connection and
+    // the caller's other requests on it stay.
+    boolean unread = !req.isEnded() && req.version() != HttpVersion.HTTP_2;
     if (unread) {
-      // The rest of the body is not read: the connection cannot be reused.
       response.putHeader(HttpHeaders.CONNECTION, "close");
     }
     response
@@ -129,7 +132,7 @@ final class IntakeReplies {
    * unread bytes makes the kernel send a reset that can destroy the reply before the client reads
    * it (the client then sees no answer at all).
    */
-  private void drain(HttpServerRequest req) {
+  void drain(HttpServerRequest req) {
     long[] dropped = {0};
     long closer = vertx.setTimer(DRAIN_MS, id -> req.connection().close());
     req.handler(

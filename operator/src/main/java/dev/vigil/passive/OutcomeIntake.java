@@ -4,7 +4,6 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.security.ConnectionGate;
 import dev.vigil.security.RequestHeaders;
 import dev.vigil.security.Reviewer;
-import dev.vigil.security.Reviews;
 import dev.vigil.security.ServingCertificate;
 import dev.vigil.security.TokenBuckets;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,6 +16,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +62,7 @@ public final class OutcomeIntake {
   private final ServingCertificate certificate;
   private final ConnectionGate gate;
   private final ByteShares bytesInFlight;
+  private final MeterRegistry meters;
   private HttpServer server;
   private final Map<String, Handler<HttpServerRequest>> others = new ConcurrentHashMap<>();
 
@@ -98,6 +99,7 @@ public final class OutcomeIntake {
     this.certificate = certificate;
     this.gate = new ConnectionGate(vertx, limits.connectionLimits(), metrics::connectionClosed);
     this.bytesInFlight = new ByteShares(limits.maxBytesInFlight());
+    this.meters = meters;
     this.shared =
         new IntakeExchange.Shared(
             vertx,
@@ -106,12 +108,7 @@ public final class OutcomeIntake {
             metrics,
             new OutcomeParser(limits, clock),
             new PoolQueues(limits.queuePerPool()),
-            new Reviews(
-                reviewer,
-                workers,
-                limits.reviewPolicy(),
-                failedAuthentications(limits, clock),
-                clock),
+            limits.reviewBudget().reviews(reviewer, workers, clock),
             new TokenBuckets(
                 limits.requestsPerSecond(),
                 limits.requestBurst(),
@@ -120,12 +117,6 @@ public final class OutcomeIntake {
             runsPools,
             bytesInFlight,
             replies);
-  }
-
-  /** Each caller's budget of failed authentications (a bad token costs a review). */
-  private static TokenBuckets failedAuthentications(IntakeLimits limits, LongSupplier clock) {
-    return new TokenBuckets(
-        limits.failedAuthPerSecond(), limits.failedAuthBurst(), limits.maxCachedReviews(), clock);
   }
 
   /** The URL path of a pool's outcomes. */
@@ -142,6 +133,18 @@ public final class OutcomeIntake {
     others.put(path, handler);
   }
 
+  /**
+   * Also takes OTLP logs on this port (docs/passive.md, "OTLP receiver"): OTLP/gRPC and {@code POST
+   * /v1/logs}, under this intake's reviews, limits and stop; records are mapped to pools through
+   * {@code addresses} with {@code profiles} (tried in order for exports that name none).
+   */
+  public OtlpReceiver receiveOtlp(BackendAddresses addresses, List<OtlpProfile> profiles) {
+    OtlpReceiver otlp = new OtlpReceiver(shared, new OtlpRecords(addresses, profiles), meters);
+    serve(OtlpReceiver.HTTP_PATH, otlp.http());
+    serve(OtlpReceiver.GRPC_PATH, otlp.grpc());
+    return otlp;
+  }
+
   /** Listens with TLS on the port (0 = a free one); the future holds the bound port. */
   public Future<Integer> listen(String host, int port) {
     HttpServer s =
@@ -150,6 +153,8 @@ public final class OutcomeIntake {
                 .setHost(host)
                 .setPort(port)
                 .setSsl(true)
+                // HTTP/2 through ALPN: OTLP/gRPC shares the port (HTTP/1.1 reporters are unchanged)
+                .setUseAlpn(true)
                 .setKeyCertOptions(certificate.options())
                 .setSslHandshakeTimeout(Math.max(1, limits.requestTimeoutMs()))
                 .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)

@@ -180,12 +180,15 @@ class ChartDefaultsTest {
         .extracting(NetworkPolicyIngressRule::getPorts)
         .allSatisfy(ports -> assertThat(ports).hasSize(1))
         .extracting(ports -> ports.get(0).getPort().getStrVal())
-        .containsExactly("metrics", "outcomes");
+        .containsExactly("metrics", "outcomes", "outcomes");
+    // the third rule admits OTLP exporters (proxies' namespaces) to the same port
     assertThat(policy.getSpec().getIngress())
         .extracting(rule -> rule.getFrom().get(0).getNamespaceSelector().getMatchLabels())
         .containsExactly(
             Map.of("vigil.dev/metrics-scraper", "true"),
-            Map.of("vigil.dev/outcome-reporter", "true"));
+            Map.of("vigil.dev/outcome-reporter", "true"),
+            Map.of("vigil.dev/otlp-exporter", "true"));
+    assertThat(policy.getSpec().getIngress().get(2).getFrom()).hasSize(1);
     assertThat(policy.getSpec().getIngress().get(0).getFrom()).hasSize(1);
     // sharded by default: the other replicas ask this one to confirm Downs on the outcome port
     assertThat(policy.getSpec().getIngress().get(1).getFrom())

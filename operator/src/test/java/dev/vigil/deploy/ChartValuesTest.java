@@ -156,7 +156,7 @@ class ChartValuesTest {
   @Test
   void restrictsOutcomeReportersToTheGivenPeers() {
     NetworkPolicy policy = chart.one(NetworkPolicy.class);
-    assertThat(policy.getSpec().getIngress()).hasSize(2);
+    assertThat(policy.getSpec().getIngress()).hasSize(3);
     assertThat(policy.getSpec().getIngress().get(1).getPorts().get(0).getPort().getStrVal())
         .isEqualTo("outcomes");
     assertThat(policy.getSpec().getIngress().get(1).getFrom())

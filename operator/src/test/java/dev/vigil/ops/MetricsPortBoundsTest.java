@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.vigil.security.ConnectionGate;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
+import dev.vigil.security.ReviewBudget;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.ServingCertificate;
-import dev.vigil.security.TokenBuckets;
 import dev.vigil.testing.LoopbackSockets;
 import dev.vigil.testing.TestTls;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -56,7 +56,8 @@ class MetricsPortBoundsTest {
       server.secure(
           new ServingCertificate(vertx, TestTls.certFile(), TestTls.keyFile()),
           access,
-          new TokenBuckets(100, 100, 100, System::currentTimeMillis));
+          new ReviewBudget(OpsServer.REVIEW_BUDGET.policy(), 100, 100),
+          System::currentTimeMillis);
     }
     port = server.listen(0).toCompletionStage().toCompletableFuture().get();
   }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
+import dev.vigil.security.ReviewBudget;
 import dev.vigil.security.Reviewer;
 import dev.vigil.security.ServingCertificate;
-import dev.vigil.security.TokenBuckets;
 import dev.vigil.testing.TestTls;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -73,7 +73,8 @@ class SecureMetricsTest {
             .secure(
                 new ServingCertificate(vertx, TestTls.certFile(), TestTls.keyFile()),
                 access,
-                new TokenBuckets(1, 5, 100, clock::get));
+                new ReviewBudget(OpsServer.REVIEW_BUDGET.policy(), 1, 5),
+                clock::get);
     port = server.listen(0).toCompletionStage().toCompletableFuture().get();
     healthPort = server.listenHealth(0).toCompletionStage().toCompletableFuture().get();
   }
