@@ -164,6 +164,12 @@ final class OperatorFlags {
               """
               every active probe's connection leaves from this address of the host
               (default: none, the kernel picks by route)"""),
+          new Flag(
+              "dns-server",
+              "IP:PORT",
+              """
+              the nameserver BackendPool hostname targets are resolved with
+              (default: those of /etc/resolv.conf)"""),
           new Flag("debug", "", "stack traces with start-up errors (default false)"));
 
   private OperatorFlags() {}

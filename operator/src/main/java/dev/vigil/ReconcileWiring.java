@@ -1,12 +1,15 @@
 package dev.vigil;
 
 import dev.vigil.Lifecycle.Stage;
+import dev.vigil.api.v1alpha1.BackendPoolSpec;
 import dev.vigil.ops.LeaderLease;
 import dev.vigil.ops.Leadership;
 import dev.vigil.reconcile.BackendPoolReconciler;
 import dev.vigil.reconcile.HealthPolicyReconciler;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.shard.ShardOwner;
+import dev.vigil.targets.DnsLookup;
+import dev.vigil.targets.TargetResolver;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
@@ -74,7 +77,17 @@ final class ReconcileWiring {
         publishers.slices,
         o.clock,
         sharding.handoff,
-        o.config.floors());
+        o.config.floors(),
+        targets(o, publishing));
+  }
+
+  /** Resolves hostname targets ({@code --dns-server}, else /etc/resolv.conf's nameservers). */
+  private static TargetResolver targets(StartOptions o, PublishingWiring publishing) {
+    TargetResolver resolver =
+        new TargetResolver(
+            new DnsLookup(o.config.launch().dnsServer()), o.clock, BackendPoolSpec.MAX_HOSTNAMES);
+    resolver.onChange(publishing.sources::targetsChanged);
+    return resolver;
   }
 
   /** A controller watches the configured namespaces; none configured: all. */

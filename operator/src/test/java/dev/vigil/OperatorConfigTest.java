@@ -174,7 +174,8 @@ class OperatorConfigTest {
                 new ShardConfig(
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true),
-                new OperatorConfig.Launch("json", false, false, SourceAddress.parse("127.0.0.1"))));
+                new OperatorConfig.Launch(
+                    "json", false, false, SourceAddress.parse("127.0.0.1"), null)));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
