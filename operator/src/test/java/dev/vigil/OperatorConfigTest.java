@@ -122,6 +122,20 @@ class OperatorConfigTest {
   }
 
   @Test
+  void aDnsServerIsAnAddressAndAPortAndABadOneIsNamed() {
+    assertThat(
+            OperatorConfig.parse(List.of("--dns-server=[::1]:53", "--outcome-port=-1"), Map.of())
+                .launch()
+                .dnsServer())
+        .isEqualTo(new java.net.InetSocketAddress("::1", 53));
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.parse(
+                    List.of("--dns-server=dns.local:53", "--outcome-port=-1"), Map.of()))
+        .hasMessageContaining("--dns-server must be IP:PORT");
+  }
+
+  @Test
   void everyFlagHasAnEnvironmentVariableAndTheFlagWins() {
     Map<String, String> env = new java.util.HashMap<>();
     env.putAll(
@@ -151,6 +165,7 @@ class OperatorConfigTest {
         .isEqualTo(new TenantFloors(3_000, true));
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
     env.put("VIGIL_PROBE_SOURCE_ADDRESS", "127.0.0.1");
+    env.put("VIGIL_DNS_SERVER", "127.0.0.1:5353");
     assertThat(parse(List.of(), env).launch().nativeTransport()).isFalse();
     assertThat(parse(List.of("--native-transport=true"), env).launch().nativeTransport()).isTrue();
     env.putAll(
@@ -175,7 +190,11 @@ class OperatorConfigTest {
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true),
                 new OperatorConfig.Launch(
-                    "json", false, false, SourceAddress.parse("127.0.0.1"), null)));
+                    "json",
+                    false,
+                    false,
+                    SourceAddress.parse("127.0.0.1"),
+                    new java.net.InetSocketAddress("127.0.0.1", 5353))));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {
