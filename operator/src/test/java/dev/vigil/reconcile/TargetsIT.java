@@ -95,6 +95,25 @@ class TargetsIT {
                     && String.valueOf(status("db.vigil.test/127.0.0.63").getReason())
                         .contains("does not resolve (SERVFAIL)"));
     assertThat(vm1.requests()).isPositive();
+
+    // kubectl vigil why, by hostname and by address
+    assertThat(why(NAME))
+        .contains("Target shop/db.vigil.test/127.0.0.63", "IP 127.0.0.63")
+        .contains("dns:", "NotResolving");
+    assertThat(why("127.0.0.61")).contains("Target shop/127.0.0.61", "ready=true");
+  }
+
+  private String why(String name) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int code =
+        new dev.vigil.inspect.InspectCommand(
+                () -> cluster.newClient(c -> c),
+                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+                new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8))
+            .why(List.of(name, "-n", NS));
+    assertThat(code).as(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isZero();
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   @Test
