@@ -3,7 +3,7 @@ package dev.vigil;
 import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.shard.ShardConfig;
-import java.net.InetSocketAddress;
+import dev.vigil.targets.TargetSettings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -31,6 +31,7 @@ import java.util.stream.Stream;
  * @param floors the admin's floors for tenants' policies ({@code --min-interval}, {@code
  *     --default-damping})
  * @param launch how the process runs: logs, stack traces, network transport
+ * @param targets {@code spec.targets}: {@code --dns-server}, {@code --refuse-target-networks}
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -41,7 +42,8 @@ public record OperatorConfig(
     Publishing publishing,
     ShardConfig shards,
     TenantFloors floors,
-    Launch launch) {
+    Launch launch,
+    TargetSettings targets) {
 
   /**
    * @param election one active replica via a Lease; on by default everywhere, since another replica
@@ -100,18 +102,12 @@ public record OperatorConfig(
    *     where epoll cannot load)
    * @param probeSource the local address every active probe binds to ({@code
    *     --probe-source-address}), {@link SourceAddress#KERNEL} by default
-   * @param dnsServer the one nameserver hostname targets are resolved with ({@code --dns-server});
-   *     null: {@code /etc/resolv.conf}'s
    */
   public record Launch(
-      String logFormat,
-      boolean debug,
-      boolean nativeTransport,
-      SourceAddress probeSource,
-      InetSocketAddress dnsServer) {
-    /** Probes from the kernel's choice of source address, names resolved as the host does. */
+      String logFormat, boolean debug, boolean nativeTransport, SourceAddress probeSource) {
+    /** Probes from the kernel's choice of source address. */
     public Launch(String logFormat, boolean debug, boolean nativeTransport) {
-      this(logFormat, debug, nativeTransport, SourceAddress.KERNEL, null);
+      this(logFormat, debug, nativeTransport, SourceAddress.KERNEL);
     }
   }
 
@@ -196,7 +192,8 @@ public record OperatorConfig(
             publishing(get),
             named(() -> ShardConfig.parse(get, env::get, leader.leaseNamespace())),
             named(() -> TenantFloors.parse(get)),
-            launch);
+            launch,
+            named(() -> TargetSettings.parse(get)));
     if (requireCertificate) {
       config.requireCertificate();
     }
@@ -279,24 +276,7 @@ public record OperatorConfig(
         logFormat,
         bool("debug", or(get.apply("debug"), "false")),
         bool("native-transport", or(get.apply("native-transport"), "true")),
-        probeSource(get.apply("probe-source-address")),
-        dnsServer(get.apply("dns-server")));
-  }
-
-  /** {@code IP:PORT} or {@code [IPv6]:PORT}; blank: null. */
-  private static InetSocketAddress dnsServer(String v) {
-    if (v == null || v.isBlank()) {
-      return null;
-    }
-    int colon = v.lastIndexOf(':');
-    String host = colon < 0 ? "" : v.substring(0, colon).replace("[", "").replace("]", "");
-    if (colon < 0
-        || !(io.netty.util.NetUtil.isValidIpV4Address(host)
-            || io.netty.util.NetUtil.isValidIpV6Address(host))) {
-      throw new InvalidConfigException(
-          "--dns-server must be IP:PORT (an IPv6 address in brackets), got " + v);
-    }
-    return new InetSocketAddress(host, port("dns-server", v.substring(colon + 1), false));
+        probeSource(get.apply("probe-source-address")));
   }
 
   private static SourceAddress probeSource(String v) {

@@ -170,6 +170,12 @@ final class OperatorFlags {
               """
               the nameserver BackendPool hostname targets are resolved with
               (default: those of /etc/resolv.conf)"""),
+          new Flag(
+              "refuse-target-networks",
+              "CIDR[,CIDR...]",
+              """
+              networks no BackendPool target may be in, or none (default: loopback,
+              link-local, unspecified and multicast, IPv4 and IPv6)"""),
           new Flag("debug", "", "stack traces with start-up errors (default false)"));
 
   private OperatorFlags() {}

@@ -85,7 +85,10 @@ final class ReconcileWiring {
   private static TargetResolver targets(StartOptions o, PublishingWiring publishing) {
     TargetResolver resolver =
         new TargetResolver(
-            new DnsLookup(o.config.launch().dnsServer()), o.clock, BackendPoolSpec.MAX_HOSTNAMES);
+            new DnsLookup(o.config.targets().dnsServer()),
+            o.clock,
+            BackendPoolSpec.MAX_HOSTNAMES,
+            o.config.targets().refused());
     resolver.onChange(publishing.sources::targetsChanged);
     return resolver;
   }

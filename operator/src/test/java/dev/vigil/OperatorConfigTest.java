@@ -31,7 +31,8 @@ class OperatorConfigTest {
                 new OperatorConfig.Publishing(1000, 200, 400, 50),
                 new ShardConfig(false, null, "vigil", "vigil-system", 15, 0.1),
                 TenantFloors.NONE,
-                new OperatorConfig.Launch("text", false, true)));
+                new OperatorConfig.Launch("text", false, true),
+                dev.vigil.targets.TargetSettings.DEFAULT));
   }
 
   @Test
@@ -125,7 +126,7 @@ class OperatorConfigTest {
   void aDnsServerIsAnAddressAndAPortAndABadOneIsNamed() {
     assertThat(
             OperatorConfig.parse(List.of("--dns-server=[::1]:53", "--outcome-port=-1"), Map.of())
-                .launch()
+                .targets()
                 .dnsServer())
         .isEqualTo(new java.net.InetSocketAddress("::1", 53));
     assertThatThrownBy(
@@ -133,6 +134,11 @@ class OperatorConfigTest {
                 OperatorConfig.parse(
                     List.of("--dns-server=dns.local:53", "--outcome-port=-1"), Map.of()))
         .hasMessageContaining("--dns-server must be IP:PORT");
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.parse(
+                    List.of("--refuse-target-networks=10.0.0.0", "--outcome-port=-1"), Map.of()))
+        .hasMessageContaining("--refuse-target-networks must be CIDRs");
   }
 
   @Test
@@ -166,6 +172,7 @@ class OperatorConfigTest {
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
     env.put("VIGIL_PROBE_SOURCE_ADDRESS", "127.0.0.1");
     env.put("VIGIL_DNS_SERVER", "127.0.0.1:5353");
+    env.put("VIGIL_REFUSE_TARGET_NETWORKS", "10.0.0.0/8");
     assertThat(parse(List.of(), env).launch().nativeTransport()).isFalse();
     assertThat(parse(List.of("--native-transport=true"), env).launch().nativeTransport()).isTrue();
     env.putAll(
@@ -189,12 +196,10 @@ class OperatorConfigTest {
                 new ShardConfig(
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true),
-                new OperatorConfig.Launch(
-                    "json",
-                    false,
-                    false,
-                    SourceAddress.parse("127.0.0.1"),
-                    new java.net.InetSocketAddress("127.0.0.1", 5353))));
+                new OperatorConfig.Launch("json", false, false, SourceAddress.parse("127.0.0.1")),
+                new dev.vigil.targets.TargetSettings(
+                    new java.net.InetSocketAddress("127.0.0.1", 5353),
+                    dev.vigil.targets.TargetNetworks.parse("10.0.0.0/8"))));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {

@@ -113,7 +113,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
             pool.getMetadata().getGeneration(),
             policyName,
             problem,
-            names == null ? null : names.failing().stream().map(n -> n.describe()).toList()));
+            names == null ? null : unresolved(names)));
     if (names == null || names.names().isEmpty()) {
       return UpdateControl.noUpdate();
     }
@@ -121,6 +121,14 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
     // that changes something asks for a reconcile sooner (PoolSources.targetsChanged)
     long wait = Math.max(TargetResolver.BUSY_RETRY_MS, names.nextAt() - clock.getAsLong());
     return UpdateControl.<BackendPool>noUpdate().rescheduleAfter(wait, TimeUnit.MILLISECONDS);
+  }
+
+  /** What status says about the hostnames: failing ones, and answers in refused networks. */
+  private List<String> unresolved(TargetResolver.Resolution names) {
+    List<String> out = new java.util.ArrayList<>();
+    names.failing().forEach(n -> out.add(n.describe()));
+    out.addAll(TargetMembers.refusedAnswers(names.names(), targets.refused()));
+    return out;
   }
 
   /** The pool's hostname targets as resolved now (lookups that are due start); null: no targets. */
@@ -246,7 +254,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       ResolvedPolicy resolved,
       TargetResolver.Resolution names)
       throws Exception {
-    String invalid = TargetMembers.invalid(pool.getSpec(), resolved.port());
+    String invalid = TargetMembers.invalid(pool.getSpec(), resolved.port(), targets.refused());
     if (invalid != null) {
       slices.hold(key);
       return new Problem(Conditions.INVALID_TARGETS, invalid + "; slices are left as they were");
@@ -267,7 +275,8 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
                 pool.getSpec().getPorts(),
                 resolved.port(),
                 names.names(),
-                PoolMembers.adminStates(pool.getSpec().getAdminStates()));
+                PoolMembers.adminStates(pool.getSpec().getAdminStates()),
+                targets.refused());
     // Waits for the pool's context to apply the update (this is a JOSDK worker thread, never an
     // event loop), so the slices planned below already show the new members.
     runtime

@@ -6,6 +6,7 @@ import dev.vigil.api.v1alpha1.PoolPort;
 import dev.vigil.health.AdminState;
 import dev.vigil.runtime.Member;
 import dev.vigil.targets.ResolvedName;
+import dev.vigil.targets.TargetNetworks;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.netty.util.NetUtil;
 import java.util.ArrayList;
@@ -35,7 +36,8 @@ public final class TargetMembers {
       List<PoolPort> ports,
       IntOrString probePort,
       Map<String, ResolvedName> names,
-      Map<String, AdminState> adminStates) {
+      Map<String, AdminState> adminStates,
+      TargetNetworks refused) {
     int probe = probePort(ports, probePort);
     List<Integer> numbers = ports.stream().map(TargetMembers::number).toList();
     List<Member> out = new ArrayList<>();
@@ -43,7 +45,7 @@ public final class TargetMembers {
     for (BackendTarget t : targets) {
       if (t.getAddress() != null) {
         String ip = t.getAddress();
-        if (seen.add(ip)) {
+        if (!refused.refuses(ip) && seen.add(ip)) {
           AdminState admin = adminStates.getOrDefault(ip, AdminState.UP);
           out.add(Member.target(ip, ip, probe, t.getZone(), numbers, admin, null));
         }
@@ -55,13 +57,33 @@ public final class TargetMembers {
       }
       for (String ip : name.addresses()) {
         String id = t.getHostname() + "/" + ip;
-        if (seen.add(ip)) {
+        if (!refused.refuses(ip) && seen.add(ip)) {
           AdminState admin =
               adminStates
                   .getOrDefault(id, AdminState.UP)
                   .strictest(adminStates.getOrDefault(t.getHostname(), AdminState.UP))
                   .strictest(adminStates.getOrDefault(ip, AdminState.UP));
           out.add(Member.target(id, ip, probe, t.getZone(), numbers, admin, name.describe()));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** For status: each answer of a hostname that is in a refused network (not a backend). */
+  public static List<String> refusedAnswers(
+      Map<String, ResolvedName> names, TargetNetworks refused) {
+    List<String> out = new ArrayList<>();
+    for (ResolvedName n : names.values()) {
+      for (String ip : n.addresses()) {
+        if (refused.refuses(ip)) {
+          out.add(
+              "hostname "
+                  + n.hostname()
+                  + " answered "
+                  + ip
+                  + ", in a network the operator refuses (--refuse-target-networks): not a"
+                  + " backend");
         }
       }
     }
@@ -83,7 +105,8 @@ public final class TargetMembers {
    * Why the pool's backends are not valid, naming the field; null when they are. The CRD's rules
    * say the same where the API server checks them; this is for objects that bypassed them.
    */
-  public static String invalid(BackendPoolSpec spec, IntOrString probePort) {
+  public static String invalid(
+      BackendPoolSpec spec, IntOrString probePort, TargetNetworks refused) {
     boolean selector = spec.getSelector() != null;
     boolean targets = spec.getTargets() != null;
     if (selector == targets) {
@@ -100,7 +123,7 @@ public final class TargetMembers {
       return "spec.targets has more than " + BackendPoolSpec.MAX_HOSTNAMES + " hostnames";
     }
     for (int i = 0; i < list.size(); i++) {
-      String problem = invalid(list.get(i));
+      String problem = invalid(list.get(i), refused);
       if (problem != null) {
         return "spec.targets[" + i + "]" + problem;
       }
@@ -121,7 +144,7 @@ public final class TargetMembers {
     return null;
   }
 
-  private static String invalid(BackendTarget t) {
+  private static String invalid(BackendTarget t, TargetNetworks refused) {
     if ((t.getAddress() == null) == (t.getHostname() == null)) {
       return " must have exactly one of address and hostname";
     }
@@ -129,6 +152,13 @@ public final class TargetMembers {
         && !NetUtil.isValidIpV4Address(t.getAddress())
         && !NetUtil.isValidIpV6Address(t.getAddress())) {
       return ".address '" + t.getAddress() + "' is not an IPv4 or IPv6 address";
+    }
+    if (t.getAddress() != null && refused.refuses(t.getAddress())) {
+      return ".address "
+          + t.getAddress()
+          + " is in a network the operator refuses (--refuse-target-networks "
+          + String.join(",", refused.cidrs())
+          + ")";
     }
     return null;
   }

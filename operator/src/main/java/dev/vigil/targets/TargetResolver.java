@@ -39,14 +39,24 @@ public final class TargetResolver implements AutoCloseable {
   private final NameLookup lookup;
   private final LongSupplier clock;
   private final int maxNamesPerPool;
+  private final TargetNetworks refused;
   private final Map<PoolKey, Map<String, ResolvedName>> pools = new HashMap<>();
   private final Set<String> inFlight = new HashSet<>();
   private volatile Consumer<PoolKey> onChange = key -> {};
 
-  public TargetResolver(NameLookup lookup, LongSupplier clock, int maxNamesPerPool) {
+  /**
+   * @param refused the networks no target may be in (static or resolved; TargetMembers applies it)
+   */
+  public TargetResolver(
+      NameLookup lookup, LongSupplier clock, int maxNamesPerPool, TargetNetworks refused) {
+    this.refused = refused;
     this.lookup = lookup;
     this.clock = clock;
     this.maxNamesPerPool = maxNamesPerPool;
+  }
+
+  public TargetNetworks refused() {
+    return refused;
   }
 
   /** Who hears that a pool's names changed (addresses, or starting or ending to fail). */

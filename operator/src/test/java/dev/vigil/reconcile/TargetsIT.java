@@ -46,7 +46,8 @@ class TargetsIT {
     dns.answer(NAME, 1, "127.0.0.62");
     client.resource(Fixtures.policy(NS, "fast", "200ms", "150ms")).create();
     client.resource(pool()).create();
-    cluster.operator(MockCluster.config(NS, "--dns-server=" + dns.flag()));
+    cluster.operator(
+        MockCluster.config(NS, "--dns-server=" + dns.flag(), "--refuse-target-networks=none"));
 
     await()
         .atMost(PATIENCE)
@@ -122,7 +123,8 @@ class TargetsIT {
     BackendPool both = pool();
     both.getSpec().setSelector(new io.fabric8.kubernetes.api.model.LabelSelector());
     client.resource(both).create();
-    cluster.operator(MockCluster.config(NS, "--dns-server=" + dns.flag()));
+    cluster.operator(
+        MockCluster.config(NS, "--dns-server=" + dns.flag(), "--refuse-target-networks=none"));
     await()
         .atMost(PATIENCE)
         .until(

@@ -26,7 +26,7 @@ class TargetResolverTest {
 
   @AutoClose
   private final TargetResolver resolver =
-      new TargetResolver(new DnsLookup(dns.address()), now::get, 16);
+      new TargetResolver(new DnsLookup(dns.address()), now::get, 16, TargetNetworks.NONE);
 
   private final List<PoolKey> changes = new CopyOnWriteArrayList<>();
 
