@@ -43,7 +43,8 @@ final class ReconcileWiring {
       Lifecycle lifecycle) {
     OperatorConfig config = o.config;
     boolean sharded = sharding.enabled();
-    BackendPoolReconciler pools = poolReconciler(o, runtimes, publishing, publishers, sharding);
+    BackendPoolReconciler pools =
+        poolReconciler(o, runtimes, publishing, publishers, sharding, lifecycle);
     if (sharded) {
       publishers.status.ownedBy(sharding.identity());
     }
@@ -68,7 +69,8 @@ final class ReconcileWiring {
       PoolRuntimes runtimes,
       PublishingWiring publishing,
       PublishingWiring.Publishers publishers,
-      ShardingWiring sharding) {
+      ShardingWiring sharding,
+      Lifecycle lifecycle) {
     return new BackendPoolReconciler(
         runtimes,
         publishing.sources,
@@ -78,11 +80,12 @@ final class ReconcileWiring {
         o.clock,
         sharding.handoff,
         o.config.floors(),
-        targets(o, publishing));
+        targets(o, publishing, lifecycle));
   }
 
   /** Resolves hostname targets ({@code --dns-server}, else /etc/resolv.conf's nameservers). */
-  private static TargetResolver targets(StartOptions o, PublishingWiring publishing) {
+  private static TargetResolver targets(
+      StartOptions o, PublishingWiring publishing, Lifecycle lifecycle) {
     TargetResolver resolver =
         new TargetResolver(
             new DnsLookup(o.config.targets().dnsServer()),
@@ -90,6 +93,7 @@ final class ReconcileWiring {
             BackendPoolSpec.MAX_HOSTNAMES,
             o.config.targets().refused());
     resolver.onChange(publishing.sources::targetsChanged);
+    lifecycle.on(Stage.PROBES, "the DNS resolver of hostname targets", resolver::close);
     return resolver;
   }
 
