@@ -3,6 +3,7 @@ package dev.vigil;
 import dev.vigil.probe.transport.SourceAddress;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.shard.ShardConfig;
+import dev.vigil.targets.TargetSettings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.stream.Stream;
  * @param floors the admin's floors for tenants' policies ({@code --min-interval}, {@code
  *     --default-damping})
  * @param launch how the process runs: logs, stack traces, network transport
+ * @param targets {@code spec.targets}: {@code --dns-server}, {@code --refuse-target-networks}
  */
 public record OperatorConfig(
     Set<String> namespaces,
@@ -40,7 +42,8 @@ public record OperatorConfig(
     Publishing publishing,
     ShardConfig shards,
     TenantFloors floors,
-    Launch launch) {
+    Launch launch,
+    TargetSettings targets) {
 
   /**
    * @param election one active replica via a Lease; on by default everywhere, since another replica
@@ -211,7 +214,8 @@ public record OperatorConfig(
             publishing(get),
             named(() -> ShardConfig.parse(get, env::get, leader.leaseNamespace())),
             named(() -> TenantFloors.parse(get)),
-            launch);
+            launch,
+            named(() -> TargetSettings.parse(get)));
     if (requireCertificate) {
       config.requireCertificate();
     }

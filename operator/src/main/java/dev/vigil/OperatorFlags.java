@@ -190,6 +190,18 @@ final class OperatorFlags {
               """
               the container's CPU limit in millicores, for --probe-budget's default
               (the chart sets it from the Pod's limit)"""),
+          new Flag(
+              "dns-server",
+              "IP:PORT",
+              """
+              the nameserver BackendPool hostname targets are resolved with
+              (default: those of /etc/resolv.conf)"""),
+          new Flag(
+              "refuse-target-networks",
+              "CIDR[,CIDR...]",
+              """
+              networks no BackendPool target may be in, or none (default: loopback,
+              link-local, unspecified and multicast, IPv4 and IPv6)"""),
           new Flag("debug", "", "stack traces with start-up errors (default false)"));
 
   private OperatorFlags() {}

@@ -1,12 +1,15 @@
 package dev.vigil;
 
 import dev.vigil.Lifecycle.Stage;
+import dev.vigil.api.v1alpha1.BackendPoolSpec;
 import dev.vigil.ops.LeaderLease;
 import dev.vigil.ops.Leadership;
 import dev.vigil.reconcile.BackendPoolReconciler;
 import dev.vigil.reconcile.HealthPolicyReconciler;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.shard.ShardOwner;
+import dev.vigil.targets.DnsLookup;
+import dev.vigil.targets.TargetResolver;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
@@ -40,7 +43,8 @@ final class ReconcileWiring {
       Lifecycle lifecycle) {
     OperatorConfig config = o.config;
     boolean sharded = sharding.enabled();
-    BackendPoolReconciler pools = poolReconciler(o, runtimes, publishing, publishers, sharding);
+    BackendPoolReconciler pools =
+        poolReconciler(o, runtimes, publishing, publishers, sharding, lifecycle);
     if (sharded) {
       publishers.status.ownedBy(sharding.identity());
     }
@@ -70,7 +74,8 @@ final class ReconcileWiring {
       PoolRuntimes runtimes,
       PublishingWiring publishing,
       PublishingWiring.Publishers publishers,
-      ShardingWiring sharding) {
+      ShardingWiring sharding,
+      Lifecycle lifecycle) {
     return new BackendPoolReconciler(
         runtimes,
         publishing.sources,
@@ -79,7 +84,22 @@ final class ReconcileWiring {
         publishers.slices,
         o.clock,
         sharding.handoff,
-        o.config.floors());
+        o.config.floors(),
+        targets(o, publishing, lifecycle));
+  }
+
+  /** Resolves hostname targets ({@code --dns-server}, else /etc/resolv.conf's nameservers). */
+  private static TargetResolver targets(
+      StartOptions o, PublishingWiring publishing, Lifecycle lifecycle) {
+    TargetResolver resolver =
+        new TargetResolver(
+            new DnsLookup(o.config.targets().dnsServer()),
+            o.clock,
+            BackendPoolSpec.MAX_HOSTNAMES,
+            o.config.targets().refused());
+    resolver.onChange(publishing.sources::targetsChanged);
+    lifecycle.on(Stage.PROBES, "the DNS resolver of hostname targets", resolver::close);
+    return resolver;
   }
 
   /** A controller watches the configured namespaces; none configured: all. */

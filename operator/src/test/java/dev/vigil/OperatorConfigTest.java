@@ -32,7 +32,8 @@ class OperatorConfigTest {
                 new OperatorConfig.Publishing(1000, 200, 400, 50),
                 new ShardConfig(false, null, "vigil", "vigil-system", 15, 0.1),
                 TenantFloors.NONE,
-                new OperatorConfig.Launch("text", false, true)));
+                new OperatorConfig.Launch("text", false, true),
+                dev.vigil.targets.TargetSettings.DEFAULT));
   }
 
   @Test
@@ -123,6 +124,25 @@ class OperatorConfigTest {
   }
 
   @Test
+  void aDnsServerIsAnAddressAndAPortAndABadOneIsNamed() {
+    assertThat(
+            OperatorConfig.parse(List.of("--dns-server=[::1]:53", "--outcome-port=-1"), Map.of())
+                .targets()
+                .dnsServer())
+        .isEqualTo(new java.net.InetSocketAddress("::1", 53));
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.parse(
+                    List.of("--dns-server=dns.local:53", "--outcome-port=-1"), Map.of()))
+        .hasMessageContaining("--dns-server must be IP:PORT");
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.parse(
+                    List.of("--refuse-target-networks=10.0.0.0", "--outcome-port=-1"), Map.of()))
+        .hasMessageContaining("--refuse-target-networks must be CIDRs");
+  }
+
+  @Test
   void everyFlagHasAnEnvironmentVariableAndTheFlagWins() {
     Map<String, String> env = new java.util.HashMap<>();
     env.putAll(
@@ -155,6 +175,8 @@ class OperatorConfigTest {
     assertThat(parse(List.of("--probe-tls-secrets=true"), env).floors().probeTlsSecrets()).isTrue();
     env.put("VIGIL_NATIVE_TRANSPORT", "false");
     env.put("VIGIL_PROBE_SOURCE_ADDRESS", "127.0.0.1");
+    env.put("VIGIL_DNS_SERVER", "127.0.0.1:5353");
+    env.put("VIGIL_REFUSE_TARGET_NETWORKS", "10.0.0.0/8");
     assertThat(parse(List.of(), env).launch().nativeTransport()).isFalse();
     assertThat(parse(List.of("--native-transport=true"), env).launch().nativeTransport()).isTrue();
     env.putAll(
@@ -183,7 +205,10 @@ class OperatorConfigTest {
                     true, "vigil-0", "blue", "env-ns", 30, 0.25, "eu-1a", null, "10.1.2.3"),
                 new TenantFloors(1_000, true, false),
                 new OperatorConfig.Launch(
-                    "json", false, false, SourceAddress.parse("127.0.0.1"), 1500)));
+                    "json", false, false, SourceAddress.parse("127.0.0.1"), 1500),
+                new dev.vigil.targets.TargetSettings(
+                    new java.net.InetSocketAddress("127.0.0.1", 5353),
+                    dev.vigil.targets.TargetNetworks.parse("10.0.0.0/8"))));
     assertThat(parse(List.of("--metrics-port=7000", "--log-format", "text"), env))
         .satisfies(
             c -> {

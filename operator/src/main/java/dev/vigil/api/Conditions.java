@@ -34,6 +34,12 @@ public final class Conditions {
    */
   public static final String PROBE_BUDGET_EXCEEDED = "ProbeBudgetExceeded";
 
+  /**
+   * BackendPool with {@code spec.targets}: every hostname target resolves (False, reason {@code
+   * NotResolving}, names the ones that do not and whether their last answer is still kept).
+   */
+  public static final String TARGETS_RESOLVED = "TargetsResolved";
+
   // Condition statuses.
   public static final String TRUE = "True";
   public static final String FALSE = "False";
@@ -60,6 +66,9 @@ public final class Conditions {
   public static final String HEALTHY = "Healthy";
   public static final String HOT_STRETCHED = "HotStretched";
   public static final String WITHIN_BUDGET = "WithinBudget";
+  public static final String INVALID_TARGETS = "InvalidTargets";
+  public static final String RESOLVED = "Resolved";
+  public static final String NOT_RESOLVING = "NotResolving";
 
   private Conditions() {}
 }

@@ -30,42 +30,6 @@ public record BackendView(
     hold = hold == null ? BackendHold.NONE : hold;
   }
 
-  /** A view without a hold (no admin state, no agent). */
-  public BackendView(
-      String id,
-      ActiveState state,
-      int passRun,
-      int failRun,
-      int upstreamErrors,
-      int localOriginErrors,
-      int multiplier,
-      boolean ejected,
-      long ejectedUntil,
-      boolean draining,
-      boolean available,
-      boolean damped,
-      double merit,
-      long meritAt,
-      long releaseAt) {
-    this(
-        id,
-        state,
-        passRun,
-        failRun,
-        upstreamErrors,
-        localOriginErrors,
-        multiplier,
-        ejected,
-        ejectedUntil,
-        draining,
-        available,
-        damped,
-        merit,
-        meritAt,
-        releaseAt,
-        BackendHold.NONE);
-  }
-
   /** Which interval the scheduler should use for this backend's next probe. */
   public ProbePhase phase() {
     return ProbePhase.of(state, passRun, failRun);

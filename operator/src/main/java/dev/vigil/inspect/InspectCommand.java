@@ -43,8 +43,9 @@ public final class InspectCommand {
   public static String usage(String command) {
     return command.equals("why")
         ? """
-          usage: vigil why POD [-n NAMESPACE]
+          usage: vigil why POD|TARGET [-n NAMESPACE]
                  (as a kubectl plugin: kubectl vigil why POD)
+                 TARGET: a spec.targets address, hostname, or hostname/address
 
           Why does this Pod get traffic, or not? For every BackendPool that selects the
           Pod: the pool's availability and panic, the Pod's state and reason, the last
@@ -83,8 +84,7 @@ public final class InspectCommand {
       String ns = a.namespace(client);
       Pod pod = client.pods().inNamespace(ns).withName(name).get();
       if (pod == null) {
-        err.println("vigil why: pod " + ns + "/" + name + " not found");
-        return 1;
+        return whyTarget(client, ns, name);
       }
       List<WhyReport.PoolFacts> facts = poolsOf(client, ns, pod);
       out.print(WhyReport.render(pod, facts, Instant.now()));
@@ -94,6 +94,36 @@ public final class InspectCommand {
     }
   }
 
+  /**
+   * No Pod of that name: the backends of pools with {@code spec.targets} named by it (an address, a
+   * hostname: every address of it, or {@code hostname/address}), one report each.
+   */
+  private int whyTarget(KubernetesClient client, String ns, String name) {
+    int found = 0;
+    for (BackendPool pool : client.resources(BackendPool.class).inNamespace(ns).list().getItems()) {
+      if (pool.getSpec() == null
+          || pool.getSpec().getTargets() == null
+          || pool.getStatus() == null
+          || pool.getStatus().getBackends() == null) {
+        continue;
+      }
+      for (var b : pool.getStatus().getBackends()) {
+        String id = b.getPod();
+        if (id.equals(name) || id.startsWith(name + "/") || name.equals(b.getAddress())) {
+          out.print(
+              WhyReport.renderTarget(
+                  ns, id, b.getAddress(), facts(client, ns, pool), Instant.now()));
+          found++;
+        }
+      }
+    }
+    if (found == 0) {
+      err.println("vigil why: no pod and no target " + ns + "/" + name);
+      return 1;
+    }
+    return 0;
+  }
+
   /** What every pool whose selector matches the Pod shows: the pool, its policy, its slices. */
   private static List<WhyReport.PoolFacts> poolsOf(KubernetesClient client, String ns, Pod pod) {
     List<WhyReport.PoolFacts> facts = new ArrayList<>();
@@ -101,6 +131,14 @@ public final class InspectCommand {
       if (!LabelSelectors.matches(pool.getSpec().getSelector(), pod.getMetadata().getLabels())) {
         continue;
       }
+      facts.add(facts(client, ns, pool));
+    }
+    return facts;
+  }
+
+  /** A pool, its policy and its slices. */
+  private static WhyReport.PoolFacts facts(KubernetesClient client, String ns, BackendPool pool) {
+    {
       HealthPolicy policy =
           client
               .resources(HealthPolicy.class)
@@ -116,9 +154,8 @@ public final class InspectCommand {
               .withLabel("kubernetes.io/service-name", serviceName(pool))
               .list()
               .getItems();
-      facts.add(new WhyReport.PoolFacts(pool, policy, slices));
+      return new WhyReport.PoolFacts(pool, policy, slices);
     }
-    return facts;
   }
 
   public int top(List<String> args) {

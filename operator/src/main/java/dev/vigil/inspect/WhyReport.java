@@ -56,6 +56,30 @@ public final class WhyReport {
     return out.toString();
   }
 
+  /**
+   * A backend that is not a Pod ({@code spec.targets}): {@code id} is its name in status (an
+   * address, or {@code hostname/address}); the rest reads as for a Pod, matched by address.
+   */
+  public static String renderTarget(
+      String namespace, String id, String ip, PoolFacts facts, Instant now) {
+    StringBuilder out = new StringBuilder();
+    out.append("Target ").append(namespace).append('/').append(id);
+    out.append("  IP ").append(ip).append("  (spec.targets: no Pod, no kubelet)\n\n");
+    Pod stand = new Pod();
+    stand.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+    stand.getMetadata().setNamespace(namespace);
+    stand.getMetadata().setName(id);
+    stand.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+    stand.getStatus().setPodIP(ip);
+    pool(out, stand, facts, now);
+    condition(
+            facts.pool().getStatus() == null ? null : facts.pool().getStatus().getConditions(),
+            Conditions.TARGETS_RESOLVED)
+        .filter(c -> !Conditions.TRUE.equals(c.getStatus()))
+        .ifPresent(c -> line(out, "dns", c.getReason() + ": " + c.getMessage()));
+    return out.toString();
+  }
+
   private static void pool(StringBuilder out, Pod pod, PoolFacts facts, Instant now) {
     BackendPool pool = facts.pool();
     var status = pool.getStatus();

@@ -275,19 +275,36 @@ public final class EndpointSliceDesired {
             .withServing(e.serving())
             .withTerminating(e.terminating())
             .endConditions()
-            .withTargetRef(
-                new ObjectReferenceBuilder()
-                    .withKind("Pod")
-                    .withNamespace(target.namespace())
-                    .withName(e.podName())
-                    .withUid(e.podUid())
-                    .build())
             .withNodeName(e.nodeName())
             .withZone(e.zone());
+    if (e.podUid() != null) {
+      b.withTargetRef(
+          new ObjectReferenceBuilder()
+              .withKind("Pod")
+              .withNamespace(target.namespace())
+              .withName(e.podName())
+              .withUid(e.podUid())
+              .build());
+    } else {
+      b.withHostname(targetHostname(e.podName()));
+    }
     if (hints && e.zone() != null) {
       b.withNewHints().withForZones(new ForZoneBuilder().withName(e.zone()).build()).endHints();
     }
     return b.build();
+  }
+
+  private static final java.util.regex.Pattern DNS_LABEL =
+      java.util.regex.Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
+
+  /**
+   * A target (no Pod) named {@code hostname/address} carries its hostname where that is one DNS
+   * label, as the field requires; any other target carries none (no targetRef either).
+   */
+  static String targetHostname(String id) {
+    int slash = id.indexOf('/');
+    String host = slash < 0 ? null : id.substring(0, slash);
+    return host != null && DNS_LABEL.matcher(host).matches() ? host : null;
   }
 
   private static boolean everyReadyHasZone(List<PublishedEndpoint> endpoints) {

@@ -97,6 +97,42 @@ public final class PoolStatusAggregator {
   }
 
   /**
+   * With {@code spec.targets}: sets {@code TargetsResolved} (True, or False with reason {@code
+   * NotResolving} and the names that do not resolve); without ({@code unresolved} null): none.
+   */
+  static void resolved(
+      BackendPoolStatus status, BackendPoolStatus previous, List<String> unresolved, long nowMs) {
+    List<io.fabric8.kubernetes.api.model.Condition> all = new java.util.ArrayList<>();
+    if (status.getConditions() != null) {
+      status.getConditions().stream()
+          .filter(c -> !Conditions.TARGETS_RESOLVED.equals(c.getType()))
+          .forEach(all::add);
+    }
+    if (unresolved != null) {
+      ConditionSet set =
+          new ConditionSet(
+              previous == null ? null : previous.getConditions(),
+              Instant.ofEpochMilli(nowMs).toString(),
+              status.getObservedGeneration());
+      if (unresolved.isEmpty()) {
+        set.set(
+            Conditions.TARGETS_RESOLVED,
+            true,
+            Conditions.RESOLVED,
+            "every hostname target resolves");
+      } else {
+        set.set(
+            Conditions.TARGETS_RESOLVED,
+            false,
+            Conditions.NOT_RESOLVING,
+            String.join("; ", unresolved));
+      }
+      all.addAll(set.build());
+    }
+    status.setConditions(all);
+  }
+
+  /**
    * Sharded: names the owner in {@code status.shard} and sets the {@code Probing} condition (any
    * earlier one in {@code status} replaced): True while {@code owner} probes the pool, False
    * (reason {@code HandingOver}) when {@code owner} is null, in the status the last owner {@code
@@ -329,13 +365,16 @@ public final class PoolStatusAggregator {
     return s;
   }
 
-  /** The dry-run reason, else what holds the backend, else a bad admin-state annotation. */
+  /**
+   * The dry-run reason, else what holds the backend, else the member's note (a bad admin-state
+   * annotation, a hostname that does not resolve).
+   */
   private static String reason(BackendSnapshot b) {
     if (b.wouldEject() != null) {
       return b.wouldEject();
     }
     String held = holdReason(b.decision().hold());
-    return held != null ? held : b.member().adminError();
+    return held != null ? held : b.member().note();
   }
 
   /**

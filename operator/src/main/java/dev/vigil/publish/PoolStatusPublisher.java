@@ -44,7 +44,12 @@ public final class PoolStatusPublisher implements PoolListener {
   private static final long ERROR_RETRY_MS = 5_000;
 
   /** What a full reconcile found, for the status written after it. */
-  public record Observed(Long generation, String policy, Problem problem) {}
+  /**
+   * @param unresolved with {@code spec.targets}: why hostnames do not resolve (empty: they all do);
+   *     null: the pool has no targets, so no {@code TargetsResolved} condition
+   */
+  public record Observed(
+      Long generation, String policy, Problem problem, List<String> unresolved) {}
 
   /** Sharded: this replica's shard name, shown in every status it writes; null: not sharded. */
   private volatile String shard;
@@ -247,7 +252,10 @@ public final class PoolStatusPublisher implements PoolListener {
     if (problem == null && view == null) {
       return null;
     }
-    return PoolStatusAggregator.build(
-        observed.generation(), observed.policy(), view, problem, previous, clock.getAsLong());
+    BackendPoolStatus status =
+        PoolStatusAggregator.build(
+            observed.generation(), observed.policy(), view, problem, previous, clock.getAsLong());
+    PoolStatusAggregator.resolved(status, previous, observed.unresolved(), clock.getAsLong());
+    return status;
   }
 }

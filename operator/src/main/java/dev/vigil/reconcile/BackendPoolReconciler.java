@@ -13,6 +13,7 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.shard.PoolHandoff;
+import dev.vigil.targets.TargetResolver;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -51,12 +52,14 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
   private final PoolHandoff handoff;
   private final TenantFloors floors;
   private final ProbeTlsSources<BackendPool> tls;
+  private final TargetResolver targets;
 
   /**
    * @param handoff with sharding on: hands a pool that moved away over to its next owner and waits
    *     for the handover of one that moved here; null: sharding off
    * @param floors the admin's floors every pool's policy is raised to ({@code --min-interval},
    *     {@code --default-damping})
+   * @param targets resolves the hostnames of pools with {@code spec.targets}
    */
   public BackendPoolReconciler(
       PoolRuntimes runtimes,
@@ -66,9 +69,11 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       SlicePublisher slices,
       LongSupplier clock,
       PoolHandoff handoff,
-      TenantFloors floors) {
+      TenantFloors floors,
+      TargetResolver targets) {
     this.floors = floors;
     this.tls = new ProbeTlsSources<>(floors.probeTlsSecrets());
+    this.targets = targets;
     this.handoff = handoff;
     this.runtimes = runtimes;
     this.sources = sources;
@@ -104,11 +109,39 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
           .rescheduleAfter(HANDOVER_POLL_MS, TimeUnit.MILLISECONDS);
     }
     String policyName = pool.getSpec().getPolicyRef().getName();
-    Problem problem = runOrHold(pool, context, key, policyName);
+    TargetResolver.Resolution names = resolveTargets(pool, key);
+    Problem problem = runOrHold(pool, context, key, policyName, names);
     status.observed(
         key,
-        new PoolStatusPublisher.Observed(pool.getMetadata().getGeneration(), policyName, problem));
-    return UpdateControl.noUpdate();
+        new PoolStatusPublisher.Observed(
+            pool.getMetadata().getGeneration(),
+            policyName,
+            problem,
+            names == null ? null : unresolved(names)));
+    if (names == null || names.names().isEmpty()) {
+      return UpdateControl.noUpdate();
+    }
+    // look again when a name is due (its TTL, a retry, or the end of a kept answer); an answer
+    // that changes something asks for a reconcile sooner (PoolSources.targetsChanged)
+    long wait = Math.max(TargetResolver.BUSY_RETRY_MS, names.nextAt() - clock.getAsLong());
+    return UpdateControl.<BackendPool>noUpdate().rescheduleAfter(wait, TimeUnit.MILLISECONDS);
+  }
+
+  /** What status says about the hostnames: failing ones, and answers in refused networks. */
+  private List<String> unresolved(TargetResolver.Resolution names) {
+    List<String> out = new java.util.ArrayList<>();
+    names.failing().forEach(n -> out.add(n.describe()));
+    out.addAll(TargetMembers.refusedAnswers(names.names(), targets.refused()));
+    return out;
+  }
+
+  /** The pool's hostname targets as resolved now (lookups that are due start); null: no targets. */
+  private TargetResolver.Resolution resolveTargets(BackendPool pool, PoolKey key) {
+    if (pool.getSpec().getTargets() == null) {
+      targets.forget(key);
+      return null;
+    }
+    return targets.resolve(key, TargetMembers.hostnames(pool.getSpec().getTargets()));
   }
 
   /**
@@ -160,12 +193,14 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
             pool.getSpec() == null || pool.getSpec().getPolicyRef() == null
                 ? null
                 : pool.getSpec().getPolicyRef().getName(),
-            new Problem(Conditions.PUBLISH_FAILED, "reconcile failed: " + message)));
+            new Problem(Conditions.PUBLISH_FAILED, "reconcile failed: " + message),
+            null));
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
   /** The pool is gone here: hand it over (sharded), or drop its slices' state and runtime. */
   private void deleted(PoolKey key) throws Exception {
+    targets.forget(key);
     if (handoff != null) {
       leave(key);
       return;
@@ -185,7 +220,11 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
    * runtime on its last good settings. Returns the pool's problem, or null.
    */
   private Problem runOrHold(
-      BackendPool pool, Context<BackendPool> context, PoolKey key, String policyName)
+      BackendPool pool,
+      Context<BackendPool> context,
+      PoolKey key,
+      String policyName,
+      TargetResolver.Resolution names)
       throws Exception {
     Optional<HealthPolicy> policy = sources.policy(context, key.namespace(), policyName);
     if (policy.isEmpty()) {
@@ -199,7 +238,7 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
               + "; slices are left as they were");
     }
     try {
-      return publish(pool, context, key, PolicyResolver.resolve(policy.get(), floors, tls));
+      return publish(pool, context, key, PolicyResolver.resolve(policy.get(), floors, tls), names);
     } catch (InvalidSettingsException e) {
       slices.hold(key);
       return new Problem(
@@ -214,9 +253,18 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
 
   /** Keeps the runtime in step and plans publishing; returns the pool's problem, or null. */
   private Problem publish(
-      BackendPool pool, Context<BackendPool> context, PoolKey key, ResolvedPolicy resolved)
+      BackendPool pool,
+      Context<BackendPool> context,
+      PoolKey key,
+      ResolvedPolicy resolved,
+      TargetResolver.Resolution names)
       throws Exception {
-    List<Pod> pods = sources.pods(context, pool);
+    String invalid = TargetMembers.invalid(pool.getSpec(), resolved.port(), targets.refused());
+    if (invalid != null) {
+      slices.hold(key);
+      return new Problem(Conditions.INVALID_TARGETS, invalid + "; slices are left as they were");
+    }
+    List<Pod> pods = names == null ? sources.pods(context, pool) : List.of();
     boolean fresh = !runtimes.contains(key);
     PoolRuntime runtime = runtimes.ensure(key, resolved.settings());
     runtime.identify(pool.getMetadata().getUid());
@@ -224,7 +272,16 @@ public final class BackendPoolReconciler implements Reconciler<BackendPool> {
       runtime.restorePanic(
           pool.getStatus() != null && Boolean.TRUE.equals(pool.getStatus().getPanic()));
     }
-    List<Member> members = members(pool, context, pods, resolved);
+    List<Member> members =
+        names == null
+            ? members(pool, context, pods, resolved)
+            : TargetMembers.members(
+                pool.getSpec().getTargets(),
+                pool.getSpec().getPorts(),
+                resolved.port(),
+                names.names(),
+                PoolMembers.adminStates(pool.getSpec().getAdminStates()),
+                targets.refused());
     // Waits for the pool's context to apply the update (this is a JOSDK worker thread, never an
     // event loop), so the slices planned below already show the new members.
     runtime

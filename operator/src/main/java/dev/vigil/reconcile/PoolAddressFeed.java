@@ -3,6 +3,7 @@ package dev.vigil.reconcile;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.passive.BackendAddresses;
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.targets.TargetNetworks;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -22,7 +23,9 @@ import java.util.function.Consumer;
  * BackendPools and of Pods (projected as the controller's are, {@link PodProjection}), members
  * resolved as the reconciler resolves them ({@link PoolMembers}: Pods with an IP, not finished, at
  * every Pod port the pool's ports target). Runs on the informers' threads; a Pod event recomputes
- * the pools of its namespace that select it, a pool event that pool.
+ * the pools of its namespace that select it, a pool event that pool. A pool of {@code spec.targets}
+ * maps its static addresses; its hostname targets' answers are not indexed (their records are
+ * {@code not_a_backend}).
  */
 public final class PoolAddressFeed implements AutoCloseable {
   /** Fabric8's own index of every informer's objects by namespace. */
@@ -115,7 +118,24 @@ public final class PoolAddressFeed implements AutoCloseable {
 
   /** Recomputes the pool's members from the Pods of its namespace. */
   private synchronized void refresh(BackendPool pool) {
-    if (pool.getSpec() == null || pool.getSpec().getSelector() == null) {
+    if (pool.getSpec() != null
+        && pool.getSpec().getTargets() != null
+        && TargetMembers.invalid(pool.getSpec(), null, TargetNetworks.NONE) == null) {
+      // static addresses; a hostname target's answers are the owner's resolver's (not indexed)
+      addresses.replace(
+          key(pool),
+          TargetMembers.members(
+              pool.getSpec().getTargets(),
+              pool.getSpec().getPorts() == null ? List.of() : pool.getSpec().getPorts(),
+              null,
+              Map.of(),
+              Map.of(),
+              TargetNetworks.NONE));
+      return;
+    }
+    if (pool.getSpec() == null
+        || pool.getSpec().getSelector() == null
+        || pool.getSpec().getTargets() != null) {
       addresses.remove(key(pool));
       return;
     }

@@ -17,6 +17,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.ManagedInformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
@@ -45,6 +46,10 @@ public final class PoolSources {
   private IndexerResourceCache<BackendPool> pools;
   private ManagedInformerEventSource<BackendPool, ?, ?> primaries;
 
+  /** A hostname target's answer changed (targets/TargetResolver): reconcile that pool. */
+  private final SimpleInboundEventSource<BackendPool> targets =
+      new SimpleInboundEventSource<>("targets");
+
   /** Makes the informer event sources; JOSDK calls this once, before start. */
   public List<EventSource<?, BackendPool>> prepare(EventSourceContext<BackendPool> context) {
     pools = context.getPrimaryCache();
@@ -65,7 +70,7 @@ public final class PoolSources {
     pods.addIndexers(
         Map.of(POD_LABELS, PoolSources::labelKeys, POD_NODE, PoolSources::nodeNameKey));
     slices.addIndexers(Map.of(SlicePublisher.OWNER_INDEX, SlicePublisher::ownerUids));
-    return List.of(policies, pods, services, slices, foreignSlices, endpoints, nodes);
+    return List.of(policies, pods, services, slices, foreignSlices, endpoints, nodes, targets);
   }
 
   /**
@@ -259,6 +264,14 @@ public final class PoolSources {
     return service == null
         ? Set.of()
         : poolsWhere(namespace, pool -> service.equals(serviceName(pool)));
+  }
+
+  /**
+   * The addresses of a pool's hostname target changed, or it started or stopped resolving (called
+   * on the resolver's thread): the pool reconciles, off that thread.
+   */
+  public void targetsChanged(dev.vigil.runtime.PoolKey key) {
+    targets.propagateEvent(new ResourceID(key.name(), key.namespace()));
   }
 
   /** The Service a pool publishes to: {@code spec.service.name}, or the pool's own name. */

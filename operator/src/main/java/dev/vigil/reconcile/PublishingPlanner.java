@@ -120,6 +120,9 @@ public final class PublishingPlanner {
   }
 
   private static Problem noBackends(BackendPool pool) {
+    if (pool.getSpec().getTargets() != null) {
+      return new Problem(Conditions.NO_BACKENDS, "no entry of spec.targets has an address (yet)");
+    }
     return new Problem(
         Conditions.NO_BACKENDS,
         "no Pod with an IP matches spec.selector in namespace "

@@ -47,7 +47,9 @@ public final class RestoreFromStatus {
         continue;
       }
       for (Endpoint e : slice.getEndpoints()) {
-        if (e.getTargetRef() == null || e.getConditions() == null) {
+        if (e.getConditions() == null
+            || (e.getTargetRef() == null
+                && (e.getAddresses() == null || e.getAddresses().isEmpty()))) {
           continue;
         }
         boolean terminating = Boolean.TRUE.equals(e.getConditions().getTerminating());
@@ -55,8 +57,9 @@ public final class RestoreFromStatus {
             terminating
                 ? Boolean.TRUE.equals(e.getConditions().getServing())
                 : Boolean.TRUE.equals(e.getConditions().getReady());
+        // a Pod by its name; a target (no targetRef) by its address (TrackedBackends looks both up)
         out.put(
-            e.getTargetRef().getName(),
+            e.getTargetRef() != null ? e.getTargetRef().getName() : e.getAddresses().get(0),
             new RestoredBackend(healthy ? ActiveState.UP : ActiveState.DOWN, 0, 0));
       }
     }

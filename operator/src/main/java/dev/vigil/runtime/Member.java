@@ -4,9 +4,12 @@ import dev.vigil.health.AdminState;
 import java.util.List;
 
 /**
- * A Pod of a pool as the runtime sees it: where to probe it and how to publish it.
+ * A backend of a pool as the runtime sees it (a Pod, or a target that is not a Pod): where to probe
+ * it and how to publish it.
  *
- * @param id stable backend id within the pool (the Pod name)
+ * @param id stable backend id within the pool (the Pod name; a target's address or {@code
+ *     hostname/address})
+ * @param podUid the Pod's uid; null for a target
  * @param ip the Pod IP (members without an IP are not backends yet)
  * @param probePort the Pod port the active check targets
  * @param terminating the Pod has a deletion timestamp: draining, published as terminating
@@ -15,7 +18,9 @@ import java.util.List;
  *     {@code -1} where the Pod lacks a named port; empty when not resolved
  * @param admin the operator's admin state (Pod annotation or {@code spec.adminStates}, the
  *     stricter): UP holds nothing
- * @param adminError why the Pod's admin-state annotation was ignored (status shows it), or null
+ * @param note a remark status shows as the backend's reason when nothing holds it: why the Pod's
+ *     admin-state annotation was ignored, or that the target's hostname does not resolve (its last
+ *     answer kept); null: none
  */
 public record Member(
     String id,
@@ -28,15 +33,15 @@ public record Member(
     boolean notReady,
     List<Integer> ports,
     AdminState admin,
-    String adminError) {
+    String note) {
 
   public Member {
     ports = List.copyOf(ports);
     admin = admin == null ? AdminState.UP : admin;
   }
 
-  /** A member without an admin state. */
-  public Member(
+  /** A member without an admin state or a note. */
+  public static Member of(
       String id,
       String podUid,
       String ip,
@@ -46,7 +51,7 @@ public record Member(
       boolean terminating,
       boolean notReady,
       List<Integer> ports) {
-    this(
+    return new Member(
         id,
         podUid,
         ip,
@@ -58,6 +63,28 @@ public record Member(
         ports,
         AdminState.UP,
         null);
+  }
+
+  /**
+   * A backend that is not a Pod ({@code spec.targets}): no uid, no node, never terminating or not
+   * Ready by a kubelet.
+   *
+   * @param id the address, or {@code hostname/address}
+   */
+  public static Member target(
+      String id,
+      String ip,
+      int probePort,
+      String zone,
+      List<Integer> ports,
+      AdminState admin,
+      String note) {
+    return new Member(id, null, ip, probePort, null, zone, false, false, ports, admin, note);
+  }
+
+  /** A target has no Pod behind it. */
+  public boolean pod() {
+    return podUid != null;
   }
 
   public boolean draining() {

@@ -161,7 +161,8 @@ final class TrackedBackends {
     for (Member m : members) {
       TrackedBackend t = byId.get(m.id());
       if (t == null) {
-        add(m, restored.get(m.id()), now);
+        // a target's endpoint has no targetRef: RestoreFromStatus keys it by its address
+        add(m, restored.getOrDefault(m.id(), m.pod() ? null : restored.get(m.ip())), now);
         changed = true;
       } else if (!m.equals(t.member)) {
         if (m.draining() != t.member.draining()) {

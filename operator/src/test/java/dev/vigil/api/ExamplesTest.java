@@ -89,6 +89,7 @@ class ExamplesTest {
         .extracting(p -> p.getFileName().toString())
         .containsExactly(
             "agent.yaml",
+            "external-targets.yaml",
             "grpc.yaml",
             "http2.yaml",
             "passive.yaml",
@@ -113,6 +114,27 @@ class ExamplesTest {
       }
     }
     assertThat(checked).isEqualTo(16);
+  }
+
+  @Test
+  void theSchemaRefusesAPoolWithBothSelectorAndTargetsOrABadTarget() throws IOException {
+    JsonNode pool =
+        documents(examples().resolve("external-targets.yaml")).stream()
+            .filter(t -> t.get("kind").asText().equals("BackendPool"))
+            .findFirst()
+            .orElseThrow();
+    ObjectNode both = pool.deepCopy();
+    ((ObjectNode) both.get("spec")).putObject("selector").putObject("matchLabels").put("app", "db");
+    assertThat(CrdSchema.validateSpec(SCHEMAS.get("BackendPool"), both))
+        .anySatisfy(p -> assertThat(p).contains("exactly one of spec.selector and spec.targets"));
+    ObjectNode neither = pool.deepCopy();
+    ((ObjectNode) neither.get("spec")).remove("targets");
+    assertThat(CrdSchema.validateSpec(SCHEMAS.get("BackendPool"), neither))
+        .anySatisfy(p -> assertThat(p).contains("exactly one of spec.selector and spec.targets"));
+    ObjectNode twoKinds = pool.deepCopy();
+    ((ObjectNode) twoKinds.get("spec").get("targets").get(0)).put("hostname", "db.example.com");
+    assertThat(CrdSchema.validateSpec(SCHEMAS.get("BackendPool"), twoKinds))
+        .anySatisfy(p -> assertThat(p).contains("exactly one of address and hostname"));
   }
 
   @Test
@@ -194,6 +216,13 @@ class ExamplesTest {
       List<HasMetadata> resources = load(file);
       String where = file.getFileName().toString();
       for (BackendPool pool : ofType(resources, BackendPool.class)) {
+        if (pool.getSpec().getTargets() != null) {
+          // targets have no container ports: every targetPort is a number
+          assertThat(pool.getSpec().getPorts())
+              .as("%s: targetPorts of targets", where)
+              .allSatisfy(p -> assertThat(p.getTargetPort().getIntVal()).isNotNull());
+          continue;
+        }
         HealthPolicy policy =
             ofType(resources, HealthPolicy.class).stream()
                 .filter(

@@ -67,7 +67,7 @@ public final class RuntimeHeap {
       List<Member> members = new ArrayList<>(perPool);
       for (int b = 0; b < perPool; b++) {
         members.add(
-            new Member(names[p][b], null, ips[p][b], 8080, null, null, false, false, List.of()));
+            Member.of(names[p][b], null, ips[p][b], 8080, null, null, false, false, List.of()));
       }
       Future<Void> updated = r.update(settings, check, 1, members, Map.of());
       if (updated.failed()) {

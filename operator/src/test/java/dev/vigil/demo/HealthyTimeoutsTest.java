@@ -29,7 +29,7 @@ class HealthyTimeoutsTest {
                 new AvailabilitySnapshot.Counts(1, 1, 1, 0, 0, 0, 0, 1, 0)),
             List.of(
                 new BackendSnapshot(
-                    new Member(pod, "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
+                    Member.of(pod, "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
                     up,
                     true,
                     true,

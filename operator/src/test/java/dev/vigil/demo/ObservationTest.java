@@ -31,7 +31,7 @@ class ObservationTest {
         new AvailabilitySnapshot(1, false, Set.of("web-0"), Set.of("web-0"), Set.of(), COUNTS),
         List.of(
             new BackendSnapshot(
-                new Member("web-0", "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
+                Member.of("web-0", "u", "10.0.0.1", 8080, null, null, false, false, List.of()),
                 up,
                 true,
                 true,

@@ -64,7 +64,7 @@ class ChartAdmissionPolicyTest {
     assertThat(variable(policy, "podsOfNamespace"))
         .contains(
             "object.endpoints.all(",
-            "e.targetRef.kind == \"Pod\"",
+            "!has(e.targetRef) || (e.targetRef.kind == \"Pod\"",
             "e.targetRef.namespace == request.namespace");
     assertThat(variable(policy, "notApiServer"))
         .contains("request.namespace == \"default\"", "== \"kubernetes\"");
@@ -95,11 +95,15 @@ class ChartAdmissionPolicyTest {
     assertThat(variable(policy, "poolService"))
         .contains("params.spec.service.name", "params.metadata.name");
     assertThat(policy.getSpec().getValidations())
-        .singleElement()
+        .hasSize(2)
+        .first()
         .satisfies(
             v ->
                 assertThat(v.getExpression())
                     .contains("kubernetes.io/service-name", "variables.poolService"));
+    // issue 35: endpoints without a targetRef only for a pool of spec.targets
+    assertThat(policy.getSpec().getValidations().get(1).getExpression())
+        .contains("has(params.spec.targets)", "object.endpoints.all(e, has(e.targetRef))");
     ValidatingAdmissionPolicyBinding binding =
         chart.require(ValidatingAdmissionPolicyBinding.class, "vigil-slice-service");
     assertThat(binding.getSpec().getParamRef().getParameterNotFoundAction()).isEqualTo("Deny");

@@ -117,6 +117,22 @@ class ChartOperatorConfigTest {
   }
 
   @Test
+  void targetSettingsAreTheOperatorsDefaultsUnlessTheValuesSaySo() {
+    assertThat(parse(operatorContainer("")).targets())
+        .isEqualTo(dev.vigil.targets.TargetSettings.DEFAULT);
+    Container c =
+        operatorContainer(
+            """
+            targets: {dnsServer: "10.96.0.10:53", refuseNetworks: "10.0.0.0/8"}
+            """);
+    assertThat(parse(c).targets())
+        .isEqualTo(
+            new dev.vigil.targets.TargetSettings(
+                new java.net.InetSocketAddress("10.96.0.10", 53),
+                dev.vigil.targets.TargetNetworks.parse("10.0.0.0/8")));
+  }
+
+  @Test
   void everyVigilVariableOfTheChartIsAFlagTheOperatorKnows() {
     List<String> known =
         OperatorConfig.usage().lines().map(String::strip).filter(l -> l.startsWith("--")).toList();

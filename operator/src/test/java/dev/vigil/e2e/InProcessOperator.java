@@ -96,6 +96,20 @@ public final class InProcessOperator implements RunningOperator {
     return start(cluster, E2eCluster.RELEASE, config);
   }
 
+  /** As {@link #start} (no leader election, no intake), with the test's {@code flags}. */
+  public static InProcessOperator startWith(E2eCluster cluster, String namespace, String... flags) {
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "--outcome-port=-1",
+                "--leader-election=false",
+                "--lease-name=vigil-leader",
+                "--tls-cert-file=" + TestTls.certFile(),
+                "--tls-key-file=" + TestTls.keyFile()));
+    all.addAll(List.of(flags));
+    return start(cluster, E2eCluster.RELEASE, config(namespace, all.toArray(String[]::new)));
+  }
+
   /**
    * Embedded settings in the release's namespace, watching {@code namespace}, and {@code flags}.
    */

@@ -152,8 +152,38 @@ class MembershipTest {
     assertThat(pool.views())
         .containsExactly(
             new BackendView(
-                "b0", ActiveState.UP, 1, 0, 0, 0, 0, false, 0, false, true, false, 0, 0, 0),
+                "b0",
+                ActiveState.UP,
+                1,
+                0,
+                0,
+                0,
+                0,
+                false,
+                0,
+                false,
+                true,
+                false,
+                0,
+                0,
+                0,
+                BackendHold.NONE),
             new BackendView(
-                "b1", ActiveState.UP, 1, 0, 3, 0, 0, false, 0, false, true, false, 0, 0, 0));
+                "b1",
+                ActiveState.UP,
+                1,
+                0,
+                3,
+                0,
+                0,
+                false,
+                0,
+                false,
+                true,
+                false,
+                0,
+                0,
+                0,
+                BackendHold.NONE));
   }
 }

@@ -83,7 +83,8 @@ final class ReferencePool {
           damped,
           merit,
           meritAt,
-          damped ? releaseAt(this, owner.settings.damping()) : 0);
+          damped ? releaseAt(this, owner.settings.damping()) : 0,
+          BackendHold.NONE);
     }
 
     ReferencePool owner;

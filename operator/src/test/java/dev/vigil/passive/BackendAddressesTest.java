@@ -12,7 +12,7 @@ class BackendAddressesTest {
   static final PoolKey API = new PoolKey("shop", "api");
 
   static Member member(String ip, int probePort, List<Integer> ports) {
-    return new Member("pod-" + ip, "uid", ip, probePort, "n", "z", false, false, ports);
+    return Member.of("pod-" + ip, "uid", ip, probePort, "n", "z", false, false, ports);
   }
 
   @Test

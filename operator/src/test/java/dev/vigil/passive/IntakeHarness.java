@@ -99,7 +99,7 @@ final class IntakeHarness implements AutoCloseable {
     List<Member> members = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       members.add(
-          new Member(
+          Member.of(
               key.name() + "-" + i,
               "uid-" + i,
               ip(i),

@@ -93,16 +93,28 @@ class OtlpPassiveIT {
     reviewServer.destroy();
   }
 
-  private void start(int n) {
+  /** {@code n} backends, Pods of a selector, or (targets) static addresses with no Pod. */
+  private void start(int n, boolean targets) {
     var policy = Fixtures.policy(ns, "fast", "300ms", "250ms");
     policy.getSpec().getPassive().setMaxEjectionPercent(25);
     client.resource(policy).create();
-    backends = cluster.pods(ns, "web", n, 10);
-    client.resource(Fixtures.pool(ns, "web", "fast", "web", cluster.port())).create();
+    if (targets) {
+      backends = new ArrayList<>();
+      StringBuilder entries = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        backends.add(cluster.backend("127.0.0." + (10 + i)));
+        entries.append("  - {address: 127.0.0.").append(10 + i).append("}\n");
+      }
+      client.resource(targetsPool(entries.toString())).create();
+    } else {
+      backends = cluster.pods(ns, "web", n, 10);
+      client.resource(Fixtures.pool(ns, "web", "fast", "web", cluster.port())).create();
+    }
     operator =
         cluster.operator(
             OperatorConfig.embedded(
                 "--namespaces=" + ns,
+                "--refuse-target-networks=none",
                 "--status-interval-ms=200",
                 "--tls-cert-file=" + TestTls.certFile(),
                 "--tls-key-file=" + TestTls.keyFile()),
@@ -113,6 +125,22 @@ class OtlpPassiveIT {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> operator.meters().get("vigil_otlp_backend_addresses").gauge().value() >= n);
+  }
+
+  private BackendPool targetsPool(String entries) {
+    return io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+        """
+        apiVersion: vigil.dev/v1alpha1
+        kind: BackendPool
+        metadata: {name: web, namespace: %s}
+        spec:
+          policyRef: {name: fast}
+          targets:
+        %s  ports:
+          - {name: http, port: 80, targetPort: %d, protocol: TCP}
+        """
+            .formatted(ns, entries, cluster.port()),
+        BackendPool.class);
   }
 
   /** What Traefik does: proxies a real request and logs it (its OTLP access log record). */
@@ -157,7 +185,16 @@ class OtlpPassiveIT {
 
   @Test
   void aBackendWhoseRealRequestsFailIsEjectedFromOtlpRecordsAlone() throws Exception {
-    start(4);
+    ejectedFromOtlpRecords(false, "web-1");
+  }
+
+  @Test
+  void aTargetThatIsNoPodIsEjectedFromOtlpRecordsByItsAddress() throws Exception {
+    ejectedFromOtlpRecords(true, "127.0.0.11");
+  }
+
+  private void ejectedFromOtlpRecords(boolean targets, String failingId) throws Exception {
+    start(4, targets);
     backends.get(1).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
     List<LogRecord> records = new ArrayList<>();
     for (int round = 0; round < 5; round++) {
@@ -179,7 +216,7 @@ class OtlpPassiveIT {
             () ->
                 pool().getStatus().getBackends().stream()
                     .anyMatch(
-                        b -> b.getPod().equals("web-1") && b.getState() == BackendState.EJECTED));
+                        b -> failingId.equals(b.getPod()) && b.getState() == BackendState.EJECTED));
   }
 
   private BackendPool pool() {

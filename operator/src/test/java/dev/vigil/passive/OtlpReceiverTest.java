@@ -72,8 +72,7 @@ class OtlpReceiverTest {
   static List<Member> members(String... ips) {
     List<Member> out = new ArrayList<>();
     for (String ip : ips) {
-      out.add(
-          new Member("pod-" + ip, "uid-" + ip, ip, 8080, "n", "z", false, false, List.of(8080)));
+      out.add(Member.of("pod-" + ip, "uid-" + ip, ip, 8080, "n", "z", false, false, List.of(8080)));
     }
     return out;
   }

@@ -7,6 +7,7 @@ import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.Backend;
+import dev.vigil.health.BackendHold;
 import dev.vigil.health.BackendView;
 import dev.vigil.health.DampingSettings;
 import dev.vigil.health.HealthSettings;
@@ -52,7 +53,7 @@ class DampingStatusRoundTripTest {
     for (BackendView v : pool.views()) {
       backends.add(
           new BackendSnapshot(
-              new Member(
+              Member.of(
                   v.id(), "uid-" + v.id(), "10.0.0.1", 8080, "n1", null, false, false, List.of()),
               v,
               v.available(),
@@ -115,7 +116,8 @@ class DampingStatusRoundTripTest {
             true,
             4_000,
             T0,
-            T0 + 1);
+            T0 + 1,
+            BackendHold.NONE);
     assertThat(PoolStatusAggregator.stateOf(v)).isEqualTo(BackendState.EJECTED);
   }
 

@@ -91,6 +91,31 @@ class EndpointSliceDesiredTest {
   }
 
   @Test
+  void aTargetHasNoTargetRefAndItsHostnameOnlyWhereThatIsOneDnsLabel() {
+    List<PublishedEndpoint> targets =
+        List.of(
+            PublishedEndpoint.of(
+                "10.0.0.1", "10.0.0.1", null, null, "z", true, true, false, List.of()),
+            PublishedEndpoint.of(
+                "10.0.0.2", "db/10.0.0.2", null, null, null, true, true, false, List.of()),
+            PublishedEndpoint.of(
+                "10.0.0.3",
+                "db.example.com/10.0.0.3",
+                null,
+                null,
+                null,
+                true,
+                true,
+                false,
+                List.of()));
+    List<Endpoint> e =
+        EndpointSliceDesired.build(target(100), targets, List.of()).get(0).getEndpoints();
+    assertThat(e).allSatisfy(x -> assertThat(x.getTargetRef()).isNull());
+    assertThat(e).extracting(Endpoint::getHostname).containsExactly(null, "db", null);
+    assertThat(e.get(0).getZone()).isEqualTo("z");
+  }
+
+  @Test
   void marksHeadlessServicesAndWritesZoneHintsWhenAsked() {
     SliceTarget t = new SliceTarget("shop", "web", Map.of(), true, true, OWNER, PORTS, 100);
     EndpointSlice slice = EndpointSliceDesired.build(t, List.of(up("10.0.0.1")), List.of()).get(0);

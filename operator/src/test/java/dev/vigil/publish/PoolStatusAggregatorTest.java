@@ -6,6 +6,7 @@ import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.health.AvailabilitySnapshot;
+import dev.vigil.health.BackendHold;
 import dev.vigil.health.BackendView;
 import dev.vigil.publish.PoolStatusAggregator.Problem;
 import dev.vigil.runtime.BackendSnapshot;
@@ -28,7 +29,7 @@ class PoolStatusAggregatorTest {
       String id, dev.vigil.health.ActiveState state, boolean ejected, boolean draining) {
     boolean available = state == dev.vigil.health.ActiveState.UP && !ejected && !draining;
     return new BackendSnapshot(
-        new Member(
+        Member.of(
             id,
             "uid-" + id,
             "10.0.0." + id.hashCode() % 200,
@@ -53,7 +54,8 @@ class PoolStatusAggregatorTest {
             false,
             0,
             0,
-            0),
+            0,
+            BackendHold.NONE),
         available,
         available,
         NOW - 5_000,

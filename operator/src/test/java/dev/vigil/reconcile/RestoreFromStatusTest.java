@@ -67,6 +67,27 @@ class RestoreFromStatusTest {
   }
 
   @Test
+  void aTargetsEndpointHasNoTargetRefAndIsRestoredByItsAddress() {
+    EndpointSlice targets =
+        new EndpointSliceBuilder()
+            .withNewMetadata()
+            .withName("db-vigil-0")
+            .endMetadata()
+            .addToEndpoints(
+                new EndpointBuilder()
+                    .withAddresses("192.0.2.10")
+                    .withNewConditions()
+                    .withReady(false)
+                    .withServing(false)
+                    .withTerminating(false)
+                    .endConditions()
+                    .build())
+            .build();
+    Map<String, RestoredBackend> r = RestoreFromStatus.restore(null, List.of(targets), NOW);
+    assertThat(r.get("192.0.2.10").state()).isEqualTo(ActiveState.DOWN);
+  }
+
+  @Test
   void aBackendInMaintIsInNoSliceAndItsNextProbeDecides() {
     BackendPoolStatus status = new BackendPoolStatus();
     status.setBackends(List.of(backend("m", dev.vigil.api.v1alpha1.BackendState.MAINT, 1, null)));

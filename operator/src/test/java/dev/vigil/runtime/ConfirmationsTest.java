@@ -92,7 +92,7 @@ class ConfirmationsTest {
     List<Member> members = new ArrayList<>();
     for (String id : List.of("a", "b", "c")) {
       members.add(
-          new Member(
+          Member.of(
               id,
               "uid-" + id,
               "10.0.0." + id.charAt(0),
@@ -286,7 +286,7 @@ class ConfirmationsTest {
         s,
         CheckSpec.builder().build(),
         1,
-        List.of(new Member("a", "uid-a", "10.0.0.1", 8080, null, null, false, false, List.of())),
+        List.of(Member.of("a", "uid-a", "10.0.0.1", 8080, null, null, false, false, List.of())),
         Map.of(
             "a",
             new RestoredBackend(

@@ -140,7 +140,7 @@ class GrpcWatchRuntimeTest {
             check,
             1,
             List.of(
-                new Member("a", "uid-a", "127.0.0.1", port, null, null, false, false, List.of())),
+                Member.of("a", "uid-a", "127.0.0.1", port, null, null, false, false, List.of())),
             Map.of())
         .toCompletionStage()
         .toCompletableFuture()

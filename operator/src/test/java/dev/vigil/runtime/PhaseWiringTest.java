@@ -109,7 +109,7 @@ class PhaseWiringTest {
             timers::nowMillis);
     List<Member> members = new ArrayList<>();
     for (String id : List.of("a", "b", "c", "d")) {
-      members.add(new Member(id, "uid-" + id, ip(id), 8080, null, null, false, false, List.of()));
+      members.add(Member.of(id, "uid-" + id, ip(id), 8080, null, null, false, false, List.of()));
     }
     runtime.update(
         settings,

@@ -81,7 +81,7 @@ class PoolRuntimeTest {
     List<Member> out = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
       out.add(
-          new Member(
+          Member.of(
               ids[i],
               "uid-" + ids[i],
               "10.0.0." + (i + 1),
@@ -265,7 +265,7 @@ class PoolRuntimeTest {
     Member d = moved.get(3);
     moved.set(
         3,
-        new Member(
+        Member.of(
             d.id(),
             d.podUid(),
             d.ip(),

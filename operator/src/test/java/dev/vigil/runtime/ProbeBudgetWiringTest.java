@@ -92,7 +92,7 @@ class ProbeBudgetWiringTest {
     List<Member> members = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       String ip = "10." + index + "." + (i / 250) + "." + (i % 250 + 1);
-      members.add(new Member("b" + i, "uid-" + i, ip, 8080, null, null, false, false, List.of()));
+      members.add(Member.of("b" + i, "uid-" + i, ip, 8080, null, null, false, false, List.of()));
     }
     runtime.update(
         settings,

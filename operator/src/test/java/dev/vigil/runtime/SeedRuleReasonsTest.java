@@ -84,8 +84,8 @@ class SeedRuleReasonsTest {
             clock::get);
     List<Member> members =
         List.of(
-            new Member("a", "uid-a", "10.0.0.1", 80, null, null, false, false, List.of()),
-            new Member("b", "uid-b", "10.0.0.2", 80, null, null, false, false, List.of()));
+            Member.of("a", "uid-a", "10.0.0.1", 80, null, null, false, false, List.of()),
+            Member.of("b", "uid-b", "10.0.0.2", 80, null, null, false, false, List.of()));
     await(rt.update(settings, CheckSpec.builder().build(), 1, members, Map.of()));
     return rt;
   }

@@ -3,6 +3,7 @@ package dev.vigil.testing;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.health.ActiveState;
+import dev.vigil.health.BackendHold;
 import dev.vigil.health.BackendView;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -115,6 +116,6 @@ public final class Fixtures {
   /** The view of a backend that is Up after two passes: available, never ejected nor damped. */
   public static BackendView upBackend(String id) {
     return new BackendView(
-        id, ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true, false, 0, 0, 0);
+        id, ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true, false, 0, 0, 0, BackendHold.NONE);
   }
 }

@@ -25,10 +25,11 @@ public class AdminStateEntry {
     READY
   }
 
-  @JsonPropertyDescription("Name of the Pod (a backend of this pool).")
+  @JsonPropertyDescription(
+      "Name of the Pod (a backend of this pool); in a pool of targets, a target's address, its hostname (all its addresses) or hostname/address.")
   @Required
-  @Pattern(ApiFormats.OBJECT_NAME)
-  @Size(max = 253)
+  @Pattern("^[a-zA-Z0-9:]([-a-zA-Z0-9.:/]*[a-zA-Z0-9.:])?$")
+  @Size(max = 300)
   private String pod;
 
   @JsonPropertyDescription(

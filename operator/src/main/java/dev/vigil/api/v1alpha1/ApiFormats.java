@@ -46,6 +46,10 @@ final class ApiFormats {
   static final String OBJECT_NAME =
       "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 
+  /** A DNS name: dot-separated labels of letters, digits and '-', an optional final dot. */
+  static final String DNS_NAME =
+      "^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?(\\.[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?)*\\.?$";
+
   /** A DNS-1035 label, the shape of a Service name. */
   static final String SERVICE_NAME = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 

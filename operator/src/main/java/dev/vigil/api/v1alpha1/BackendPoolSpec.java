@@ -12,9 +12,17 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Which Pods form a pool, which ports it serves, and which Service Vigil publishes it under. */
+/**
+ * Which backends form a pool (Pods by selector, or targets that are not Pods), which ports it
+ * serves, and which Service Vigil publishes it under.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "has(self.selector) != has(self.targets)",
+    message = "a pool has exactly one of spec.selector and spec.targets")
 public class BackendPoolSpec {
+  /** Most hostname entries one pool may have (each is re-resolved on its TTL). */
+  public static final int MAX_HOSTNAMES = 16;
 
   @JsonPropertyDescription(
       "The HealthPolicy, in the pool's namespace, that decides how backends are checked.")
@@ -22,9 +30,16 @@ public class BackendPoolSpec {
   private PolicyRef policyRef;
 
   @JsonPropertyDescription(
-      "Label selector over the Pods in the pool's namespace; each selected Pod with an IP is a backend.")
-  @Required
+      "Label selector over the Pods in the pool's namespace; each selected Pod with an IP is a backend. Exactly one of selector and targets.")
   private LabelSelector selector;
+
+  @JsonPropertyDescription(
+      "Backends that are not Pods (VMs, other clusters, SaaS endpoints): static addresses and DNS names. Exactly one of selector and targets. The pool's ports apply to every target, with a numeric targetPort. At most 256 entries, at most 16 of them hostnames.")
+  @Size(min = 1, max = 256)
+  @ValidationRule(
+      value = "self.filter(t, has(t.hostname)).size() <= 16",
+      message = "at most 16 hostname targets per pool")
+  private List<BackendTarget> targets;
 
   @JsonPropertyDescription(
       "Ports the pool serves, as the Service and its EndpointSlices expose them. Names are required and unique when there is more than one port. At most 16 ports.")
@@ -53,7 +68,7 @@ public class BackendPoolSpec {
   private Boolean respectPodReadiness = true;
 
   @JsonPropertyDescription(
-      "Admin states of single backends (docs/decision.md): drain or maint a Pod by name, as the Pod annotation vigil.dev/admin-state does. At most 1000 entries; where two name the same Pod, the stricter applies.")
+      "Admin states of single backends (docs/decision.md): drain or maint a Pod by name, as the Pod annotation vigil.dev/admin-state does; in a pool of targets, name a target by its address, its hostname (every address of it), or hostname/address. At most 1000 entries; where two name the same Pod, the stricter applies.")
   @Size(max = 1000)
   private List<AdminStateEntry> adminStates;
 
@@ -71,6 +86,14 @@ public class BackendPoolSpec {
 
   public void setSelector(LabelSelector selector) {
     this.selector = selector;
+  }
+
+  public List<BackendTarget> getTargets() {
+    return targets;
+  }
+
+  public void setTargets(List<BackendTarget> targets) {
+    this.targets = targets;
   }
 
   public List<PoolPort> getPorts() {

@@ -8,10 +8,10 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class BackendStatus {
 
-  @JsonPropertyDescription("Name of the Pod.")
+  @JsonPropertyDescription("Name of the Pod; for spec.targets, the address or hostname/address.")
   private String pod;
 
-  @JsonPropertyDescription("IP address of the Pod.")
+  @JsonPropertyDescription("IP address of the Pod or target.")
   private String address;
 
   @JsonPropertyDescription(
