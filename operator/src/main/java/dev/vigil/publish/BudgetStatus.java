@@ -13,12 +13,22 @@ import dev.vigil.runtime.PoolView;
 final class BudgetStatus {
   private BudgetStatus() {}
 
-  /** Sets {@code status.detection} and the condition from the view's share; none without a view. */
-  static void apply(BackendPoolStatus status, ConditionSet conditions, PoolView view) {
+  /**
+   * Sets {@code status.detection} and the condition from the view's share. Until the budget's first
+   * plan reaches the pool (a new runtime, a pool just taken over) the previous status' detection
+   * stays: a new owner restores a pool's status unchanged, and writes nothing for it.
+   */
+  static void apply(
+      BackendPoolStatus status,
+      ConditionSet conditions,
+      PoolView view,
+      BackendPoolStatus previous) {
     BudgetShare share = view == null ? BudgetShare.NONE : view.budget();
     if (share.effectiveMs() >= 0) {
       status.setDetection(
           new DetectionStatus(duration(share.effectiveMs()), duration(share.wantedMs())));
+    } else if (previous != null) {
+      status.setDetection(previous.getDetection());
     }
     if (share.exceeded()) {
       conditions.set(

@@ -59,7 +59,7 @@ public final class PoolStatusAggregator {
     panicCondition(conditions, view);
     degradedCondition(conditions, view);
     checkerSuspectCondition(conditions, view);
-    BudgetStatus.apply(status, conditions, view);
+    BudgetStatus.apply(status, conditions, view, previous);
     status.setConditions(conditions.build());
     return status;
   }

@@ -113,7 +113,7 @@ class ExamplesTest {
         }
       }
     }
-    assertThat(checked).isEqualTo(16);
+    assertThat(checked).isEqualTo(18);
   }
 
   @Test
