@@ -16,6 +16,10 @@ With BACKEND_TLS_CERT and BACKEND_TLS_KEY (PEM files) in the environment it serv
 BACKEND_TLS_CLIENT_CA as well it demands a client certificate that CA signed (mTLS), and refuses a
 handshake without one.
 
+With BACKEND_AGENT_PORT and BACKEND_AGENT_FILE in the environment it also answers HAProxy's agent
+check on ADDRESS:BACKEND_AGENT_PORT: each connection gets the first line of the file (read then;
+missing: "up") and is closed.
+
 With BACKEND_LOG_REQUESTS=1 in the environment each request prints a line "request PATH", so a
 test counts the requests at the backend itself.
 
@@ -26,6 +30,7 @@ client behind kube-proxy or an ingress (e2e/traffic.py) sees which backend serve
 """
 import http.server
 import os
+import socketserver
 import ssl
 import sys
 import threading
@@ -88,9 +93,33 @@ def main():
             context.verify_mode = ssl.CERT_REQUIRED
             context.load_verify_locations(os.environ["BACKEND_TLS_CLIENT_CA"])
         server.socket = context.wrap_socket(server.socket, server_side=True)
+    if os.environ.get("BACKEND_AGENT_PORT"):
+        serve_agent(address, int(os.environ["BACKEND_AGENT_PORT"]), os.environ["BACKEND_AGENT_FILE"])
     threading.Timer(ttl, lambda: os._exit(0)).start()
     print("listening on %s:%d" % (address, port), flush=True)
     server.serve_forever()
+
+
+def serve_agent(address, port, reply_file):
+    """HAProxy's agent check: one reply line per connection, then close."""
+
+    class Agent(socketserver.BaseRequestHandler):
+        def handle(self):
+            try:
+                with open(reply_file) as f:
+                    line = f.readline().strip() or "up"
+            except OSError:
+                line = "up"
+            self.request.sendall((line + "\n").encode())
+
+    class Server(socketserver.ThreadingTCPServer):
+        # the agent closes each connection first, so its side keeps them in TIME_WAIT: a backend
+        # started again on the same address within a minute must still bind
+        allow_reuse_address = True
+        daemon_threads = True
+
+    server = Server((address, port), Agent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
 
 
 if __name__ == "__main__":

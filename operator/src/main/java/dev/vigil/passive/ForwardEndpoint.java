@@ -5,15 +5,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.passive.ForwardedOutcomes.Part;
 import dev.vigil.passive.ForwardedOutcomes.PartAnswer;
 import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.PeerGate;
 import dev.vigil.peer.PeerReplies;
 import dev.vigil.runtime.OutcomeReport;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
-import dev.vigil.security.RequestHeaders;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -67,40 +66,7 @@ public final class ForwardEndpoint {
 
   /** Answers one request on its connection's context. */
   public void handle(HttpServerRequest req) {
-    req.pause();
-    if (req.method() != HttpMethod.POST) {
-      req.response().putHeader(HttpHeaders.ALLOW, "POST");
-      PeerReplies.refuse(req, 405, "use POST " + PATH);
-      return;
-    }
-    String token = RequestHeaders.bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
-    if (token == null) {
-      PeerReplies.refuse(
-          req, 401, "send Authorization: Bearer <this installation's ServiceAccount token>");
-      return;
-    }
-    long length = RequestHeaders.contentLength(req.getHeader(HttpHeaders.CONTENT_LENGTH));
-    if (length < 0) {
-      PeerReplies.refuse(req, 411, "send Content-Length");
-      return;
-    }
-    if (length > maxBodyBytes()) {
-      PeerReplies.refuse(req, 413, "a forward is at most " + maxBodyBytes() + " bytes");
-      return;
-    }
-    auth.isPeer(token, OutcomeIntake.source(req))
-        .onComplete(
-            peer -> {
-              if (peer.failed()) {
-                req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
-                PeerReplies.refuse(req, 503, "could not review the token now");
-              } else if (!peer.result()) {
-                PeerReplies.refuse(
-                    req, 403, "only another replica of this installation may forward");
-              } else {
-                read(req);
-              }
-            });
+    new PeerGate(auth, PATH, maxBodyBytes(), "a forward", "forward").admit(req, this::read);
   }
 
   private void read(HttpServerRequest req) {

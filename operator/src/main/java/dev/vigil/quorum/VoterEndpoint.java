@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.vigil.health.HealthSettings;
 import dev.vigil.peer.PeerAuth;
+import dev.vigil.peer.PeerGate;
 import dev.vigil.peer.PeerReplies;
 import dev.vigil.probe.ConfirmingProbe;
 import dev.vigil.probe.ConfirmingProbe.Vote;
@@ -13,7 +14,6 @@ import dev.vigil.probe.VertxTimers;
 import dev.vigil.reconcile.ResolvedPolicy;
 import dev.vigil.reconcile.TenantFloors;
 import dev.vigil.runtime.PoolKey;
-import dev.vigil.security.RequestHeaders;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -21,7 +21,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -106,41 +105,9 @@ public final class VoterEndpoint {
 
   /** Answers one request on its connection's context. */
   public void handle(HttpServerRequest req) {
-    req.pause();
-    if (req.method() != HttpMethod.POST) {
-      req.response().putHeader(HttpHeaders.ALLOW, "POST");
-      PeerReplies.refuse(req, 405, "use POST " + PATH);
-      return;
-    }
-    String token = RequestHeaders.bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
-    if (token == null) {
-      PeerReplies.refuse(
-          req, 401, "send Authorization: Bearer <this installation's ServiceAccount token>");
-      return;
-    }
-    long length = RequestHeaders.contentLength(req.getHeader(HttpHeaders.CONTENT_LENGTH));
-    if (length < 0) {
-      PeerReplies.refuse(req, 411, "send Content-Length");
-      return;
-    }
-    if (length > MAX_BODY_BYTES) {
-      PeerReplies.refuse(req, 413, "a question is at most " + MAX_BODY_BYTES + " bytes");
-      return;
-    }
     Context context = Vertx.currentContext();
-    String source = req.remoteAddress() == null ? "" : req.remoteAddress().hostAddress();
-    auth.isPeer(token, source)
-        .onComplete(
-            peer -> {
-              if (peer.failed()) {
-                req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
-                PeerReplies.refuse(req, 503, "could not review the token now");
-              } else if (!peer.result()) {
-                PeerReplies.refuse(req, 403, "only another replica of this installation may ask");
-              } else {
-                read(req, context);
-              }
-            });
+    new PeerGate(auth, PATH, MAX_BODY_BYTES, "a question", "ask")
+        .admit(req, admitted -> read(admitted, context));
   }
 
   private void read(HttpServerRequest req, Context context) {

@@ -105,6 +105,25 @@ class CrdsE2E {
     cluster.kubectl("apply", "--server-side", "--field-manager", "e2e", "-f", example).assertOk();
   }
 
+  static Stream<String> examples() throws IOException {
+    try (Stream<java.nio.file.Path> files = Files.list(E2eCluster.findRepo().resolve("examples"))) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".yaml"))
+          .sorted()
+          .toList()
+          .stream();
+    }
+  }
+
+  /** Every example applies as it is, server-side: the README tells users to apply them. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("examples")
+  void everyExampleAppliesServerSide(String name) {
+    String example = cluster.path("examples/" + name).toString();
+    cluster.kubectl("apply", "--server-side", "--field-manager", "e2e", "-f", example).assertOk();
+  }
+
   static Stream<Arguments> invalid() {
     return Stream.of(
         hp("rise 0", "spec.active.rise", "active.rise", 0),

@@ -444,7 +444,7 @@ public final class E2eCluster {
     }
   }
 
-  private static Path findRepo() {
+  static Path findRepo() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null) {
       if (Files.isDirectory(dir.resolve("crds")) && Files.isDirectory(dir.resolve("e2e"))) {

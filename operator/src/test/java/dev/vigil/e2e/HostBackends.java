@@ -59,6 +59,34 @@ final class HostBackends implements AutoCloseable {
         () -> "backend " + name + " did not start: " + log(name));
   }
 
+  /**
+   * Starts backend {@code name} with HAProxy's agent check on {@code agentPort} of its address too,
+   * answering what {@link #agent} last wrote ("up" until then).
+   */
+  void startWithAgent(String name, int host, String bind, int port, int agentPort) {
+    agent(name, "up");
+    start(
+        name,
+        host,
+        bind,
+        port,
+        "healthy",
+        Map.of(
+            "BACKEND_AGENT_PORT",
+            Integer.toString(agentPort),
+            "BACKEND_AGENT_FILE",
+            dir.resolve(name + ".agent").toString()));
+  }
+
+  /** The line backend {@code name}'s agent answers from now on. */
+  void agent(String name, String reply) {
+    try {
+      Files.writeString(dir.resolve(name + ".agent"), reply + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Stops backend {@code name} (its address stays: connections to it are refused). */
   void stop(String name) {
     TestHosts.stopProcess(processes.remove(name));

@@ -147,7 +147,7 @@ class KubectlVigilE2E {
 
     E2eCluster.Result missing = cluster.kubectlWithPlugin("vigil", "why", "nope", "-n", ns);
     assertThat(missing.exit()).isEqualTo(1);
-    assertThat(missing.err()).contains("pod " + ns + "/nope not found");
+    assertThat(missing.err()).contains("no pod and no target " + ns + "/nope");
   }
 
   private String why(String pod) {

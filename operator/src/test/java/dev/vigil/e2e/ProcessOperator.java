@@ -438,6 +438,11 @@ public final class ProcessOperator implements RunningOperator {
    * loopback, where this process's outcome port answers), mount paths remapped.
    */
   private static String envValue(EnvVar e, String podName, Path tls) {
+    if (e.getValueFrom() != null && e.getValueFrom().getResourceFieldRef() != null) {
+      // the container's CPU limit (the probe budget's default): a process has none, blank reads
+      // as unset and the budget comes from the JVM's processors
+      return "";
+    }
     if (e.getValueFrom() != null) {
       String field = e.getValueFrom().getFieldRef().getFieldPath();
       return switch (field) {

@@ -8,7 +8,7 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
 import dev.vigil.probe.transport.SourceAddress;
-import dev.vigil.probe.transport.TlsClients;
+import dev.vigil.probe.transport.TlsClientSet;
 import dev.vigil.probe.transport.TlsDiagnosis;
 import dev.vigil.probe.transport.TransportFailure;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -69,11 +69,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
 
   private final Vertx vertx;
   private final GrpcClient plain;
-  private final GrpcClient tlsVerifying;
-  private final GrpcClient tlsTrustingAll;
-  private final GrpcClient namedVerifying;
-  private final GrpcClient namedTrustingAll;
-  private final TlsClients<GrpcClient> withMaterial;
+  private final TlsClientSet<GrpcClient> tls;
   private final TlsDiagnosis diagnosis;
   private final Map<ProbeTarget, HttpConnection> connections = new ConcurrentHashMap<>();
 
@@ -85,24 +81,14 @@ public final class GrpcProber implements Prober, HealthWatcher {
   public GrpcProber(Vertx vertx, SourceAddress source) {
     this.vertx = vertx;
     this.plain = GrpcClient.client(vertx, source.applyTo(base().setHttp2ClearTextUpgrade(false)));
-    this.tlsVerifying = tlsClient(source.applyTo(tls(false, false)));
-    this.tlsTrustingAll = tlsClient(source.applyTo(tls(true, false)));
-    this.namedVerifying = tlsClient(source.applyTo(tls(false, true)));
-    this.namedTrustingAll = tlsClient(source.applyTo(tls(true, true)));
-    this.withMaterial =
-        new TlsClients<>(
-            key ->
-                tlsClient(
-                    source.applyTo(
-                        ClientTls.applyMaterial(
-                            tls(key.trustAll(), key.named()), key.material(), key.trustAll()))),
+    this.tls =
+        new TlsClientSet<>(
+            GrpcProber::tls,
+            source,
+            options -> GrpcClient.client(vertx, options),
             GrpcClient::close,
             System::currentTimeMillis);
     this.diagnosis = new TlsDiagnosis(vertx, source);
-  }
-
-  private GrpcClient tlsClient(HttpClientOptions options) {
-    return GrpcClient.client(vertx, options);
   }
 
   /**
@@ -172,15 +158,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
     if (!spec.usesTls()) {
       return plain;
     }
-    boolean trustAll = spec.tls().insecureSkipVerify();
-    if (spec.tls().hasMaterial()) {
-      return withMaterial.get(
-          new TlsClients.Key(trustAll, spec.tls().serverName() != null, spec.tls().material()));
-    }
-    if (spec.tls().serverName() != null) {
-      return trustAll ? namedTrustingAll : namedVerifying;
-    }
-    return trustAll ? tlsTrustingAll : tlsVerifying;
+    return tls.get(spec.tls(), spec.tls().serverName() != null);
   }
 
   /**
@@ -362,16 +340,7 @@ public final class GrpcProber implements Prober, HealthWatcher {
   public Future<Void> close() {
     connections.values().forEach(HttpConnection::close);
     connections.clear();
-    return Future.all(
-            List.of(
-                plain.close(),
-                tlsVerifying.close(),
-                tlsTrustingAll.close(),
-                namedVerifying.close(),
-                namedTrustingAll.close(),
-                withMaterial.close(),
-                diagnosis.close()))
-        .mapEmpty();
+    return Future.all(List.of(plain.close(), tls.close(), diagnosis.close())).mapEmpty();
   }
 
   private static long elapsed(long start) {

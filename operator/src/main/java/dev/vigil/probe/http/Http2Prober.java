@@ -7,7 +7,7 @@ import dev.vigil.probe.Prober;
 import dev.vigil.probe.Reason;
 import dev.vigil.probe.transport.ClientTls;
 import dev.vigil.probe.transport.SourceAddress;
-import dev.vigil.probe.transport.TlsClients;
+import dev.vigil.probe.transport.TlsClientSet;
 import dev.vigil.probe.transport.TlsDiagnosis;
 import dev.vigil.probe.transport.TransportFailure;
 import io.vertx.core.Future;
@@ -39,11 +39,7 @@ public final class Http2Prober implements Prober {
 
   private final Vertx vertx;
   private final HttpClient clear;
-  private final HttpClient verifying;
-  private final HttpClient trustingAll;
-  private final HttpClient namedVerifying;
-  private final HttpClient namedTrustingAll;
-  private final TlsClients<HttpClient> withMaterial;
+  private final TlsClientSet<HttpClient> tls;
   private final TlsDiagnosis diagnosis;
   private final PatternCosts patterns = PatternCosts.measuringThreadCpu();
 
@@ -61,24 +57,14 @@ public final class Http2Prober implements Prober {
                     .setProtocolVersion(HttpVersion.HTTP_2)
                     .setHttp2ClearTextUpgrade(false)
                     .setTcpNoDelay(true)));
-    this.verifying = tlsClient(source.applyTo(tls(false, false)));
-    this.trustingAll = tlsClient(source.applyTo(tls(true, false)));
-    this.namedVerifying = tlsClient(source.applyTo(tls(false, true)));
-    this.namedTrustingAll = tlsClient(source.applyTo(tls(true, true)));
-    this.withMaterial =
-        new TlsClients<>(
-            key ->
-                tlsClient(
-                    source.applyTo(
-                        ClientTls.applyMaterial(
-                            tls(key.trustAll(), key.named()), key.material(), key.trustAll()))),
+    this.tls =
+        new TlsClientSet<>(
+            Http2Prober::tls,
+            source,
+            vertx::createHttpClient,
             HttpClient::close,
             System::currentTimeMillis);
     this.diagnosis = new TlsDiagnosis(vertx, source);
-  }
-
-  private HttpClient tlsClient(HttpClientOptions options) {
-    return vertx.createHttpClient(options);
   }
 
   /** ALPN h2 only; {@code sni}: the serverName goes out as SNI (never a Pod IP, RFC 6066). */
@@ -98,15 +84,7 @@ public final class Http2Prober implements Prober {
     if (!spec.usesTls()) {
       return clear;
     }
-    boolean trustAll = spec.tls().insecureSkipVerify();
-    String name = ClientTls.sniName(spec);
-    if (spec.tls().hasMaterial()) {
-      return withMaterial.get(new TlsClients.Key(trustAll, name != null, spec.tls().material()));
-    }
-    if (name != null) {
-      return trustAll ? namedTrustingAll : namedVerifying;
-    }
-    return trustAll ? trustingAll : verifying;
+    return tls.get(spec.tls(), ClientTls.sniName(spec) != null);
   }
 
   @Override
@@ -122,16 +100,7 @@ public final class Http2Prober implements Prober {
 
   @Override
   public Future<Void> close() {
-    return Future.all(
-            List.of(
-                clear.close(),
-                verifying.close(),
-                trustingAll.close(),
-                namedVerifying.close(),
-                namedTrustingAll.close(),
-                withMaterial.close(),
-                diagnosis.close()))
-        .mapEmpty();
+    return Future.all(List.of(clear.close(), tls.close(), diagnosis.close())).mapEmpty();
   }
 
   /** One probe: a stream on a pooled connection, the verdict, then the stream's end or reset. */
