@@ -16,14 +16,11 @@ import dev.vigil.security.CertificateAuthority;
 import dev.vigil.testing.Fixtures;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -159,19 +156,7 @@ class ProbeTlsE2E {
   }
 
   private Secret secret(CertificateAuthority.Issued cert) {
-    return new SecretBuilder()
-        .withNewMetadata()
-        .withName("probe-cert")
-        .withNamespace(ns)
-        .withLabels(Map.of(ProbeTlsObjects.LABEL, "true"))
-        .endMetadata()
-        .withType("kubernetes.io/tls")
-        .withData(Map.of("tls.crt", base64(cert.certPem()), "tls.key", base64(cert.keyPem())))
-        .build();
-  }
-
-  private static String base64(String s) {
-    return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.US_ASCII));
+    return Fixtures.probeTlsSecret(ns, "probe-cert", cert.certPem(), cert.keyPem());
   }
 
   private PublishedSlices slices(String service) {

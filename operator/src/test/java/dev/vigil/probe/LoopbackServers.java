@@ -143,7 +143,6 @@ public final class LoopbackServers implements AutoCloseable {
     return certificate;
   }
 
-  /** The server side of a {@code grpc.health.v1.Health} method ({@code Check}, {@code Watch}). */
   /** A gRPC server whose grpc.health.v1.Health/Check answers SERVING to every request. */
   public static GrpcServer serving(Vertx vertx) {
     GrpcServer grpc = GrpcServer.server(vertx);
@@ -161,6 +160,7 @@ public final class LoopbackServers implements AutoCloseable {
     return grpc;
   }
 
+  /** The server side of a {@code grpc.health.v1.Health} method ({@code Check}, {@code Watch}). */
   public static ServiceMethod<HealthCheckRequest, HealthCheckResponse> healthMethod(String name) {
     return ServiceMethod.server(
         ServiceName.create("grpc.health.v1.Health"),

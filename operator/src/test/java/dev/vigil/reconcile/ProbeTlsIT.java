@@ -18,16 +18,13 @@ import dev.vigil.testing.MockCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemTrustOptions;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -115,19 +112,7 @@ class ProbeTlsIT {
   }
 
   private static Secret secret(CertificateAuthority.Issued cert) {
-    return new SecretBuilder()
-        .withNewMetadata()
-        .withName("probe-cert")
-        .withNamespace(NS)
-        .withLabels(Map.of(ProbeTlsObjects.LABEL, "true"))
-        .endMetadata()
-        .withType("kubernetes.io/tls")
-        .withData(Map.of("tls.crt", base64(cert.certPem()), "tls.key", base64(cert.keyPem())))
-        .build();
-  }
-
-  private static String base64(String s) {
-    return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.US_ASCII));
+    return Fixtures.probeTlsSecret(NS, "probe-cert", cert.certPem(), cert.keyPem());
   }
 
   private static HealthPolicy policy() {

@@ -118,4 +118,26 @@ public final class Fixtures {
     return new BackendView(
         id, ActiveState.UP, 2, 0, 0, 0, 0, false, 0, false, true, false, 0, 0, 0, BackendHold.NONE);
   }
+
+  /**
+   * A {@code kubernetes.io/tls} Secret {@code name} labelled for probe TLS ({@code
+   * vigil.dev/probe-tls=true}, the label the operator's informers select).
+   */
+  public static io.fabric8.kubernetes.api.model.Secret probeTlsSecret(
+      String ns, String name, String certPem, String keyPem) {
+    return new io.fabric8.kubernetes.api.model.SecretBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .withLabels(java.util.Map.of(dev.vigil.reconcile.ProbeTlsObjects.LABEL, "true"))
+        .endMetadata()
+        .withType("kubernetes.io/tls")
+        .withData(java.util.Map.of("tls.crt", base64(certPem), "tls.key", base64(keyPem)))
+        .build();
+  }
+
+  private static String base64(String s) {
+    return java.util.Base64.getEncoder()
+        .encodeToString(s.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+  }
 }

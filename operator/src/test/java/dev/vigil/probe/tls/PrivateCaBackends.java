@@ -3,7 +3,6 @@ package dev.vigil.probe.tls;
 import dev.vigil.probe.LoopbackServers;
 import dev.vigil.probe.TlsMaterial;
 import dev.vigil.security.CertificateAuthority;
-import io.grpc.health.v1.HealthCheckResponse;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServerOptions;
@@ -67,18 +66,7 @@ public final class PrivateCaBackends {
 
   /** A gRPC server over TLS whose health service answers SERVING; returns its port. */
   public int grpc(boolean mutual) {
-    GrpcServer grpc = GrpcServer.server(servers.vertx());
-    grpc.callHandler(
-        LoopbackServers.healthMethod("Check"),
-        request ->
-            request.handler(
-                message ->
-                    request
-                        .response()
-                        .send(
-                            HealthCheckResponse.newBuilder()
-                                .setStatus(HealthCheckResponse.ServingStatus.SERVING)
-                                .build())));
+    GrpcServer grpc = LoopbackServers.serving(servers.vertx());
     HttpServerOptions options =
         new HttpServerOptions()
             .setSsl(true)
