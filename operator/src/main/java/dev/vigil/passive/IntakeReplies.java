@@ -23,6 +23,13 @@ final class IntakeReplies {
   /** How long a connection answered before its body was read may drain before it is closed. */
   private static final long DRAIN_MS = 1_000;
 
+  /**
+   * At least this much of an unread body is dropped before the connection closes, however small the
+   * body limit: a close with the client's bytes still unread resets the connection, and the client
+   * then never sees the 413 it was sent.
+   */
+  private static final long DRAIN_MIN_BYTES = 1 << 20;
+
   private final Vertx vertx;
   private final IntakeLimits limits;
   private final IntakeMetrics metrics;
@@ -134,11 +141,12 @@ final class IntakeReplies {
    */
   void drain(HttpServerRequest req) {
     long[] dropped = {0};
+    long bound = Math.max(limits.maxBodyBytes(), DRAIN_MIN_BYTES);
     long closer = vertx.setTimer(DRAIN_MS, id -> req.connection().close());
     req.handler(
         chunk -> {
           dropped[0] += chunk.length();
-          if (dropped[0] > limits.maxBodyBytes()) {
+          if (dropped[0] > bound) {
             vertx.cancelTimer(closer);
             req.connection().close();
           }
