@@ -52,7 +52,8 @@ import java.util.random.RandomGenerator;
  *       of the probe budget ({@link #stretch}), +/- jitter, counted from the last start. A class
  *       change re-plans the next start from the last start (at once when that moment has passed),
  *       so switching class neither loses the cadence nor ever starts a second probe while one is in
- *       flight. A new stretch applies from each backend's next planned start on.
+ *       flight; a change to a longer interval (a class or the budget's stretch) spreads the next
+ *       starts over it ({@link #spread}), so phases that were close do not turn into bursts.
  * </ul>
  *
  * @param <K> the backend key (for example pool and pod)
@@ -121,20 +122,21 @@ public final class ProbeScheduler<K> {
 
   /**
    * Sets how far each class's interval stretches under the probe budget (docs/design.md §9); from
-   * any thread, applied from each backend's next planned start on.
+   * any thread. When a class's stretch changes by more than a twentieth, its backends' next starts
+   * are planned again ({@link #replan}); a smaller change applies from each next planned start on.
    */
   public void stretch(ProbeStretch stretch) {
     ProbeStretch before = this.stretch;
     this.stretch = stretch;
-    if (shrank(before, stretch)) {
-      timers.execute(this::replanShrunk);
+    if (changed(before, stretch)) {
+      timers.execute(() -> replan(before));
     }
   }
 
-  /** Whether any class's stretch fell by more than a twentieth. */
-  private static boolean shrank(ProbeStretch before, ProbeStretch after) {
+  /** Whether any class's stretch changed by more than a twentieth. */
+  private static boolean changed(ProbeStretch before, ProbeStretch after) {
     for (ProbeClass c : ProbeClass.values()) {
-      if (after.of(c) < before.of(c) * 0.95) {
+      if (after.of(c) < before.of(c) * 0.95 || after.of(c) > before.of(c) * 1.05) {
         return true;
       }
     }
@@ -142,19 +144,39 @@ public final class ProbeScheduler<K> {
   }
 
   /**
-   * The budget gave back room: a backend planned far out under the old stretch (up to {@code
-   * maxInterval}) moves its next start to its last start plus the new gap, if that is earlier, so
-   * the freed budget is used within one new interval instead of one old one. O(backends), only when
-   * a stretch falls.
+   * Plans the next start of every backend whose class's stretch changed, O(backends), only on such
+   * a change:
+   *
+   * <ul>
+   *   <li>it fell (the budget gave back room): a backend planned far out under the old stretch (up
+   *       to {@code maxInterval}) moves its next start to its last start plus the new gap, if that
+   *       is earlier, so the freed room is used within one new interval instead of one old one;
+   *   <li>it grew: the next start falls anywhere, uniformly, between now and the last start plus
+   *       the new gap. The backends' phases were spread over the old interval only: kept, they
+   *       would start in one burst every new interval (the first stretch after a start puts every
+   *       backend's phase into the first second of a tenfold interval), over the budget within the
+   *       burst and idle between; spread, each starts once in the next new interval and the rate is
+   *       the budget's from the first one on. No gap exceeds the new interval.
+   * </ul>
    */
-  private void replanShrunk() {
+  private void replan(ProbeStretch before) {
     long now = timers.nowMillis();
     for (Backend b : backends.values()) {
       if (b.retired || !b.queued() || b.lastStart == Long.MIN_VALUE) {
         continue;
       }
-      long planned = b.lastStart + b.schedule.gap(b.phase, stretch, random);
-      if (planned < b.plannedStart) {
+      double was = before.of(b.phase);
+      double is = stretch.of(b.phase);
+      long latest = b.lastStart + b.schedule.gap(b.phase, stretch, random);
+      long planned;
+      if (is < was * 0.95) {
+        planned = Math.min(latest, b.plannedStart);
+      } else if (is > was * 1.05) {
+        planned = spread(b, now, latest);
+      } else {
+        continue;
+      }
+      if (planned != b.plannedStart) {
         b.plannedStart = planned;
         b.rearm(Math.max(0, planned - now));
       }
@@ -162,9 +184,22 @@ public final class ProbeScheduler<K> {
   }
 
   /**
+   * A start anywhere, uniformly, between the one planned under the shorter interval (or now, if
+   * later) and {@code latest}, the one the longer interval plans: where an interval grows, backends
+   * whose phases were close (they started together, or changed class together after the same
+   * result) spread over the longer interval instead of starting in one burst at each of its turns.
+   * No gap is shorter than the old interval's or longer than the new one's.
+   */
+  private long spread(Backend b, long now, long latest) {
+    long from = Math.max(now, b.plannedStart);
+    return latest <= from ? latest : from + (long) (random.nextDouble() * (latest - from));
+  }
+
+  /**
    * Sets a backend's class: its next start moves to the last start plus the new phase's interval
-   * (jittered), or to now if that has passed; the first probe of a new backend keeps its random
-   * offset. Nothing changes when the class is the same or the backend is unknown.
+   * (jittered), or to now if that has passed; to a random moment before that when the new interval
+   * is longer ({@link #spread}); the first probe of a new backend keeps its random offset. Nothing
+   * changes when the class is the same or the backend is unknown.
    */
   public void classify(K key, ProbeClass phase) {
     timers.execute(
@@ -173,12 +208,15 @@ public final class ProbeScheduler<K> {
           if (b == null || b.retired || b.phase == phase) {
             return;
           }
+          long was = b.schedule.intervalMs(b.phase, stretch);
           b.phase = phase;
           if (b.lastStart == Long.MIN_VALUE || !b.queued()) {
             return;
           }
           long now = timers.nowMillis();
-          b.plannedStart = b.lastStart + b.schedule.gap(b.phase, stretch, random);
+          long latest = b.lastStart + b.schedule.gap(b.phase, stretch, random);
+          boolean grew = b.schedule.intervalMs(phase, stretch) > was * 1.05;
+          b.plannedStart = grew ? spread(b, now, latest) : latest;
           b.rearm(Math.max(0, b.plannedStart - now));
         });
   }

@@ -205,7 +205,11 @@ class PhaseSchedulingTest {
     s.classify(1, ProbeClass.DOWN);
     long lastFast = starts.get(starts.size() - 1);
     clock.advance(61_000);
-    assertThat(starts).contains(lastFast + 30_000, lastFast + 60_000);
+    // a longer interval: the next start falls between the old one and the new one (spread, so
+    // that backends changing class together do not start together), then the new cadence
+    int firstDown = starts.indexOf(lastFast) + 1;
+    assertThat(starts.get(firstDown)).isBetween(lastFast + 1_000, lastFast + 30_000);
+    assertThat(starts.get(firstDown + 1) - starts.get(firstDown)).isEqualTo(30_000L);
     s.classify(1, ProbeClass.NORMAL);
     long lastDown = starts.get(starts.size() - 1);
     clock.advance(25_000);
@@ -218,6 +222,46 @@ class PhaseSchedulingTest {
     clock.advance(1_000);
     assertThat(starts.get(starts.size() - 1)).isEqualTo(previous + 9_000);
     assertThat(prober.maxConcurrentPerTarget).isEqualTo(1);
+  }
+
+  @Test
+  void backendsThatChangeToALongerIntervalTogetherSpreadOverIt() {
+    ManualTimers clock = new ManualTimers();
+    FakeProber prober = new FakeProber(clock);
+    ProbeScheduler<Integer> s =
+        new ProbeScheduler<>(prober, clock, new SplittableRandom(5), (k, t, r) -> {});
+    ProbeSchedule schedule =
+        new ProbeSchedule(
+            Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(30), 10);
+    int n = 1_000;
+    for (int i = 0; i < n; i++) {
+      s.add(
+          i,
+          ProbeSchedulerTest.target(i),
+          CheckSpec.builder().timeout(Duration.ofMillis(500)).build(),
+          schedule);
+      s.classify(i, ProbeClass.HOT);
+    }
+    clock.advance(12_000); // the first starts spread over 10 s, then every second
+    long changedAt = clock.nowMillis();
+    for (int i = 0; i < n; i++) {
+      s.classify(i, ProbeClass.NORMAL); // as after the same round of results
+    }
+    clock.advance(20_000);
+
+    int[] perSecond = new int[20];
+    for (int i = 0; i < n; i++) {
+      for (long at : prober.starts.get(ProbeSchedulerTest.target(i))) {
+        if (at >= changedAt && at < changedAt + 20_000) {
+          perSecond[(int) ((at - changedAt) / 1_000)]++;
+        }
+      }
+    }
+    for (int second = 1; second < 20; second++) {
+      assertThat(perSecond[second])
+          .as("starts in second %d after the change (n / 10 a second, not n in one)", second)
+          .isBetween(40, 160);
+    }
   }
 
   /**

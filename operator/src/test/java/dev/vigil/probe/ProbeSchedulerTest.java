@@ -322,6 +322,65 @@ class ProbeSchedulerTest {
   }
 
   @Test
+  void aGrownStretchSpreadsTheNextStartsOverTheNewInterval() {
+    int n = 1_000;
+    for (int i = 0; i < n; i++) {
+      scheduler.add(i, target(i), spec(Duration.ofMillis(200)), new ProbeSchedule(SECOND, 10));
+    }
+    timers.advance(2_000);
+    long stretchedAt = timers.nowMillis();
+    scheduler.stretch(new dev.vigil.budget.ProbeStretch(1, 1, 1, 10));
+    timers.advance(30_000);
+
+    // every backend's phase was within one second: kept, all would start in one second of ten
+    int[] perSecond = new int[30];
+    List<Long> gaps = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      List<Long> s = prober.starts.get(target(i));
+      for (int k = 0; k < s.size(); k++) {
+        long at = s.get(k) - stretchedAt;
+        if (at >= 0 && at < 30_000) {
+          perSecond[(int) (at / 1_000)]++;
+        }
+        if (k > 0 && s.get(k - 1) >= stretchedAt) {
+          gaps.add(s.get(k) - s.get(k - 1));
+        }
+      }
+    }
+    for (int second = 0; second < 30; second++) {
+      assertThat(perSecond[second])
+          .as("starts in second %d after the stretch (n / 10 a second)", second)
+          .isBetween(40, 160);
+    }
+    for (int from = 0; from + 10 <= 30; from++) {
+      int window = 0;
+      for (int second = from; second < from + 10; second++) {
+        window += perSecond[second];
+      }
+      assertThat(window).as("starts in the 10 s from second %d (n)", from).isBetween(900, 1_100);
+    }
+    assertThat(gaps).isNotEmpty().allSatisfy(g -> assertThat(g).isBetween(9_000L, 11_000L));
+  }
+
+  @Test
+  void aFallenStretchBringsFarStartsForward() {
+    scheduler.add(1, target(1), spec(Duration.ofMillis(200)), new ProbeSchedule(SECOND, 0));
+    scheduler.stretch(new dev.vigil.budget.ProbeStretch(1, 1, 1, 30));
+    timers.advance(40_000);
+    long last = lastStart(1);
+    timers.advance(2_000);
+    long shrunkAt = timers.nowMillis();
+    scheduler.stretch(dev.vigil.budget.ProbeStretch.NONE);
+    timers.advance(3_000);
+
+    List<Long> starts = prober.starts.get(target(1));
+    int i = starts.indexOf(last);
+    assertThat(shrunkAt - last).as("the new interval had passed").isGreaterThan(1_000L);
+    assertThat(starts.get(i + 1)).as("at once, not 30 s after the last start").isEqualTo(shrunkAt);
+    assertThat(starts.get(i + 2) - starts.get(i + 1)).isEqualTo(1_000L);
+  }
+
+  @Test
   void rejectsATimeoutAboveTheInterval() {
     assertThatThrownBy(
             () ->
