@@ -53,7 +53,7 @@ import java.util.random.RandomGenerator;
  *       change re-plans the next start from the last start (at once when that moment has passed),
  *       so switching class neither loses the cadence nor ever starts a second probe while one is in
  *       flight; a change to a longer interval (a class or the budget's stretch) spreads the next
- *       starts over it ({@link #spread}), so phases that were close do not turn into bursts.
+ *       starts over it ({@link Cadence}), so phases that were close do not turn into bursts.
  * </ul>
  *
  * @param <K> the backend key (for example pool and pod)
@@ -123,82 +123,30 @@ public final class ProbeScheduler<K> {
   /**
    * Sets how far each class's interval stretches under the probe budget (docs/design.md §9); from
    * any thread. When a class's stretch changes by more than a twentieth, its backends' next starts
-   * are planned again ({@link #replan}); a smaller change applies from each next planned start on.
+   * are planned again ({@link Cadence#planStretch}), O(backends); a smaller change applies from
+   * each next planned start on.
    */
   public void stretch(ProbeStretch stretch) {
     ProbeStretch before = this.stretch;
     this.stretch = stretch;
-    if (changed(before, stretch)) {
-      timers.execute(() -> replan(before));
+    if (Cadence.changed(before, stretch)) {
+      timers.execute(() -> replan(before, stretch));
     }
   }
 
-  /** Whether any class's stretch changed by more than a twentieth. */
-  private static boolean changed(ProbeStretch before, ProbeStretch after) {
-    for (ProbeClass c : ProbeClass.values()) {
-      if (after.of(c) < before.of(c) * 0.95 || after.of(c) > before.of(c) * 1.05) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Plans the next start of every backend whose class's stretch changed, O(backends), only on such
-   * a change:
-   *
-   * <ul>
-   *   <li>it fell (the budget gave back room): a backend planned far out under the old stretch (up
-   *       to {@code maxInterval}) moves its next start to its last start plus the new gap, if that
-   *       is earlier, so the freed room is used within one new interval instead of one old one;
-   *   <li>it grew: the next start falls anywhere, uniformly, between now and the last start plus
-   *       the new gap. The backends' phases were spread over the old interval only: kept, they
-   *       would start in one burst every new interval (the first stretch after a start puts every
-   *       backend's phase into the first second of a tenfold interval), over the budget within the
-   *       burst and idle between; spread, each starts once in the next new interval and the rate is
-   *       the budget's from the first one on. No gap exceeds the new interval.
-   * </ul>
-   */
-  private void replan(ProbeStretch before) {
+  private void replan(ProbeStretch before, ProbeStretch after) {
     long now = timers.nowMillis();
     for (Backend b : backends.values()) {
-      if (b.retired || !b.queued() || b.lastStart == Long.MIN_VALUE) {
-        continue;
-      }
-      double was = before.of(b.phase);
-      double is = stretch.of(b.phase);
-      long latest = b.lastStart + b.schedule.gap(b.phase, stretch, random);
-      long planned;
-      if (is < was * 0.95) {
-        planned = Math.min(latest, b.plannedStart);
-      } else if (is > was * 1.05) {
-        planned = spread(b, now, latest);
-      } else {
-        continue;
-      }
-      if (planned != b.plannedStart) {
-        b.plannedStart = planned;
-        b.rearm(Math.max(0, planned - now));
+      if (!b.retired && b.planStretch(before, after, now, random)) {
+        b.rearm(Math.max(0, b.plannedStart - now));
       }
     }
-  }
-
-  /**
-   * A start anywhere, uniformly, between the one planned under the shorter interval (or now, if
-   * later) and {@code latest}, the one the longer interval plans: where an interval grows, backends
-   * whose phases were close (they started together, or changed class together after the same
-   * result) spread over the longer interval instead of starting in one burst at each of its turns.
-   * No gap is shorter than the old interval's or longer than the new one's.
-   */
-  private long spread(Backend b, long now, long latest) {
-    long from = Math.max(now, b.plannedStart);
-    return latest <= from ? latest : from + (long) (random.nextDouble() * (latest - from));
   }
 
   /**
    * Sets a backend's class: its next start moves to the last start plus the new phase's interval
    * (jittered), or to now if that has passed; to a random moment before that when the new interval
-   * is longer ({@link #spread}); the first probe of a new backend keeps its random offset. Nothing
+   * is longer ({@link Cadence}); the first probe of a new backend keeps its random offset. Nothing
    * changes when the class is the same or the backend is unknown.
    */
   public void classify(K key, ProbeClass phase) {
@@ -208,16 +156,10 @@ public final class ProbeScheduler<K> {
           if (b == null || b.retired || b.phase == phase) {
             return;
           }
-          long was = b.schedule.intervalMs(b.phase, stretch);
-          b.phase = phase;
-          if (b.lastStart == Long.MIN_VALUE || !b.queued()) {
-            return;
-          }
           long now = timers.nowMillis();
-          long latest = b.lastStart + b.schedule.gap(b.phase, stretch, random);
-          boolean grew = b.schedule.intervalMs(phase, stretch) > was * 1.05;
-          b.plannedStart = grew ? spread(b, now, latest) : latest;
-          b.rearm(Math.max(0, b.plannedStart - now));
+          if (b.planClass(phase, now, stretch, random)) {
+            b.rearm(Math.max(0, b.plannedStart - now));
+          }
         });
   }
 
@@ -266,29 +208,20 @@ public final class ProbeScheduler<K> {
       return;
     }
     Backend b = backends.get(key);
+    long now = timers.nowMillis();
     if (b == null) {
       b = new Backend(key, target, spec, schedule);
       backends.put(key, b);
-      long interval = schedule.interval().toMillis();
-      long offset = random.nextLong(interval);
-      b.plannedStart = timers.nowMillis() + offset;
-      b.arm(offset);
+      b.planFirst(now, random);
+      b.arm(b.plannedStart - now);
       return;
     }
     if (!b.target.equals(target)) {
       prober.forget(b.target);
     }
-    boolean cadenceChanged = !b.schedule.equals(schedule);
     b.target = target;
     b.spec = spec;
-    b.schedule = schedule;
-    if (cadenceChanged) {
-      long now = timers.nowMillis();
-      long from = b.lastStart == Long.MIN_VALUE ? now : b.lastStart;
-      b.plannedStart =
-          b.lastStart == Long.MIN_VALUE
-              ? now + random.nextLong(schedule.interval().toMillis())
-              : from + b.schedule.gap(b.phase, stretch, random);
+    if (b.planSchedule(schedule, now, stretch, random)) {
       b.rearm(Math.max(0, b.plannedStart - now));
     }
   }
@@ -356,24 +289,20 @@ public final class ProbeScheduler<K> {
     }
   }
 
-  private final class Backend extends StartQueue.Entry implements Backlog.Held {
+  private final class Backend extends Cadence implements Backlog.Held {
     final K key;
     ProbeTarget target;
     CheckSpec spec;
-    ProbeSchedule schedule;
-    ProbeClass phase = ProbeClass.NORMAL;
-    long plannedStart;
-    long lastStart = Long.MIN_VALUE;
     boolean inFlight;
     boolean startWhenDone;
     boolean held;
     boolean retired;
 
     Backend(K key, ProbeTarget target, CheckSpec spec, ProbeSchedule schedule) {
+      super(schedule);
       this.key = key;
       this.target = target;
       this.spec = spec;
-      this.schedule = schedule;
     }
 
     void arm(long delay) {
@@ -396,11 +325,7 @@ public final class ProbeScheduler<K> {
         return;
       }
       long now = timers.nowMillis();
-      long interval = schedule.intervalMs(phase, stretch);
-      if (now - plannedStart > interval) {
-        plannedStart = now; // far behind (overload, suspended VM): restart the cadence
-      }
-      plannedStart += schedule.gap(phase, stretch, random);
+      planAfterDue(now, stretch, random);
       arm(Math.max(0, plannedStart - now));
       if (inFlight) {
         deferred++;

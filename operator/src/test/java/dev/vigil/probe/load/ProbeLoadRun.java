@@ -70,6 +70,7 @@ public final class ProbeLoadRun {
   private final int[] failRun;
   private final long[] lastStartNanos;
   private final boolean[] decided;
+  private final ProbeClass[] classes; // what each backend's scheduler was last told
   // Recorded from the first probe on, not only in the window: a recorder that switched on when the
   // window opened took a branch the JIT had never seen, and the deoptimization and recompiling of
   // the prober's hot path (0.1-0.6 CPU s) landed in the window. The window's figures are the
@@ -102,6 +103,8 @@ public final class ProbeLoadRun {
     failRun = new int[targets.size()];
     lastStartNanos = new long[targets.size()];
     decided = new boolean[targets.size()];
+    classes = new ProbeClass[targets.size()];
+    java.util.Arrays.fill(classes, ProbeClass.NORMAL);
   }
 
   public static void main(String[] argv) throws Exception {
@@ -177,10 +180,7 @@ public final class ProbeLoadRun {
               HealthWatcher.NONE,
               new VertxTimers(c),
               random.split(),
-              (id, result) -> {
-                onResult(Integer.parseInt(id), result);
-                return null;
-              },
+              (id, result) -> onResult(Integer.parseInt(id), result),
               new VertxProbeLanes(c, lanes, Double.parseDouble(args.get("lane-rate"))));
       OnContext.run(c, () -> probing.configure(spec, cadence));
       probings.add(probing);
@@ -368,11 +368,7 @@ public final class ProbeLoadRun {
       int pools = probings.size();
       int[][] counts = new int[pools][4];
       for (int i = 0; i < up.length; i++) {
-        ProbeClass c =
-            !decided[i] || (up[i] && failRun[i] > 0) || (!up[i] && passRun[i] > 0)
-                ? ProbeClass.HOT
-                : up[i] ? ProbeClass.NORMAL : ProbeClass.DOWN;
-        counts[i % pools][c.ordinal()]++;
+        counts[i % pools][classOf(i).ordinal()]++;
       }
       List<PoolDemand> next = new ArrayList<>();
       for (int p = 0; p < pools; p++) {
@@ -465,8 +461,18 @@ public final class ProbeLoadRun {
     gaps[gapCount++ % gaps.length] = micros;
   }
 
-  /** On the pool's context: each pool's results arrive on its own context, one at a time. */
-  private void onResult(int i, ProbeResult result) {
+  /** The backend's class as the operator's runtime names it (docs/checks.md), without passive. */
+  private ProbeClass classOf(int i) {
+    return !decided[i] || (up[i] && failRun[i] > 0) || (!up[i] && passRun[i] > 0)
+        ? ProbeClass.HOT
+        : up[i] ? ProbeClass.NORMAL : ProbeClass.DOWN;
+  }
+
+  /**
+   * On the pool's context: each pool's results arrive on its own context, one at a time. Returns
+   * the backend's class when it changed, for its scheduler, as the operator's runtime does.
+   */
+  private ProbeClass onResult(int i, ProbeResult result) {
     completed.increment();
     reasons[result.reason().ordinal()].increment();
     // docs/design.md §2 rules 2 and 8, just enough to publish a healthy set for bench_checker.py
@@ -483,6 +489,12 @@ public final class ProbeLoadRun {
         up[i] = false;
       }
     }
+    ProbeClass c = classOf(i);
+    if (c == classes[i]) {
+      return null;
+    }
+    classes[i] = c;
+    return c;
   }
 
   private static LongAdder[] newAdders(int n) {
