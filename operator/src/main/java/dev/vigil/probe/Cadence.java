@@ -79,9 +79,10 @@ abstract class Cadence extends StartQueue.Entry {
 
   /**
    * The budget's stretch changed ({@link #changed}): where this class's stretch fell, a start
-   * planned far out under the old one (up to {@code maxInterval}) moves to the last start plus the
-   * new gap, if earlier, so the freed room is used within one new interval instead of one old one;
-   * where it grew, the next start spreads ({@link #spread}). Returns whether the start moved.
+   * planned far out under the old one (up to {@code maxInterval}) moves within the new gap, if
+   * earlier ({@link #pullForward}), so the freed room is used within one new interval instead of
+   * one old one; where it grew, the next start spreads ({@link #spread}). Returns whether the start
+   * moved.
    */
   final boolean planStretch(
       ProbeStretch before, ProbeStretch after, long now, RandomGenerator random) {
@@ -93,7 +94,9 @@ abstract class Cadence extends StartQueue.Entry {
     long latest = lastStart + schedule.gap(phase, after, random);
     long planned;
     if (is < was * 0.95) {
-      planned = Math.min(latest, plannedStart);
+      planned =
+          Math.min(
+              plannedStart, pullForward(now, latest, schedule.intervalMs(phase, after), random));
     } else if (is > was * 1.05) {
       planned = spread(now, latest, random);
     } else {
@@ -102,6 +105,19 @@ abstract class Cadence extends StartQueue.Entry {
     boolean moved = planned != plannedStart;
     plannedStart = planned;
     return moved;
+  }
+
+  /**
+   * Where a smaller stretch brings a far start forward: anywhere, uniformly, between now and the
+   * last start plus the new gap ({@code latest}), or within the next new interval when that moment
+   * has passed. Brought forward to {@code latest} itself, backends whose phases were close would
+   * stay close: the first plan after a start stretches the classes nobody is in yet to {@code
+   * maxInterval}, every backend's second start lands far out, and the next plan brings them all
+   * back to one moment.
+   */
+  private long pullForward(long now, long latest, long intervalMs, RandomGenerator random) {
+    long to = latest > now ? latest : now + intervalMs;
+    return now + (long) (random.nextDouble() * (to - now));
   }
 
   /** Whether any class's stretch changed by more than a twentieth. */

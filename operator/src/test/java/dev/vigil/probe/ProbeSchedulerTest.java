@@ -363,6 +363,34 @@ class ProbeSchedulerTest {
   }
 
   @Test
+  void aStretchThatFallsRightAfterTheFirstStartsKeepsThemSpread() {
+    // the budget's first plan sees only undecided (hot) backends and stretches normal, which has
+    // none yet, to maxInterval; the next plan, a second later, brings it back to tenfold
+    int n = 1_000;
+    for (int i = 0; i < n; i++) {
+      scheduler.add(i, target(i), spec(Duration.ofMillis(200)), new ProbeSchedule(SECOND, 10));
+    }
+    scheduler.stretch(new dev.vigil.budget.ProbeStretch(10, 60, 60, 60));
+    timers.advance(1_500);
+    scheduler.stretch(new dev.vigil.budget.ProbeStretch(10, 10, 10, 10));
+    timers.advance(58_500);
+
+    int[] perFive = new int[12];
+    for (int i = 0; i < n; i++) {
+      for (long at : prober.starts.get(target(i))) {
+        if (at < 60_000) {
+          perFive[(int) (at / 5_000)]++;
+        }
+      }
+    }
+    for (int k = 4; k < 12; k++) {
+      assertThat(perFive[k])
+          .as("starts in [%d s, %d s): half of the backends every 5 s", k * 5, k * 5 + 5)
+          .isBetween(400, 600);
+    }
+  }
+
+  @Test
   void aFallenStretchBringsFarStartsForward() {
     scheduler.add(1, target(1), spec(Duration.ofMillis(200)), new ProbeSchedule(SECOND, 0));
     scheduler.stretch(new dev.vigil.budget.ProbeStretch(1, 1, 1, 30));
@@ -376,7 +404,9 @@ class ProbeSchedulerTest {
     List<Long> starts = prober.starts.get(target(1));
     int i = starts.indexOf(last);
     assertThat(shrunkAt - last).as("the new interval had passed").isGreaterThan(1_000L);
-    assertThat(starts.get(i + 1)).as("at once, not 30 s after the last start").isEqualTo(shrunkAt);
+    assertThat(starts.get(i + 1))
+        .as("within the new interval (spread), not 30 s after the last start")
+        .isBetween(shrunkAt, shrunkAt + 1_000);
     assertThat(starts.get(i + 2) - starts.get(i + 1)).isEqualTo(1_000L);
   }
 
