@@ -37,23 +37,8 @@ FARM=""
 cleanup() { [ -n "$FARM" ] && kill $FARM 2>/dev/null; wait 2>/dev/null; }
 trap cleanup EXIT INT TERM
 
-# One farm process holds at most FARM_MAX backends (a listening socket each; the open-files limit
-# here is 20,000 a process and cannot be raised): more backends take more farms, each on its own
-# 127.<octet>.0.0/16, their backend lists joined into one file.
-FARM_MAX=${FARM_MAX:-16000}
 for N in $NS; do
-  : >"$OUT/backends-$N.txt"
-  left=$N; k=0; FARM=""
-  while [ "$left" -gt 0 ]; do
-    n=$(( left < FARM_MAX ? left : FARM_MAX ))
-    python3 "$BENCH/farm.py" -n "$n" --layout ips --ip-second-octet $((FARM_OCTET + k)) --base-port 8080 \
-        --backlog 1024 --ctl-port $((CTL_PORT - k)) --max-seconds 900 \
-        --backends-file "$OUT/backends-$N-$k.txt" 2>"$OUT/farm-$N-$k.err" &
-    FARM="$FARM $!"
-    for _ in $(seq 100); do python3 "$BENCH/farmctl.py" --ctl-port $((CTL_PORT - k)) ping >/dev/null 2>&1 && break; sleep 0.2; done
-    cat "$OUT/backends-$N-$k.txt" >>"$OUT/backends-$N.txt"
-    left=$((left - n)); k=$((k + 1))
-  done
+  farms_start "$N" "$OUT" "$FARM_OCTET" "$CTL_PORT" 900
   for R in $(seq "$RUNS"); do
     # shellcheck disable=SC2086
     timeout $((WINDOW_S + 120)) java $JAVA_OPTS -cp "$CP" dev.vigil.bench.ProbeHeap \

@@ -107,3 +107,27 @@ conntrack_drain() {
   done
   echo "bench: conntrack entries $(cat "$count") after waiting $(($(date +%s) - t0)) s" >&2
 }
+
+# farms_start N OUT FARM_OCTET CTL_PORT MAX_SECONDS: N backends of bench/harness/farm.py, as many
+# farm processes as it takes (FARM_MAX, default 16,000, a process: a listening socket each, and the
+# open-files limit here is 20,000 a process and cannot be raised), farm k on 127.<FARM_OCTET+k>/16
+# with control port CTL_PORT-k; their backend lists joined into OUT/backends-N.txt. Sets FARM to
+# their PIDs and FARMS to their count. Only farm 0 answers bench_checker.py's control commands:
+# with FARMS > 1 the farm-side counts are not available (the callers say so).
+farms_start() {
+  local n=$1 out=$2 octet=$3 ctl=$4 max_s=$5 left k=0 part
+  local per=${FARM_MAX:-16000}
+  : >"$out/backends-$n.txt"
+  left=$n; FARM=""
+  while [ "$left" -gt 0 ]; do
+    part=$(( left < per ? left : per ))
+    python3 "$BENCH/farm.py" -n "$part" --layout ips --ip-second-octet $((octet + k)) --base-port 8080 \
+        --backlog 1024 --ctl-port $((ctl - k)) --max-seconds "$max_s" \
+        --backends-file "$out/backends-$n-$k.txt" 2>"$out/farm-$n-$k.err" &
+    FARM="$FARM $!"
+    for _ in $(seq 100); do python3 "$BENCH/farmctl.py" --ctl-port $((ctl - k)) ping >/dev/null 2>&1 && break; sleep 0.2; done
+    cat "$out/backends-$n-$k.txt" >>"$out/backends-$n.txt"
+    left=$((left - part)); k=$((k + 1))
+  done
+  FARMS=$k
+}
