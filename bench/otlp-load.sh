@@ -7,7 +7,7 @@
 #      to the intake's port, authentication cached, one server event loop: records/s and loop CPU
 #      per record, median of ROUNDS; then 10x the exports in flight against the default
 #      per-identity rate: the answers by gRPC status (RESOURCE_EXHAUSTED with RetryInfo expected)
-#      and the heap (used after GC before and during, and the peak).
+#      and the heap (used after GC before, at each quarter of 3 x ROUND_S, and the peak).
 #
 #   bench/otlp-load.sh                                   # 100 backends, 3 rounds of 10 s
 #   BACKENDS=100 ROUND_S=10 ROUNDS=3 IN_FLIGHT=8 WARMUP_S=15 HEAP=384m bench/otlp-load.sh

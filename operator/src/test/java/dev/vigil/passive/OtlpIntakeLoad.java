@@ -48,7 +48,7 @@ public final class OtlpIntakeLoad {
         "OTLP/gRPC cores=%d backends=%d batch=%d inFlight=%d seconds=%d rounds=%d%n",
         Runtime.getRuntime().availableProcessors(), backends, BATCH, inFlight, seconds, rounds);
     throughput(backends, seconds, rounds, inFlight, warmUp);
-    overload(backends, seconds, inFlight * 10);
+    overload(backends, seconds * 3, inFlight * 10);
   }
 
   private static void throughput(int backends, int seconds, int rounds, int inFlight, int warmUp)
@@ -107,17 +107,23 @@ public final class OtlpIntakeLoad {
     for (int i = 0; i < inFlight; i++) {
       send(grpc, harness.port, exports, new AtomicLong(i), new AtomicLong(), answers);
     }
+    // used after GC at each quarter of the run: bounded means it levels off, not that it is small
+    List<Long> quarters = new ArrayList<>();
     for (int s = 0; s < seconds * 10; s++) {
       Thread.sleep(100);
       Runtime rt = Runtime.getRuntime();
       peak = Math.max(peak, rt.totalMemory() - rt.freeMemory());
+      if ((s + 1) % Math.max(1, seconds * 10 / 4) == 0 && quarters.size() < 4) {
+        quarters.add(usedAfterGc() >> 20);
+      }
     }
     long during = usedAfterGc();
     running = false;
     Thread.sleep(500);
     System.out.printf(
-        "OVERLOAD inFlight=%d answers=%s heapUsedAfterGc before=%dMiB during=%dMiB peak=%dMiB%n",
-        inFlight, answers, before >> 20, during >> 20, peak >> 20);
+        "OVERLOAD inFlight=%d answers=%s heapUsedAfterGc before=%dMiB during=%dMiB quarters=%sMiB"
+            + " peak=%dMiB%n",
+        inFlight, answers, before >> 20, during >> 20, quarters, peak >> 20);
     close(grpc, harness, client, server);
   }
 
