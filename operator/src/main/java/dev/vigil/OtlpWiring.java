@@ -1,11 +1,14 @@
 package dev.vigil;
 
 import dev.vigil.Lifecycle.Stage;
+import dev.vigil.api.v1alpha1.BackendPoolSpec;
 import dev.vigil.passive.BackendAddresses;
 import dev.vigil.passive.OtlpProfile;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.reconcile.PoolAddressFeed;
 import dev.vigil.security.ClientCertificates;
+import dev.vigil.targets.DnsLookup;
+import dev.vigil.targets.TargetResolver;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
@@ -22,6 +25,9 @@ import java.util.List;
 final class OtlpWiring {
   /** How often the client CA bundle is re-read, as the serving certificate. */
   private static final long CLIENT_CA_CHECK_MS = 10_000;
+
+  /** How often hostname targets whose answer is due are asked again (the TTL floor). */
+  private static final long NAMES_DUE_CHECK_MS = 5_000;
 
   private OtlpWiring() {}
 
@@ -41,8 +47,29 @@ final class OtlpWiring {
   static void receive(
       StartOptions o, OutcomeIntake intake, MeterRegistry registry, Lifecycle lifecycle) {
     BackendAddresses addresses = new BackendAddresses();
-    PoolAddressFeed feed = PoolAddressFeed.start(o.client, o.config.namespaces(), addresses);
-    lifecycle.on(Stage.RECONCILE, "the OTLP receiver's pool address informers", feed::close);
+    TargetResolver names =
+        new TargetResolver(
+            new DnsLookup(o.config.targets().dnsServer()),
+            o.clock,
+            BackendPoolSpec.MAX_HOSTNAMES,
+            o.config.targets().refused());
+    PoolAddressFeed feed = PoolAddressFeed.start(o.client, o.config.namespaces(), addresses, names);
+    long due =
+        o.vertx.setPeriodic(
+            NAMES_DUE_CHECK_MS,
+            id ->
+                o.vertx.executeBlocking(
+                    () -> {
+                      feed.resolveDue();
+                      return null;
+                    }));
+    lifecycle.on(
+        Stage.RECONCILE,
+        "the OTLP receiver's pool address informers and hostname lookups",
+        () -> {
+          o.vertx.cancelTimer(due);
+          feed.close();
+        });
     Gauge.builder("vigil_otlp_backend_addresses", addresses, BackendAddresses::size)
         .description("Backend addresses (ip:port) of all pools the OTLP receiver maps records to")
         .register(registry);
