@@ -72,10 +72,20 @@ public record OperatorConfig(
    *     spec.audiences}); a token for the API server is refused
    * @param otlpCustom the OTLP receiver's {@code custom} profile ({@code --otlp-custom-profile}),
    *     or null
+   * @param clientCaFile PEM CA bundle whose client certificates identify callers ({@code
+   *     --intake-client-ca}, re-read when it changes), or null: tokens only
    */
-  public record Intake(int port, String tokenAudience, dev.vigil.passive.OtlpProfile otlpCustom) {
+  public record Intake(
+      int port,
+      String tokenAudience,
+      dev.vigil.passive.OtlpProfile otlpCustom,
+      String clientCaFile) {
     public Intake(int port, String tokenAudience) {
-      this(port, tokenAudience, null);
+      this(port, tokenAudience, null, null);
+    }
+
+    public Intake(int port, String tokenAudience, dev.vigil.passive.OtlpProfile otlpCustom) {
+      this(port, tokenAudience, otlpCustom, null);
     }
   }
 
@@ -200,7 +210,8 @@ public record OperatorConfig(
             blankToNull(get.apply("otlp-custom-profile")) == null
                 ? null
                 : named(
-                    () -> dev.vigil.passive.OtlpProfile.custom(get.apply("otlp-custom-profile"))));
+                    () -> dev.vigil.passive.OtlpProfile.custom(get.apply("otlp-custom-profile"))),
+            blankToNull(get.apply("intake-client-ca")));
     Tls tls =
         new Tls(blankToNull(get.apply("tls-cert-file")), blankToNull(get.apply("tls-key-file")));
     Metrics metrics = metrics(get, intake.port(), tls.given());

@@ -66,6 +66,13 @@ final class OperatorFlags {
               [,answer=ATTR][,flags=ATTR][,duration=ATTR][,durationUnit=ns|us|ms|s]
               (docs/passive.md)"""),
           new Flag(
+              "intake-client-ca",
+              "FILE",
+              """
+              PEM CA bundle: the outcome port asks callers for a client certificate
+              and takes one these CAs issued as the caller (CN = user, O = groups)
+              instead of a token; re-read when it changes (default none: tokens only)"""),
+          new Flag(
               "tls-cert-file",
               "FILE",
               """

@@ -202,7 +202,8 @@ public final class Vigil {
             IntakeLimits.defaults(),
             o.clock,
             sharding.enabled() ? () -> false : leadership::active,
-            certificate);
+            certificate,
+            OtlpWiring.clientCertificates(o));
     lifecycle.on(
         Stage.INPUT,
         "the outcome intake",

@@ -191,6 +191,7 @@ class OperatorConfigTest {
     env.put("VIGIL_PROBE_BUDGET", "1500");
     env.put("VIGIL_CPU_LIMIT_MILLIS", "500");
     env.put("VIGIL_OTLP_CUSTOM_PROFILE", "address=upstream,status=code");
+    env.put("VIGIL_INTAKE_CLIENT_CA", "/etc/vigil/client-ca/ca.crt");
     assertThat(parse(List.of(), env))
         .isEqualTo(
             new OperatorConfig(
@@ -198,7 +199,10 @@ class OperatorConfigTest {
                 new OperatorConfig.Leader(true, "env-lease", "env-ns"),
                 new OperatorConfig.Metrics(9000, 9002, true),
                 new OperatorConfig.Intake(
-                    9001, "intake", OtlpProfile.custom("address=upstream,status=code")),
+                    9001,
+                    "intake",
+                    OtlpProfile.custom("address=upstream,status=code"),
+                    "/etc/vigil/client-ca/ca.crt"),
                 new OperatorConfig.Tls("/c", "/k"),
                 new OperatorConfig.Publishing(500, 50.5, 70, 0),
                 new ShardConfig(

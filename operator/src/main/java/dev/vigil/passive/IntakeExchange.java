@@ -3,6 +3,7 @@ package dev.vigil.passive;
 import dev.vigil.runtime.AppliedOutcomes;
 import dev.vigil.runtime.OutcomeReport;
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
 import dev.vigil.security.Reviews;
@@ -12,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.ArrayList;
@@ -29,7 +31,12 @@ import org.slf4j.LoggerFactory;
 final class IntakeExchange implements ByteShares.Holder {
   private static final Logger LOG = LoggerFactory.getLogger(OutcomeIntake.class);
 
-  /** What every exchange of one intake shares. */
+  /**
+   * What every exchange of one intake shares.
+   *
+   * @param clientCertificates the CAs whose client certificates identify callers, or null: the port
+   *     asks for none
+   */
   record Shared(
       Vertx vertx,
       OutcomeRoute route,
@@ -41,11 +48,21 @@ final class IntakeExchange implements ByteShares.Holder {
       TokenBuckets rates,
       BooleanSupplier runsPools,
       ByteShares bytesInFlight,
-      IntakeReplies replies) {}
+      IntakeReplies replies,
+      ClientCertificates clientCertificates) {
+
+    /** What the connection's client certificate says (nothing when the port asks for none). */
+    ClientCertificates.Verdict certificate(HttpConnection connection) {
+      return clientCertificates == null || connection == null
+          ? ClientCertificates.Verdict.NONE
+          : clientCertificates.verify(connection.sslSession());
+    }
+  }
 
   private final Shared shared;
   private final HttpServerRequest req;
   private final PoolKey pool;
+  private final ClientCertificates.Verdict certificate;
   private final String token;
   private final OutcomeParser.Format format;
   private final long declared;
@@ -58,6 +75,7 @@ final class IntakeExchange implements ByteShares.Holder {
       Shared shared,
       HttpServerRequest req,
       PoolKey pool,
+      ClientCertificates.Verdict certificate,
       String token,
       OutcomeParser.Format format,
       long declared,
@@ -65,6 +83,7 @@ final class IntakeExchange implements ByteShares.Holder {
     this.shared = shared;
     this.req = req;
     this.pool = pool;
+    this.certificate = certificate;
     this.token = token;
     this.format = format;
     this.declared = declared;
@@ -76,7 +95,7 @@ final class IntakeExchange implements ByteShares.Holder {
     req.response().endHandler(v -> finish());
     req.response().closeHandler(v -> finish());
     on(
-        shared.reviews().authenticate(token, OutcomeIntake.source(req)),
+        shared.reviews().authenticate(certificate, token, OutcomeIntake.source(req)),
         who -> {
           if (who.isEmpty()) {
             shared
@@ -86,7 +105,8 @@ final class IntakeExchange implements ByteShares.Holder {
                     401,
                     "unauthenticated",
                     "the token was not accepted: send a ServiceAccount token projected for Vigil's"
-                        + " audience");
+                        + " audience"
+                        + certificate.refusalNote());
           } else {
             admit(who.get());
           }

@@ -1,5 +1,6 @@
 package dev.vigil.passive;
 
+import dev.vigil.security.ClientCertificates;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.vertx.core.Handler;
@@ -12,7 +13,7 @@ import io.vertx.core.Handler;
 interface OtlpCall {
   /** Why an export is refused as a whole; nothing of it was applied. */
   enum Refusal {
-    /** No token, or a token that is not accepted: HTTP 401, gRPC UNAUTHENTICATED. */
+    /** No token or client certificate, or neither accepted: HTTP 401, gRPC UNAUTHENTICATED. */
     UNAUTHENTICATED,
     /** A request that can never succeed as sent: HTTP 400, gRPC INVALID_ARGUMENT. */
     INVALID,
@@ -26,6 +27,9 @@ interface OtlpCall {
 
   /** The bearer token, or null. */
   String token();
+
+  /** What the caller's client certificate says (nothing when the port asks for none). */
+  ClientCertificates.Verdict certificate();
 
   /** The caller's IP address (what failed authentications are counted by). */
   String source();

@@ -3,6 +3,7 @@ package dev.vigil.passive;
 import dev.vigil.runtime.AppliedOutcomes;
 import dev.vigil.runtime.OutcomeReport;
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
 import dev.vigil.security.ReviewCache;
@@ -56,10 +57,12 @@ final class OtlpExport implements ByteShares.Holder {
     timer = shared.vertx().setTimer(shared.limits().requestTimeoutMs(), id -> timeUp());
     call.onEnd(this::finish);
     String token = call.token();
-    if (token == null) {
+    ClientCertificates.Verdict certificate = call.certificate();
+    if (token == null && !certificate.verified()) {
       call.refuse(
           OtlpCall.Refusal.UNAUTHENTICATED,
-          "send Authorization: Bearer <ServiceAccount token projected for Vigil's audience>",
+          "send Authorization: Bearer <ServiceAccount token projected for Vigil's audience>"
+              + certificate.refusalNote(),
           0);
       return;
     }
@@ -80,13 +83,14 @@ final class OtlpExport implements ByteShares.Holder {
     }
     OtlpProfile profile = chosen;
     on(
-        shared.reviews().authenticate(token, call.source()),
+        shared.reviews().authenticate(certificate, token, call.source()),
         who -> {
           if (who.isEmpty()) {
             call.refuse(
                 OtlpCall.Refusal.UNAUTHENTICATED,
                 "the token was not accepted: send a ServiceAccount token projected for Vigil's"
-                    + " audience",
+                    + " audience"
+                    + certificate.refusalNote(),
                 0);
           } else {
             admit(who.get(), profile);

@@ -4,6 +4,7 @@ import com.google.protobuf.Any;
 import com.google.protobuf.Duration;
 import com.google.rpc.RetryInfo;
 import com.google.rpc.Status;
+import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.RequestHeaders;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
@@ -52,6 +53,11 @@ final class OtlpGrpcCall implements OtlpCall {
   @Override
   public String token() {
     return RequestHeaders.bearer(req.headers().get("authorization"));
+  }
+
+  @Override
+  public ClientCertificates.Verdict certificate() {
+    return shared.certificate(req.connection());
   }
 
   @Override

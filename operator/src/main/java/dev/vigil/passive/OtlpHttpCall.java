@@ -3,6 +3,7 @@ package dev.vigil.passive;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.rpc.Status;
+import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.RequestHeaders;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
@@ -78,6 +79,11 @@ final class OtlpHttpCall implements OtlpCall {
   @Override
   public String token() {
     return RequestHeaders.bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
+  }
+
+  @Override
+  public ClientCertificates.Verdict certificate() {
+    return shared.certificate(req.connection());
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.vigil.passive;
 
 import dev.vigil.runtime.PoolKey;
+import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.ConnectionGate;
 import dev.vigil.security.RequestHeaders;
 import dev.vigil.security.Reviewer;
@@ -11,11 +12,13 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.ServerSSLOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +63,7 @@ public final class OutcomeIntake {
   private final IntakeExchange.Shared shared;
   private final WorkerExecutor workers;
   private final ServingCertificate certificate;
+  private final ClientCertificates clientCertificates;
   private final ConnectionGate gate;
   private final ByteShares bytesInFlight;
   private final MeterRegistry meters;
@@ -91,12 +95,31 @@ public final class OutcomeIntake {
       LongSupplier clock,
       BooleanSupplier runsPools,
       ServingCertificate certificate) {
+    this(vertx, route, reviewer, meters, limits, clock, runsPools, certificate, null);
+  }
+
+  /**
+   * As the other constructor, and callers may identify with a client certificate that a CA of
+   * {@code clientCertificates} issued (docs/passive.md, "Client certificates"); null: the port asks
+   * for none, and every caller needs a token.
+   */
+  public OutcomeIntake(
+      Vertx vertx,
+      OutcomeRoute route,
+      Reviewer reviewer,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      BooleanSupplier runsPools,
+      ServingCertificate certificate,
+      ClientCertificates clientCertificates) {
     this.vertx = vertx;
     this.limits = limits;
     this.metrics = new IntakeMetrics(meters);
     this.replies = new IntakeReplies(vertx, limits, metrics);
     this.workers = vertx.createSharedWorkerExecutor("vigil-reviews", 4);
     this.certificate = certificate;
+    this.clientCertificates = clientCertificates;
     this.gate = new ConnectionGate(vertx, limits.connectionLimits(), metrics::connectionClosed);
     this.bytesInFlight = new ByteShares(limits.maxBytesInFlight());
     this.meters = meters;
@@ -116,7 +139,8 @@ public final class OutcomeIntake {
                 clock),
             runsPools,
             bytesInFlight,
-            replies);
+            replies,
+            clientCertificates);
   }
 
   /** The URL path of a pool's outcomes. */
@@ -147,9 +171,16 @@ public final class OutcomeIntake {
 
   /** Listens with TLS on the port (0 = a free one); the future holds the bound port. */
   public Future<Integer> listen(String host, int port) {
+    ServerSSLOptions kept = new ServerSSLOptions();
+    if (clientCertificates != null) {
+      // asked, not required: callers without a certificate authenticate with a token
+      kept.setClientAuth(ClientAuth.REQUEST).setTrustOptions(clientCertificates.trustOptions());
+    }
     HttpServer s =
         vertx.createHttpServer(
             new HttpServerOptions()
+                .setClientAuth(kept.getClientAuth())
+                .setTrustOptions(kept.getTrustOptions())
                 .setHost(host)
                 .setPort(port)
                 .setSsl(true)
@@ -161,7 +192,7 @@ public final class OutcomeIntake {
                 .setIdleTimeout((int) Math.max(1, limits.requestTimeoutMs() / 1000 * 6))
                 .setIdleTimeoutUnit(TimeUnit.SECONDS));
     gate.guard(s, this::handle);
-    certificate.serve(s);
+    certificate.serve(s, kept);
     return s.listen()
         .map(
             bound -> {
@@ -193,6 +224,9 @@ public final class OutcomeIntake {
     return closing.eventually(
         () -> {
           certificate.close();
+          if (clientCertificates != null) {
+            clientCertificates.close();
+          }
           return workers.close();
         });
   }
@@ -228,9 +262,13 @@ public final class OutcomeIntake {
       return;
     }
     String token = RequestHeaders.bearer(req.getHeader(HttpHeaders.AUTHORIZATION));
-    if (token == null) {
+    ClientCertificates.Verdict cert = shared.certificate(req.connection());
+    if (token == null && !cert.verified()) {
       replies.refuse(
-          req, 401, "unauthenticated", "send Authorization: Bearer <ServiceAccount token>");
+          req,
+          401,
+          "unauthenticated",
+          "send Authorization: Bearer <ServiceAccount token>" + cert.refusalNote());
       return;
     }
     OutcomeParser.Format format = format(req.getHeader(HttpHeaders.CONTENT_TYPE));
@@ -247,7 +285,7 @@ public final class OutcomeIntake {
       replies.refuse(req, 413, "body_too_large", replies.tooLarge());
       return;
     }
-    new IntakeExchange(shared, req, pool, token, format, declared, vertx.getOrCreateContext())
+    new IntakeExchange(shared, req, pool, cert, token, format, declared, vertx.getOrCreateContext())
         .start();
   }
 

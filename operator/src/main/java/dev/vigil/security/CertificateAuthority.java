@@ -19,6 +19,8 @@ import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x500.X500NameBuilder;
+import org.bouncycastle.asn1.x500.style.BCStyle;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
@@ -43,7 +45,7 @@ public final class CertificateAuthority {
 
   public CertificateAuthority(String commonName) {
     this.keys = rsa();
-    this.certificate = sign(commonName, keys, List.of(), null, Duration.ofDays(1));
+    this.certificate = sign(cn(commonName), keys, List.of(), null, Duration.ofDays(1));
   }
 
   /** The CA's certificate, as reporters trust it (the chart's "CA bundle"). */
@@ -53,18 +55,33 @@ public final class CertificateAuthority {
 
   /** A serving certificate for these DNS names and IP addresses, signed by this CA. */
   public Issued issue(String commonName, List<String> names, Duration validity) {
-    return issue(commonName, names, validity, KeyPurposeId.id_kp_serverAuth);
+    return issue(cn(commonName), names, validity, KeyPurposeId.id_kp_serverAuth);
   }
 
   /** A client certificate (extended key usage clientAuth) for mutual TLS, signed by this CA. */
   public Issued issueClient(String commonName, Duration validity) {
-    return issue(commonName, List.of(commonName), validity, KeyPurposeId.id_kp_clientAuth);
+    return issue(cn(commonName), List.of(commonName), validity, KeyPurposeId.id_kp_clientAuth);
+  }
+
+  /**
+   * A client certificate for a user as Kubernetes maps one ({@code O=<group>, ..., CN=<user>}),
+   * with no subject alternative names; a negative validity issues one that has expired.
+   */
+  public Issued issueClient(String user, List<String> groups, Duration validity) {
+    X500NameBuilder subject = new X500NameBuilder(BCStyle.INSTANCE);
+    groups.forEach(g -> subject.addRDN(BCStyle.O, g));
+    subject.addRDN(BCStyle.CN, user);
+    return issue(subject.build(), List.of(), validity, KeyPurposeId.id_kp_clientAuth);
+  }
+
+  private static X500Name cn(String commonName) {
+    return new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.CN, commonName).build();
   }
 
   private Issued issue(
-      String commonName, List<String> names, Duration validity, KeyPurposeId purpose) {
+      X500Name subjectName, List<String> names, Duration validity, KeyPurposeId purpose) {
     KeyPair serving = rsa();
-    X509Certificate cert = sign(commonName, serving, names, purpose, validity);
+    X509Certificate cert = sign(subjectName, serving, names, purpose, validity);
     return new Issued(
         pem("CERTIFICATE", encoded(cert)),
         pem("PRIVATE KEY", serving.getPrivate().getEncoded()),
@@ -95,6 +112,14 @@ public final class CertificateAuthority {
 
   /** A TLS client context that trusts only the CA (or certificate) in this PEM text. */
   public static javax.net.ssl.SSLContext trusting(String caPem) {
+    return trusting(caPem, null);
+  }
+
+  /**
+   * A TLS client context that trusts only the CA (or certificate) in this PEM text and presents the
+   * client certificate {@code key} chooses (null: none).
+   */
+  public static javax.net.ssl.SSLContext trusting(String caPem, javax.net.ssl.KeyManager key) {
     try {
       java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
       trust.load(null, null);
@@ -110,7 +135,8 @@ public final class CertificateAuthority {
               javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
       javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-      context.init(null, tmf.getTrustManagers(), null);
+      context.init(
+          key == null ? null : new javax.net.ssl.KeyManager[] {key}, tmf.getTrustManagers(), null);
       return context;
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException("not a PEM certificate: " + e.getMessage(), e);
@@ -118,7 +144,7 @@ public final class CertificateAuthority {
   }
 
   private X509Certificate sign(
-      String commonName,
+      X500Name subjectName,
       KeyPair subject,
       List<String> names,
       KeyPurposeId purpose,
@@ -128,11 +154,11 @@ public final class CertificateAuthority {
     try {
       JcaX509v3CertificateBuilder b =
           new JcaX509v3CertificateBuilder(
-              ca ? new X500Name("CN=" + commonName) : issuerName(),
+              ca ? subjectName : issuerName(),
               new BigInteger(64, random).abs().add(BigInteger.ONE),
               Date.from(now.minus(Duration.ofMinutes(5))),
               Date.from(now.plus(validity)),
-              new X500Name("CN=" + commonName),
+              subjectName,
               subject.getPublic());
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
       if (ca) {
@@ -145,7 +171,7 @@ public final class CertificateAuthority {
       return new JcaX509CertificateConverter()
           .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withRSA").build(signer)));
     } catch (IOException | GeneralSecurityException | OperatorCreationException e) {
-      throw new IllegalStateException("could not issue a certificate for " + commonName, e);
+      throw new IllegalStateException("could not issue a certificate for " + subjectName, e);
     }
   }
 
@@ -157,6 +183,9 @@ public final class CertificateAuthority {
         true,
         new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
     b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+    if (names.isEmpty()) {
+      return;
+    }
     List<GeneralName> alt = new ArrayList<>();
     for (String n : names) {
       alt.add(

@@ -94,6 +94,20 @@ public final class Reviews {
             });
   }
 
+  /**
+   * The caller of a request that may carry a client certificate and a token: a verified
+   * certificate's identity as it is (the admin's CA vouches for it: no TokenReview, and the token,
+   * if any, is not looked at, as the API server tries certificates first), else the token's owner
+   * as {@link #authenticate(String, String)} finds it; empty with neither.
+   */
+  public Future<Optional<Identity>> authenticate(
+      ClientCertificates.Verdict certificate, String token, String source) {
+    if (certificate.verified()) {
+      return Future.succeededFuture(Optional.of(certificate.identity()));
+    }
+    return token == null ? Future.succeededFuture(Optional.empty()) : authenticate(token, source);
+  }
+
   /** Whether the caller may do what {@code permission} names; fails when the review failed. */
   public Future<Boolean> allows(Identity caller, Permission permission) {
     return grants.get(

@@ -6,7 +6,9 @@
  * and the secured metrics port alike; per-key token buckets ({@link
  * dev.vigil.security.TokenBuckets}); connection bounds ({@link dev.vigil.security.ConnectionGate});
  * the certificates the ports serve ({@link dev.vigil.security.ServingCertificate}, {@link
- * dev.vigil.security.CertificateAuthority}).
+ * dev.vigil.security.CertificateAuthority}) and the client certificates the outcome port takes as
+ * callers ({@link dev.vigil.security.ClientCertificates}), both re-read from their files as they
+ * rotate ({@link dev.vigil.security.WatchedFiles}).
  *
  * <p>Threads: a port's event loop asks; the blocking review calls run on that port's worker pool
  * ({@code vigil-reviews} for the intake, {@code vigil-metrics-reviews} for the metrics port) and

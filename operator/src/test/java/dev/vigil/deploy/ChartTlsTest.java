@@ -82,6 +82,33 @@ class ChartTlsTest {
   }
 
   @Test
+  void aClientCaConfigMapIsMountedWholeAndNamedToTheOperatorOnlyWhenSet() {
+    Container none = operator(CHART.render(""));
+    assertThat(env(none)).doesNotContainKey("VIGIL_INTAKE_CLIENT_CA");
+    assertThat(none.getVolumeMounts()).noneMatch(m -> m.getName().equals("client-ca"));
+
+    RenderedChart chart =
+        CHART.render("outcomes: {clientCA: {configMap: exporters-ca, key: bundle.pem}}");
+    Container c = operator(chart);
+    assertThat(env(c))
+        .containsEntry("VIGIL_INTAKE_CLIENT_CA", "/var/run/vigil/client-ca/bundle.pem");
+    assertThat(ChartOperatorConfigTest.parse(c).intake().clientCaFile())
+        .isEqualTo("/var/run/vigil/client-ca/bundle.pem");
+    assertThat(c.getVolumeMounts())
+        .filteredOn(m -> m.getName().equals("client-ca"))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.getMountPath()).isEqualTo("/var/run/vigil/client-ca");
+              assertThat(m.getSubPath()).as("a subPath mount never sees an update").isNull();
+            });
+    assertThat(chart.one(Deployment.class).getSpec().getTemplate().getSpec().getVolumes())
+        .filteredOn(v -> v.getName().equals("client-ca"))
+        .singleElement()
+        .satisfies(v -> assertThat(v.getConfigMap().getName()).isEqualTo("exporters-ca"));
+  }
+
+  @Test
   void anExistingSecretIsUsedAsIsAndNothingIsGenerated() {
     RenderedChart chart =
         CHART.render("outcomes: {tls: {mode: secret, secretName: my-tls}, tokenAudience: x.io}");

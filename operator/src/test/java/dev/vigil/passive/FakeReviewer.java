@@ -22,6 +22,9 @@ final class FakeReviewer implements Reviewer {
   final AtomicInteger accessReviews = new AtomicInteger();
   final AtomicInteger onEventLoop = new AtomicInteger();
 
+  /** The callers of every SubjectAccessReview, in order. */
+  final List<Identity> reviewed = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /** Reviews begun (before any {@link #hold}). */
   final AtomicInteger entered = new AtomicInteger();
 
@@ -50,6 +53,7 @@ final class FakeReviewer implements Reviewer {
   public boolean allows(Identity caller, Permission permission) {
     check();
     accessReviews.incrementAndGet();
+    reviewed.add(caller);
     return namespaces.getOrDefault(caller.username(), Set.of()).contains(permission.namespace())
         && !"secret".equals(permission.name());
   }

@@ -10,6 +10,7 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import dev.vigil.runtime.TransitionSink;
+import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.ServingCertificate;
 import dev.vigil.testing.TestTls;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -56,7 +57,7 @@ final class IntakeHarness implements AutoCloseable {
       LongSupplier clock,
       Path certFile,
       Path keyFile) {
-    this(vertx, meters, limits, clock, certFile, keyFile, TransitionSink.NONE);
+    this(vertx, meters, limits, clock, certFile, keyFile, TransitionSink.NONE, null);
   }
 
   /** With the pools' transitions going to {@code sink}. */
@@ -66,7 +67,29 @@ final class IntakeHarness implements AutoCloseable {
       IntakeLimits limits,
       LongSupplier clock,
       TransitionSink sink) {
-    this(vertx, meters, limits, clock, TestTls.certFile(), TestTls.keyFile(), sink);
+    this(vertx, meters, limits, clock, TestTls.certFile(), TestTls.keyFile(), sink, null);
+  }
+
+  /** Taking callers' client certificates that a CA of {@code clientCertificates} issued. */
+  IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      ClientCertificates clientCertificates) {
+    this(vertx, meters, limits, clock, TestTls.certFile(), TestTls.keyFile(), clientCertificates);
+  }
+
+  /** Serving these files, and taking client certificates that {@code clientCertificates} trusts. */
+  IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      Path certFile,
+      Path keyFile,
+      ClientCertificates clientCertificates) {
+    this(vertx, meters, limits, clock, certFile, keyFile, TransitionSink.NONE, clientCertificates);
   }
 
   private IntakeHarness(
@@ -76,7 +99,8 @@ final class IntakeHarness implements AutoCloseable {
       LongSupplier clock,
       Path certFile,
       Path keyFile,
-      TransitionSink sink) {
+      TransitionSink sink,
+      ClientCertificates clientCertificates) {
     this.vertx = vertx;
     this.runtimes = new PoolRuntimes(vertx, (context, callback) -> NO_PROBES, sink, clock);
     this.certificate = new ServingCertificate(vertx, certFile, keyFile);
@@ -89,7 +113,8 @@ final class IntakeHarness implements AutoCloseable {
             limits,
             clock,
             () -> leading,
-            certificate);
+            certificate,
+            clientCertificates);
     this.port = await(intake.listen("127.0.0.1", 0));
   }
 

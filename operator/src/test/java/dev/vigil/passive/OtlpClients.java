@@ -3,6 +3,7 @@ package dev.vigil.passive;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.RetryInfo;
 import com.google.rpc.Status;
+import dev.vigil.testing.PresentedCertificate;
 import dev.vigil.testing.TestTls;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
@@ -48,19 +49,32 @@ final class OtlpClients implements AutoCloseable {
   private final Vertx vertx;
   private final int port;
   private final GrpcClient grpc;
-  private final HttpClient http = TestTls.client();
+  private final HttpClient http;
 
   OtlpClients(Vertx vertx, int port) {
+    this(vertx, port, null);
+  }
+
+  /** Clients that present {@code certificate} when the server asks for one (null: none). */
+  OtlpClients(Vertx vertx, int port, PresentedCertificate certificate) {
     this.vertx = vertx;
     this.port = port;
-    this.grpc =
-        GrpcClient.client(
-            vertx,
-            new HttpClientOptions()
-                .setSsl(true)
-                .setUseAlpn(true)
-                .setProtocolVersion(HttpVersion.HTTP_2)
-                .setTrustOptions(new PemTrustOptions().addCertPath(TestTls.caFile().toString())));
+    HttpClientOptions options =
+        new HttpClientOptions()
+            .setSsl(true)
+            .setUseAlpn(true)
+            .setProtocolVersion(HttpVersion.HTTP_2)
+            .setTrustOptions(new PemTrustOptions().addCertPath(TestTls.caFile().toString()));
+    if (certificate != null) {
+      options.setKeyCertOptions(certificate.keyCertOptions());
+    }
+    this.grpc = GrpcClient.client(vertx, options);
+    this.http = certificate == null ? TestTls.client() : certificate.httpClient();
+  }
+
+  /** The OTLP/HTTP client, for the JSON intake on the same port. */
+  HttpClient httpClient() {
+    return http;
   }
 
   /** One OTLP/gRPC export over TLS; token and profile may be null. */

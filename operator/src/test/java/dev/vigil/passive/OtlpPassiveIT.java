@@ -10,6 +10,7 @@ import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.security.Fabric8Reviewer;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.LoopbackDns;
 import dev.vigil.testing.MockCluster;
 import dev.vigil.testing.ReviewStubs;
 import dev.vigil.testing.TestTls;
@@ -46,7 +47,17 @@ import org.junit.jupiter.api.Test;
 class OtlpPassiveIT {
   private static final String REPORTER = "system:serviceaccount:ingress:traefik";
 
+  private static final String HOSTNAME = "web.shop.test";
+
+  /** How the pool names its backends. */
+  private enum Backends {
+    PODS,
+    ADDRESSES,
+    HOSTNAME
+  }
+
   @AutoClose private final MockCluster cluster = MockCluster.start();
+  @AutoClose private final LoopbackDns dns = LoopbackDns.start();
   private final KubernetesClient client = cluster.client();
   private KubernetesMockServer reviewServer;
   private KubernetesClient reviewClient;
@@ -93,17 +104,26 @@ class OtlpPassiveIT {
     reviewServer.destroy();
   }
 
-  /** {@code n} backends, Pods of a selector, or (targets) static addresses with no Pod. */
-  private void start(int n, boolean targets) {
+  /**
+   * {@code n} backends: Pods of a selector, or targets with no Pod: static addresses, or one
+   * hostname that the loopback DNS server resolves to all of them.
+   */
+  private void start(int n, Backends kind) {
     var policy = Fixtures.policy(ns, "fast", "300ms", "250ms");
     policy.getSpec().getPassive().setMaxEjectionPercent(25);
     client.resource(policy).create();
-    if (targets) {
+    if (kind != Backends.PODS) {
       backends = new ArrayList<>();
       StringBuilder entries = new StringBuilder();
+      String[] ips = new String[n];
       for (int i = 0; i < n; i++) {
-        backends.add(cluster.backend("127.0.0." + (10 + i)));
-        entries.append("  - {address: 127.0.0.").append(10 + i).append("}\n");
+        ips[i] = "127.0.0." + (10 + i);
+        backends.add(cluster.backend(ips[i]));
+        entries.append("  - {address: ").append(ips[i]).append("}\n");
+      }
+      if (kind == Backends.HOSTNAME) {
+        dns.answer(HOSTNAME, 30, ips);
+        entries = new StringBuilder("  - {hostname: " + HOSTNAME + "}\n");
       }
       client.resource(targetsPool(entries.toString())).create();
     } else {
@@ -114,6 +134,7 @@ class OtlpPassiveIT {
         cluster.operator(
             OperatorConfig.embedded(
                 "--namespaces=" + ns,
+                "--dns-server=" + dns.flag(),
                 "--refuse-target-networks=none",
                 "--status-interval-ms=200",
                 "--tls-cert-file=" + TestTls.certFile(),
@@ -185,16 +206,25 @@ class OtlpPassiveIT {
 
   @Test
   void aBackendWhoseRealRequestsFailIsEjectedFromOtlpRecordsAlone() throws Exception {
-    ejectedFromOtlpRecords(false, "web-1");
+    ejectedFromOtlpRecords(Backends.PODS, "web-1");
   }
 
   @Test
   void aTargetThatIsNoPodIsEjectedFromOtlpRecordsByItsAddress() throws Exception {
-    ejectedFromOtlpRecords(true, "127.0.0.11");
+    ejectedFromOtlpRecords(Backends.ADDRESSES, "127.0.0.11");
   }
 
-  private void ejectedFromOtlpRecords(boolean targets, String failingId) throws Exception {
-    start(4, targets);
+  /**
+   * A hostname's answers are resolved by every replica's index too (not only by the pool's owner):
+   * a record is mapped where it arrives, before it is routed.
+   */
+  @Test
+  void aHostnameTargetIsEjectedFromOtlpRecordsByTheAddressItResolvesTo() throws Exception {
+    ejectedFromOtlpRecords(Backends.HOSTNAME, HOSTNAME + "/127.0.0.11");
+  }
+
+  private void ejectedFromOtlpRecords(Backends kind, String failingId) throws Exception {
+    start(4, kind);
     backends.get(1).set(Mode.TRAFFIC_FAILS).toCompletionStage().toCompletableFuture().join();
     List<LogRecord> records = new ArrayList<>();
     for (int round = 0; round < 5; round++) {
