@@ -11,6 +11,9 @@ request (a missing file means healthy):
     hang      accepts, reads the request and never answers (the prober's timeout fires)
     abody     200 with 60,000 "a" then "!" (a body on which a backtracking regex explodes, and RE2 spends ~0.1 s)
     flap      200 and 503 in turn, request after request
+    errors    503 "failing ADDRESS" to every path but the health path (BACKEND_HEALTH_PATH in the
+              environment, default /healthz), which answers 200: real requests fail while an
+              active check of that path passes (what only passive checks catch)
 
 With BACKEND_TLS_CERT and BACKEND_TLS_KEY (PEM files) in the environment it serves HTTPS; with
 BACKEND_TLS_CLIENT_CA as well it demands a client certificate that CA signed (mTLS), and refuses a
@@ -21,7 +24,9 @@ check on ADDRESS:BACKEND_AGENT_PORT: each connection gets the first line of the 
 missing: "up") and is closed.
 
 With BACKEND_LOG_REQUESTS=1 in the environment each request prints a line "request PATH", so a
-test counts the requests at the backend itself.
+test counts the requests at the backend itself, and each 5xx answer then a line
+"failed PATH STATUS EPOCH_MS" (wall-clock milliseconds when it decided to fail): the backend's own
+record of when a request first failed, the start of a passive-detection measurement.
 
 Every answer names the backend (its address) in the body and in an X-Backend header, so a
 client behind kube-proxy or an ingress (e2e/traffic.py) sees which backend served it.
@@ -49,6 +54,7 @@ def main():
             return "healthy"
 
     log_requests = os.environ.get("BACKEND_LOG_REQUESTS") == "1"
+    health_path = os.environ.get("BACKEND_HEALTH_PATH", "/healthz")
     turns = [0]
     turn_lock = threading.Lock()
 
@@ -67,8 +73,14 @@ def main():
             if m == "hang":
                 time.sleep(ttl)
                 return
-            failing = m == "failing" or (m == "flap" and flap())
+            failing = (
+                m == "failing"
+                or (m == "flap" and flap())
+                or (m == "errors" and self.path.split("?")[0] != health_path)
+            )
             code, word = (503, "failing") if failing else (200, "ok")
+            if failing and log_requests:
+                print("failed %s %d %d" % (self.path, code, int(time.time() * 1000)), flush=True)
             body = ("%s %s\n" % (word, address)).encode()
             if m == "abody":
                 body = b"a" * 60000 + b"!"

@@ -6,7 +6,9 @@
 #   e2e/consumers.sh kube-proxy start [HOST]   kube-proxy as Node vigil-h<HOST> (default 1), in
 #                                              that host's network namespace, nftables mode
 #   e2e/consumers.sh kube-proxy stop
-#   e2e/consumers.sh traefik start             Traefik on 127.0.0.1 (root namespace), all namespaces
+#   e2e/consumers.sh traefik start             Traefik on 127.0.0.1 (root namespace), all namespaces;
+#                                              with VIGIL_E2E_TRAEFIK_OTLP_ENDPOINT (below) it also
+#                                              exports its access log to Vigil over OTLP
 #   e2e/consumers.sh traefik stop
 #   e2e/consumers.sh stop                      both (idempotent; fine in a trap)
 #   e2e/consumers.sh env                       shell exports: VIGIL_E2E_KUBE_PROXY_HOST,
@@ -26,6 +28,19 @@
 # Traefik: ServiceAccount kube-system/traefik with a ClusterRole of what its Ingress provider
 # reads (Services, EndpointSlices, Secrets, Nodes, Ingresses, IngressClasses; Ingress status),
 # an IngressClass 'traefik', entry point 'web' on 127.0.0.1:<free port>, ping on another.
+#
+# Traefik's access log over OTLP to Vigil's outcome port (issue 33; docs/reporters.md), when these
+# are in the environment of 'traefik start' (without them Traefik writes no access log at all):
+#   VIGIL_E2E_TRAEFIK_OTLP_ENDPOINT  host:port of the outcome port (e.g. 127.0.0.1:8443)
+#   VIGIL_E2E_TRAEFIK_OTLP_CA        the CA file of that port's certificate (required with it)
+#   VIGIL_E2E_TRAEFIK_OTLP_PROTOCOL  grpc (default: OTLP/gRPC) or http (OTLP/HTTP, POST /v1/logs)
+#   VIGIL_E2E_TRAEFIK_OTLP_AUDIENCE  the token's audience (default vigil.dev)
+# The token is kube-system/traefik's, minted for that audience (2 h): bind that ServiceAccount to
+# the ClusterRole vigil-outcome-reporter in each namespace whose pools Traefik reports for. The
+# same as flags: --experimental.otlplogs=true --accesslog.otlp=true
+# --accesslog.otlp.grpc.endpoint=HOST:PORT --accesslog.otlp.grpc.tls.ca=FILE
+# --accesslog.otlp.grpc.headers.authorization='Bearer TOKEN' (http: --accesslog.otlp.http.*, the
+# endpoint https://HOST:PORT/v1/logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -204,8 +219,34 @@ kube_proxy_stop() {
 }
 
 # ---- Traefik ---------------------------------------------------------------------------------
+# traefik_otlp_config: the static configuration that sends the access log to Vigil over OTLP, or
+# nothing when VIGIL_E2E_TRAEFIK_OTLP_ENDPOINT is not set
+traefik_otlp_config() {
+  local endpoint="${VIGIL_E2E_TRAEFIK_OTLP_ENDPOINT:-}" protocol="${VIGIL_E2E_TRAEFIK_OTLP_PROTOCOL:-grpc}"
+  local ca="${VIGIL_E2E_TRAEFIK_OTLP_CA:-}" audience="${VIGIL_E2E_TRAEFIK_OTLP_AUDIENCE:-vigil.dev}"
+  [ -n "$endpoint" ] || return 0
+  [ -f "$ca" ] || die "VIGIL_E2E_TRAEFIK_OTLP_CA must name the CA file of $endpoint's certificate"
+  case "$protocol" in
+    grpc) ;;
+    http) endpoint="https://$endpoint/v1/logs" ;;
+    *) die "VIGIL_E2E_TRAEFIK_OTLP_PROTOCOL must be grpc or http, not '$protocol'" ;;
+  esac
+  kubectl create token traefik -n kube-system --audience "$audience" --duration 2h >"$DIR/traefik-otlp.token"
+  chmod 600 "$DIR/traefik-otlp.token"
+  log "traefik exports its access log over OTLP/$protocol to $endpoint (token audience $audience)"
+  cat <<EOF
+experimental: {otlplogs: true}
+accessLog:
+  otlp:
+    $protocol:
+      endpoint: "$endpoint"
+      tls: {ca: "$ca"}
+      headers: {authorization: "Bearer $(cat "$DIR/traefik-otlp.token")"}
+EOF
+}
+
 traefik_start() {
-  local web ping
+  local web ping otlp
   need_control_plane
   [ -x "$TRAEFIK_BIN/traefik" ] || die "no $TRAEFIK_BIN/traefik: run 'e2e/control-plane.sh build traefik'"
   traefik_stop
@@ -246,6 +287,7 @@ EOF
   kubectl create token traefik -n kube-system --duration 2h >"$DIR/traefik.token"
   chmod 600 "$DIR/traefik.token"
   web="$(free_port)"; ping="$(free_port)"
+  otlp="$(traefik_otlp_config)"
   cat >"$DIR/traefik.yaml" <<EOF
 entryPoints:
   web: {address: "127.0.0.1:$web"}
@@ -260,6 +302,7 @@ providers:
     certAuthFilePath: "$VIGIL_E2E_CA_FILE"
     ingressClass: traefik
     allowEmptyServices: true
+$otlp
 EOF
   chmod 600 "$DIR/traefik.yaml"
   log "starting traefik on 127.0.0.1:$web (ping 127.0.0.1:$ping)"
@@ -272,7 +315,7 @@ EOF
 
 traefik_stop() {
   stop_one traefik
-  rm -f "$DIR/traefik.url"
+  rm -f "$DIR/traefik.url" "$DIR/traefik-otlp.token"
 }
 
 cmd_env() {

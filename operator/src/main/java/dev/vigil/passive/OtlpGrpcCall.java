@@ -2,6 +2,7 @@ package dev.vigil.passive;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.Duration;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.RetryInfo;
 import com.google.rpc.Status;
 import dev.vigil.security.ClientCertificates;
@@ -10,16 +11,22 @@ import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.vertx.core.Handler;
 import io.vertx.grpc.common.GrpcHeaderNames;
+import io.vertx.grpc.common.GrpcMessage;
 import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.common.WireFormat;
 import io.vertx.grpc.server.GrpcServerRequest;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
 /**
- * An OTLP/gRPC logs export ({@code LogsService/Export}, one request message). A refusal to retry is
- * {@code RESOURCE_EXHAUSTED} with a {@code google.rpc.RetryInfo} in the status details ({@code
- * grpc-status-details-bin}), or {@code UNAVAILABLE}: the codes OTLP exporters retry.
+ * An OTLP/gRPC logs export ({@code LogsService/Export}, one request message, uncompressed or gzip
+ * as Traefik's exporter sends it: inflated here under the body limit, never by Vert.x's own
+ * unbounded decoder). A refusal to retry is {@code RESOURCE_EXHAUSTED} with a {@code
+ * google.rpc.RetryInfo} in the status details ({@code grpc-status-details-bin}), or {@code
+ * UNAVAILABLE}: the codes OTLP exporters retry.
  */
 final class OtlpGrpcCall implements OtlpCall {
   private final GrpcServerRequest<ExportLogsServiceRequest, ExportLogsServiceResponse> req;
@@ -78,8 +85,8 @@ final class OtlpGrpcCall implements OtlpCall {
 
   @Override
   public void read(Handler<ExportLogsServiceRequest> then) {
-    ExportLogsServiceRequest[] got = {null};
-    req.handler(
+    GrpcMessage[] got = {null};
+    req.messageHandler(
         m -> {
           if (got[0] == null) {
             got[0] = m;
@@ -92,11 +99,50 @@ final class OtlpGrpcCall implements OtlpCall {
           }
           if (got[0] == null) {
             refuse(Refusal.INVALID, "no ExportLogsServiceRequest was sent", 0);
-          } else {
-            then.handle(got[0]);
+            return;
+          }
+          ExportLogsServiceRequest request = decoded(got[0]);
+          if (request != null) {
+            then.handle(request);
           }
         });
     req.resume();
+  }
+
+  /** The message inflated and decoded, or null when it was refused here. */
+  private ExportLogsServiceRequest decoded(GrpcMessage message) {
+    int max = shared.limits().maxBodyBytes();
+    byte[] bytes = message.payload().getBytes();
+    String encoding = message.encoding();
+    try {
+      if ("gzip".equalsIgnoreCase(encoding)) {
+        bytes = GzipInflater.inflate(bytes, max);
+      } else if (encoding != null && !"identity".equalsIgnoreCase(encoding)) {
+        refuse(Refusal.INVALID, "grpc-encoding must be gzip or identity, not " + encoding, 0);
+        return null;
+      }
+    } catch (IOException e) {
+      refuse(Refusal.INVALID, "the message is not gzip (grpc-encoding): " + e.getMessage(), 0);
+      return null;
+    }
+    if (bytes == null) {
+      refuse(
+          Refusal.TOO_LARGE,
+          "the message inflates past " + max + " bytes; export smaller batches",
+          0);
+      return null;
+    }
+    try {
+      if (message.format() == WireFormat.JSON) { // application/grpc+json
+        ExportLogsServiceRequest.Builder b = ExportLogsServiceRequest.newBuilder();
+        OtlpReceiver.JSON_IN.merge(new String(bytes, StandardCharsets.UTF_8), b);
+        return b.build();
+      }
+      return ExportLogsServiceRequest.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      refuse(Refusal.INVALID, "the message is no ExportLogsServiceRequest: " + e.getMessage(), 0);
+      return null;
+    }
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -20,24 +21,32 @@ import java.util.Locale;
  * An OTLP/HTTP logs export ({@code POST /v1/logs}): the body is an {@code ExportLogsServiceRequest}
  * as protobuf ({@code application/x-protobuf}) or as OTLP/JSON ({@code application/json}:
  * protobuf's JSON mapping, read with {@code JsonFormat}, unknown fields ignored); the answer, and a
- * refusal's {@code google.rpc.Status}, come back in the request's encoding. A refusal to retry is
- * 429 or 503 with Retry-After, as the OTLP specification asks.
+ * refusal's {@code google.rpc.Status}, come back in the request's encoding. The body may be
+ * gzip-compressed ({@code Content-Encoding: gzip}, what Traefik's and the Collector's exporters
+ * send); the body limit holds for it compressed and inflated. A refusal to retry is 429 or 503 with
+ * Retry-After, as the OTLP specification asks.
  */
 final class OtlpHttpCall implements OtlpCall {
   private final HttpServerRequest req;
   private final IntakeExchange.Shared shared;
   private final boolean json;
+  private final boolean gzip;
 
-  private OtlpHttpCall(HttpServerRequest req, IntakeExchange.Shared shared, boolean json) {
+  private OtlpHttpCall(
+      HttpServerRequest req, IntakeExchange.Shared shared, boolean json, boolean gzip) {
     this.req = req;
     this.shared = shared;
     this.json = json;
+    this.gzip = gzip;
   }
 
   /** The call, or null when the request was answered already (method, media type, size). */
   static OtlpHttpCall accept(HttpServerRequest req, IntakeExchange.Shared shared) {
     Boolean json = json(req.getHeader(HttpHeaders.CONTENT_TYPE));
-    OtlpHttpCall call = new OtlpHttpCall(req, shared, Boolean.TRUE.equals(json));
+    String encoding = req.getHeader(HttpHeaders.CONTENT_ENCODING);
+    Boolean gzip = gzip(encoding);
+    OtlpHttpCall call =
+        new OtlpHttpCall(req, shared, Boolean.TRUE.equals(json), Boolean.TRUE.equals(gzip));
     if (req.method() != HttpMethod.POST) {
       req.response().putHeader(HttpHeaders.ALLOW, "POST");
       call.send(405, status(3, "use POST " + OtlpReceiver.HTTP_PATH));
@@ -49,9 +58,9 @@ final class OtlpHttpCall implements OtlpCall {
           status(3, "Content-Type must be application/x-protobuf or application/json (OTLP/HTTP)"));
       return null;
     }
-    if (req.getHeader(HttpHeaders.CONTENT_ENCODING) != null
-        && !"identity".equalsIgnoreCase(req.getHeader(HttpHeaders.CONTENT_ENCODING))) {
-      call.send(415, status(3, "Content-Encoding is not supported: send the body uncompressed"));
+    if (gzip == null) {
+      call.send(
+          415, status(3, "Content-Encoding must be gzip or identity, not '" + encoding + "'"));
       return null;
     }
     if (call.declaredBytes() > shared.limits().maxBodyBytes()) {
@@ -72,6 +81,18 @@ final class OtlpHttpCall implements OtlpCall {
     return switch (type) {
       case "application/json" -> Boolean.TRUE;
       case "application/x-protobuf", "application/protobuf" -> Boolean.FALSE;
+      default -> null;
+    };
+  }
+
+  /** True for gzip, false for none or identity, null for any other Content-Encoding. */
+  static Boolean gzip(String contentEncoding) {
+    if (contentEncoding == null) {
+      return Boolean.FALSE;
+    }
+    return switch (contentEncoding.trim().toLowerCase(Locale.ROOT)) {
+      case "", "identity" -> Boolean.FALSE;
+      case "gzip", "x-gzip" -> Boolean.TRUE;
       default -> null;
     };
   }
@@ -123,30 +144,47 @@ final class OtlpHttpCall implements OtlpCall {
           if (ended()) {
             return;
           }
-          ExportLogsServiceRequest request;
-          try {
-            request = decode(body);
-          } catch (InvalidProtocolBufferException | RuntimeException e) {
-            refuse(
-                Refusal.INVALID,
-                "the body is no ExportLogsServiceRequest ("
-                    + (json ? "OTLP/JSON" : "protobuf")
-                    + "): "
-                    + e.getMessage(),
-                0);
-            return;
+          ExportLogsServiceRequest request = decoded(body.getBytes(), max);
+          if (request != null) {
+            then.handle(request);
           }
-          then.handle(request);
         });
     req.resume();
   }
 
-  private ExportLogsServiceRequest decode(Buffer body) throws InvalidProtocolBufferException {
+  /** The body inflated and decoded, or null when it was refused here (not gzip, too large, bad). */
+  private ExportLogsServiceRequest decoded(byte[] body, int max) {
+    byte[] bytes;
+    try {
+      bytes = gzip ? GzipInflater.inflate(body, max) : body;
+    } catch (IOException e) {
+      refuse(Refusal.INVALID, "the body is not gzip (Content-Encoding): " + e.getMessage(), 0);
+      return null;
+    }
+    if (bytes == null) {
+      refuse(Refusal.TOO_LARGE, tooLarge(shared) + " (inflated)", 0);
+      return null;
+    }
+    try {
+      return decode(bytes);
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      refuse(
+          Refusal.INVALID,
+          "the body is no ExportLogsServiceRequest ("
+              + (json ? "OTLP/JSON" : "protobuf")
+              + "): "
+              + e.getMessage(),
+          0);
+      return null;
+    }
+  }
+
+  private ExportLogsServiceRequest decode(byte[] body) throws InvalidProtocolBufferException {
     if (!json) {
-      return ExportLogsServiceRequest.parseFrom(body.getBytes());
+      return ExportLogsServiceRequest.parseFrom(body);
     }
     ExportLogsServiceRequest.Builder b = ExportLogsServiceRequest.newBuilder();
-    OtlpReceiver.JSON_IN.merge(body.toString(StandardCharsets.UTF_8), b);
+    OtlpReceiver.JSON_IN.merge(new String(body, StandardCharsets.UTF_8), b);
     return b.build();
   }
 

@@ -408,7 +408,10 @@ public final class E2eCluster {
     return run(timeout, stdin, Map.of(), command);
   }
 
-  private Result run(
+  /**
+   * As {@link #run(Duration, String, String...)}, with {@code extraEnv} added to the environment.
+   */
+  public Result run(
       Duration timeout, String stdin, Map<String, String> extraEnv, String... command) {
     try {
       Path out = Files.createTempFile("vigil-e2e", ".out");

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Extra backends and addresses on the test hosts of {@code e2e/netns.sh}, for tests that need more
@@ -85,6 +86,31 @@ final class HostBackends implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Switches backend {@code name} to {@code mode} (a mode of {@code e2e/backend.py}, read on each
+   * request).
+   */
+  void mode(String name, String mode) {
+    try {
+      Files.writeString(dir.resolve(name + ".mode"), mode + "\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * When backend {@code name} first answered a request with a 5xx at or after {@code sinceMs}
+   * (epoch ms, its own clock: the {@code failed} lines of its log), or empty if it has not.
+   */
+  OptionalLong firstFailure(String name, long sinceMs) {
+    return log(name)
+        .lines()
+        .filter(l -> l.startsWith("failed "))
+        .mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1)))
+        .filter(ms -> ms >= sinceMs)
+        .findFirst();
   }
 
   /** Stops backend {@code name} (its address stays: connections to it are refused). */

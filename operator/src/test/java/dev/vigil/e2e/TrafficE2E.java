@@ -377,27 +377,7 @@ class TrafficE2E {
       cluster.createRunningPod(ns, "web-" + h, "web", TestHosts.address(h));
     }
     admin.resource(Fixtures.pool(ns, "web", "fast", "web", PORT)).create();
-    cluster
-        .kubectlIn(
-            """
-            apiVersion: networking.k8s.io/v1
-            kind: Ingress
-            metadata: {name: web, namespace: %s}
-            spec:
-              ingressClassName: traefik
-              rules:
-              - host: %s
-                http:
-                  paths:
-                  - path: /
-                    pathType: Prefix
-                    backend: {service: {name: web, port: {number: %d}}}
-            """
-                .formatted(ns, hostName(), SERVICE_PORT),
-            "apply",
-            "-f",
-            "-")
-        .assertOk();
+    Consumers.routeToWeb(cluster, ns, hostName(), SERVICE_PORT);
   }
 
   /**

@@ -79,6 +79,14 @@ final class OtlpClients implements AutoCloseable {
 
   /** One OTLP/gRPC export over TLS; token and profile may be null. */
   GrpcAnswer grpc(String token, String profile, ExportLogsServiceRequest request) {
+    return grpc(token, profile, request, null);
+  }
+
+  /**
+   * As {@link #grpc(String, String, ExportLogsServiceRequest)}, the message compressed with {@code
+   * encoding} ({@code gzip}, as Traefik's exporter sends it; null: none).
+   */
+  GrpcAnswer grpc(String token, String profile, ExportLogsServiceRequest request, String encoding) {
     Future<GrpcAnswer> answer =
         grpc.request(SocketAddress.inetSocketAddress(port, "127.0.0.1"), EXPORT)
             .compose(
@@ -88,6 +96,9 @@ final class OtlpClients implements AutoCloseable {
                   }
                   if (profile != null) {
                     req.headers().set(OtlpReceiver.PROFILE_HEADER, profile);
+                  }
+                  if (encoding != null) {
+                    req.encoding(encoding);
                   }
                   req.end(request);
                   return req.response();
@@ -133,11 +144,21 @@ final class OtlpClients implements AutoCloseable {
   /** One OTLP/HTTP export ({@code POST /v1/logs}) over TLS. */
   HttpResponse<byte[]> http(String token, String contentType, byte[] body, String profile)
       throws Exception {
+    return http(token, contentType, null, body, profile);
+  }
+
+  /** As {@link #http(String, String, byte[], String)}, with a Content-Encoding (null: none). */
+  HttpResponse<byte[]> http(
+      String token, String contentType, String contentEncoding, byte[] body, String profile)
+      throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + OtlpReceiver.HTTP_PATH))
             .timeout(Duration.ofSeconds(10))
             .header("Content-Type", contentType)
             .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (contentEncoding != null) {
+      b.header("Content-Encoding", contentEncoding);
+    }
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }
@@ -145,6 +166,17 @@ final class OtlpClients implements AutoCloseable {
       b.header(OtlpReceiver.PROFILE_HEADER, profile);
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  /** {@code body} gzip-compressed, as Traefik's and the Collector's OTLP/HTTP exporters send it. */
+  static byte[] gzip(byte[] body) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(out)) {
+      gz.write(body);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return out.toByteArray();
   }
 
   static ExportLogsServiceResponse protobufAnswer(HttpResponse<byte[]> r) throws Exception {

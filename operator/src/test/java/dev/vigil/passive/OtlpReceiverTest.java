@@ -147,6 +147,53 @@ class OtlpReceiverTest {
   }
 
   @Test
+  void httpGzipExportAsTraefikSendsItIsApplied() throws Exception {
+    // Traefik's OTLP/HTTP log exporter always compresses (otlploghttp.WithCompression(Gzip))
+    byte[] body = OtlpClients.gzip(traefikExport(failures(BACKEND, 5)).toByteArray());
+
+    var r = clients.http(TOKEN, "application/x-protobuf", "gzip", body, null);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(OtlpClients.protobufAnswer(r).hasPartialSuccess()).isFalse();
+    assertThat(backend(0).ejected()).isTrue();
+  }
+
+  @Test
+  void grpcGzipMessagesAsTraefikSendsThemAreAppliedAndBoundedInflated() {
+    // Traefik's OTLP/gRPC log exporter always compresses (otlploggrpc.WithCompressor(gzip.Name))
+    var applied = clients.grpc(TOKEN, null, traefikExport(failures(BACKEND, 5)), "gzip");
+    ExportLogsServiceRequest big = traefikExport(failures(IntakeHarness.ip(1) + ":8080", 1_000));
+    assertThat(OtlpClients.gzip(big.toByteArray()).length).isLessThan(LIMITS.maxBodyBytes());
+    var inflated = clients.grpc(TOKEN, null, big, "gzip");
+
+    assertThat(applied.status()).isEqualTo(GrpcStatus.OK);
+    assertThat(backend(0).ejected()).isTrue();
+    assertThat(inflated.status()).isEqualTo(GrpcStatus.RESOURCE_EXHAUSTED);
+    assertThat(inflated.message()).contains("inflates past");
+    assertThat(inflated.retrySeconds()).isEqualTo(-1);
+    assertThat(backend(1).upstreamErrors()).isZero();
+  }
+
+  @Test
+  void aGzipBodyIsBoundedInflatedAndOtherEncodingsAreRefusedNamingThem() throws Exception {
+    byte[] big = traefikExport(failures(BACKEND, 1_000)).toByteArray();
+    byte[] bomb = OtlpClients.gzip(big);
+    assertThat(big.length).isGreaterThan(LIMITS.maxBodyBytes());
+    assertThat(bomb.length).isLessThan(LIMITS.maxBodyBytes());
+
+    var inflated = clients.http(TOKEN, "application/x-protobuf", "gzip", bomb, null);
+    var notGzip = clients.http(TOKEN, "application/x-protobuf", "gzip", new byte[] {1, 2, 3}, null);
+    var brotli = clients.http(TOKEN, "application/x-protobuf", "br", bomb, null);
+
+    assertThat(inflated.statusCode()).isEqualTo(413);
+    assertThat(notGzip.statusCode()).isEqualTo(400);
+    assertThat(brotli.statusCode()).isEqualTo(415);
+    assertThat(com.google.rpc.Status.parseFrom(brotli.body()).getMessage())
+        .contains("Content-Encoding", "gzip", "br");
+    assertThat(backend(0).upstreamErrors()).isZero();
+  }
+
+  @Test
   void unauthenticatedExportsChangeNothing() throws Exception {
     ExportLogsServiceRequest export = traefikExport(failures(BACKEND, 5));
 
