@@ -180,7 +180,7 @@ final class TrackedBackends {
   }
 
   private void add(Member m, RestoredBackend restored, long now) {
-    TrackedBackend t = new TrackedBackend(m, health.add(m.id()), now);
+    TrackedBackend t = new TrackedBackend(m, health.addNew(m.id()), now);
     if (restored != null && restored.state() != ActiveState.UNKNOWN) {
       health.restore(
           t.backend,
