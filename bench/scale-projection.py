@@ -23,9 +23,10 @@ p.add_argument("--replica-cpu", type=float, default=1.0,
 # Measured inputs (docs/scale.md, "Inputs").
 p.add_argument("--cpu-per-1000", type=float, default=0.238,
                help="whole-operator CPU s per 1,000 probes, steady (bench/operator-load.sh)")
-p.add_argument("--heap-per-backend-kb", type=float, default=1.2,
+p.add_argument("--heap-per-backend-kb", type=float, default=0.74,
                help="runtime + prober heap per owned backend after a full GC "
-                    "(dev.vigil.bench.RuntimeHeap 100 50: 983 B; bench/probe-heap.sh: about 190 B)")
+                    "(dev.vigil.bench.RuntimeHeap 1000 100: 695 B with the scheduler; "
+                    "the prober's own: about 60 B)")
 p.add_argument("--heap-per-pod-kb", type=float, default=1.8,
                help="Pod cache heap per watched Pod, the projected Pods Vigil keeps (dev.vigil.bench.PodCacheMemory 20000 projected)")
 p.add_argument("--heap-per-endpoint-kb", type=float, default=1.2,

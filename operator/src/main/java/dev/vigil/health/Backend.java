@@ -15,18 +15,11 @@ public final class Backend {
   PoolHealth pool;
   int index = -1; // position in the pool's member array
   int heapIndex = -1; // position in the pool's ejection-deadline heap, -1 when not ejected
-  int releaseIndex = -1; // position in the pool's damped-release heap, -1 when not damped
   int decayIndex = -1; // position in the pool's list of backends with a multiplier above 0
   long touchEpoch = -1; // the pool event that last recorded this backend's published bits
-  int trafficIndex = -1; // position in the detector's list of backends with outcomes this interval
-  long judgedInSweep = -1; // the sweep that last reported this backend (one entry per sweep)
-
-  // Outcomes counted for the statistical rules since the last sweep (OutlierDetector).
-  long intervalRequests;
-  long intervalSuccesses;
-  long intervalLatencySumMs;
-  long intervalLatencySamples;
-  long intervalLatencyMaxMs;
+  // Outcomes counted for the statistical rules since the last sweep (OutlierDetector); made on the
+  // first outcome counted, so a backend nobody reports on (or a pool without those rules) has none.
+  IntervalTraffic traffic;
 
   ActiveState state = ActiveState.UNKNOWN;
   int passRun;
@@ -39,11 +32,9 @@ public final class Backend {
   boolean draining;
   // Admin state and agent (docs/decision.md): a hold, and whether the agent reports it down.
   BackendHold hold = BackendHold.NONE;
-  // Flap damping (docs/design.md §2.1): merit m set at meritAt; damped until releaseAt.
-  double merit;
-  long meritAt;
+  // Flap damping (docs/design.md §2.1): damped until merit.releaseAt; the merit made at first use.
   boolean damped;
-  long releaseAt;
+  DampingMerit merit;
   // Checker quorum (docs/design.md §8): the owner's Down verdict is out to the voters.
   boolean confirming;
   // Failures within a window (docs/design.md §2.2): the last windowFailures failure times, made on
@@ -138,12 +129,12 @@ public final class Backend {
    * penalized. Its value at time t is {@code merit x 2^(-(t - meritAt) / halfLife)}.
    */
   public double merit() {
-    return merit;
+    return merit == null ? 0 : merit.value;
   }
 
   /** When {@link #merit()} was last set (epoch ms); 0 when never. */
   public long meritAt() {
-    return meritAt;
+    return merit == null ? 0 : merit.at;
   }
 
   /** Held back by flap damping (docs/design.md §2.1): not available until {@link #releaseAt()}. */
@@ -153,12 +144,30 @@ public final class Backend {
 
   /** When a damped backend is released (epoch ms); meaningless when not damped. */
   public long releaseAt() {
-    return releaseAt;
+    return merit == null ? 0 : merit.releaseAt;
+  }
+
+  /** The damping merit, made now if this backend has none yet. */
+  DampingMerit dampingMerit() {
+    if (merit == null) {
+      merit = new DampingMerit();
+    }
+    return merit;
   }
 
   /** Healthy and neither draining nor held (its own verdict, panic aside). */
   public boolean available() {
     return healthy() && !heldOut();
+  }
+
+  /** Outcomes counted for the statistical rules this interval. */
+  long intervalRequests() {
+    return traffic == null ? 0 : traffic.requests;
+  }
+
+  /** Latency samples counted for the latency rule this interval. */
+  long intervalLatencySamples() {
+    return traffic == null ? 0 : traffic.latencySamples;
   }
 
   /** Which interval the scheduler should use for this backend's next probe. */
@@ -181,9 +190,9 @@ public final class Backend {
         draining,
         available(),
         damped,
-        merit,
-        meritAt,
-        damped ? releaseAt : 0,
+        merit(),
+        meritAt(),
+        damped ? releaseAt() : 0,
         hold);
   }
 

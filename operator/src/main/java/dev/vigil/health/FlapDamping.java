@@ -40,15 +40,16 @@ final class FlapDamping {
     if (d == null) {
       return;
     }
-    double m = Math.min(d.decay(b.merit, b.meritAt, now) + d.penalty(), d.ceiling());
-    b.merit = m;
-    b.meritAt = now;
+    DampingMerit merit = b.dampingMerit();
+    double m = Math.min(d.decay(merit.value, merit.at, now) + d.penalty(), d.ceiling());
+    merit.value = m;
+    merit.at = now;
     if (b.damped) {
       retime(b, d.releaseAt(m, now));
     } else if (m > d.suppressThreshold()) {
       ledger.change(b);
       b.damped = true;
-      b.releaseAt = d.releaseAt(m, now);
+      merit.releaseAt = d.releaseAt(m, now);
       releases.add(b);
       next = releases.nextDeadline();
       ledger.tally(b, 1);
@@ -66,7 +67,7 @@ final class FlapDamping {
 
   /** b leaves the pool: forget its release. The ledger has already uncounted it. */
   void forget(Backend b) {
-    if (b.releaseIndex >= 0) {
+    if (b.merit != null && b.merit.releaseIndex >= 0) {
       releases.remove(b);
       next = releases.nextDeadline();
     }
@@ -82,7 +83,7 @@ final class FlapDamping {
       if (d == null) {
         release(b, ledger);
       } else {
-        retime(b, d.releaseAt(b.merit, b.meritAt));
+        retime(b, d.releaseAt(b.merit.value, b.merit.at));
       }
     }
   }
@@ -97,13 +98,16 @@ final class FlapDamping {
       b.damped = false;
       forget(b);
     }
-    b.merit = state.merit();
-    b.meritAt = state.meritAt();
+    if (b.merit != null || !state.equals(DampingState.NONE)) {
+      DampingMerit merit = b.dampingMerit();
+      merit.value = state.merit();
+      merit.at = state.meritAt();
+    }
     if (state.damped()
         && d != null
         && d.decay(state.merit(), state.meritAt(), now) > d.reuseThreshold()) {
       b.damped = true;
-      b.releaseAt = d.releaseAt(state.merit(), state.meritAt());
+      b.merit.releaseAt = d.releaseAt(state.merit(), state.meritAt());
       releases.add(b);
       next = releases.nextDeadline();
     }
@@ -111,7 +115,7 @@ final class FlapDamping {
 
   private void retime(Backend b, long releaseAt) {
     releases.remove(b);
-    b.releaseAt = releaseAt;
+    b.merit.releaseAt = releaseAt;
     releases.add(b);
     next = releases.nextDeadline();
   }

@@ -49,35 +49,38 @@ final class OutlierDetector {
     if (!s.detectsOutliers() || (!ok && origin == Origin.LOCAL && s.splitLocalOrigin())) {
       return;
     }
-    if (b.trafficIndex < 0) {
+    if (b.traffic == null) {
+      b.traffic = new IntervalTraffic(); // kept once made: a backend with traffic has it again
+    }
+    if (b.traffic.index < 0) {
       if (trafficSize == traffic.length) {
         traffic = Arrays.copyOf(traffic, trafficSize * 2);
       }
-      b.trafficIndex = trafficSize;
+      b.traffic.index = trafficSize;
       traffic[trafficSize++] = b;
     }
-    b.intervalRequests++;
+    b.traffic.requests++;
     if (ok) {
-      b.intervalSuccesses++;
+      b.traffic.successes++;
     }
     if (latencyMs >= 0) {
       long ms = Math.min(latencyMs, MAX_LATENCY_MS);
-      b.intervalLatencySumMs += ms;
-      b.intervalLatencySamples++;
-      if (ms > b.intervalLatencyMaxMs) {
-        b.intervalLatencyMaxMs = ms;
+      b.traffic.latencySumMs += ms;
+      b.traffic.latencySamples++;
+      if (ms > b.traffic.latencyMaxMs) {
+        b.traffic.latencyMaxMs = ms;
       }
     }
   }
 
   /** Forgets a removed backend's counters. O(1). */
   void forget(Backend b) {
-    if (b.trafficIndex < 0) {
+    if (b.traffic == null || b.traffic.index < 0) {
       return;
     }
     Backend last = traffic[--trafficSize];
-    traffic[b.trafficIndex] = last;
-    last.trafficIndex = b.trafficIndex;
+    traffic[b.traffic.index] = last;
+    last.traffic.index = b.traffic.index;
     traffic[trafficSize] = null;
     clear(b);
   }
@@ -97,12 +100,7 @@ final class OutlierDetector {
   }
 
   private static void clear(Backend b) {
-    b.trafficIndex = -1;
-    b.intervalRequests = 0;
-    b.intervalSuccesses = 0;
-    b.intervalLatencySumMs = 0;
-    b.intervalLatencySamples = 0;
-    b.intervalLatencyMaxMs = 0;
+    b.traffic.clear();
   }
 
   /**
@@ -124,13 +122,13 @@ final class OutlierDetector {
       if (b.ejected) {
         continue;
       }
-      if (p.fpOn && b.intervalRequests >= fp.requestVolume()) {
-        long failures = b.intervalRequests - b.intervalSuccesses;
-        if (failures > 0 && failures * 100 >= (long) fp.threshold() * b.intervalRequests) {
+      if (p.fpOn && b.traffic.requests >= fp.requestVolume()) {
+        long failures = b.traffic.requests - b.traffic.successes;
+        if (failures > 0 && failures * 100 >= (long) fp.threshold() * b.traffic.requests) {
           out.add(failurePercentage(b, fp, s));
         }
       }
-      if (p.srOn && b.intervalRequests >= sr.requestVolume()) {
+      if (p.srOn && b.traffic.requests >= sr.requestVolume()) {
         double rate = successPercent(b);
         if (rate < p.srThreshold - EPSILON) {
           out.add(successRate(b, sr, s, rate, p.srMean, p.srStdev, p.srThreshold, p.srHosts));
@@ -173,11 +171,11 @@ final class OutlierDetector {
     }
     for (int i = 0; i < trafficSize; i++) {
       Backend b = traffic[i];
-      if (sr != null && b.intervalRequests >= sr.requestVolume()) {
+      if (sr != null && b.traffic.requests >= sr.requestVolume()) {
         srHosts++;
         srSum += successPercent(b);
       }
-      if (fp != null && b.intervalRequests >= fp.requestVolume()) {
+      if (fp != null && b.traffic.requests >= fp.requestVolume()) {
         fpHosts++;
       }
       if (lat != null && latencyJudged(b, lat)) {
@@ -201,7 +199,7 @@ final class OutlierDetector {
     double sum = 0;
     for (int i = 0; i < trafficSize; i++) {
       Backend b = traffic[i];
-      if (b.intervalRequests >= sr.requestVolume()) {
+      if (b.traffic.requests >= sr.requestVolume()) {
         double d = successPercent(b) - mean;
         sum += d * d;
       }
@@ -210,12 +208,12 @@ final class OutlierDetector {
   }
 
   static double successPercent(Backend b) {
-    return 100.0 * b.intervalSuccesses / b.intervalRequests;
+    return 100.0 * b.traffic.successes / b.traffic.requests;
   }
 
   /** Enough samples: at least {@code minimumSamples}, and two (one is left out of the mean). */
   static boolean latencyJudged(Backend b, Latency lat) {
-    return b.intervalLatencySamples >= lat.minimumSamples() && b.intervalLatencySamples >= 2;
+    return b.traffic.latencySamples >= lat.minimumSamples() && b.traffic.latencySamples >= 2;
   }
 
   /**
@@ -223,13 +221,13 @@ final class OutlierDetector {
    * makes a backend an outlier, however slow it was.
    */
   static double meanLatency(Backend b) {
-    return (double) (b.intervalLatencySumMs - b.intervalLatencyMaxMs)
-        / (b.intervalLatencySamples - 1);
+    return (double) (b.traffic.latencySumMs - b.traffic.latencyMaxMs)
+        / (b.traffic.latencySamples - 1);
   }
 
   private static Candidate failurePercentage(Backend b, FailurePercentage fp, HealthSettings s) {
-    long failures = b.intervalRequests - b.intervalSuccesses;
-    double percent = 100.0 * failures / b.intervalRequests;
+    long failures = b.traffic.requests - b.traffic.successes;
+    double percent = 100.0 * failures / b.traffic.requests;
     String reason =
         "failure percentage "
             + pct(percent)
@@ -238,7 +236,7 @@ final class OutlierDetector {
             + "% ("
             + failures
             + " of "
-            + b.intervalRequests
+            + b.traffic.requests
             + " requests failed)";
     return new Candidate(
         b, Ejection.Rule.FAILURE_PERCENTAGE, s.enforces(fp.enforce()), percent, reason);
@@ -265,7 +263,7 @@ final class OutlierDetector {
             + " (threshold "
             + pct(threshold)
             + ", "
-            + b.intervalRequests
+            + b.traffic.requests
             + " requests, "
             + hosts
             + " backends)";
@@ -285,7 +283,7 @@ final class OutlierDetector {
             + "ms and > floor "
             + lat.floorMs()
             + "ms ("
-            + b.intervalLatencySamples
+            + b.traffic.latencySamples
             + " samples, slowest left out, "
             + hosts
             + " backends)";

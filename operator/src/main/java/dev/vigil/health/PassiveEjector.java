@@ -2,7 +2,9 @@ package dev.vigil.health;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The passive half of one {@link PoolHealth} (docs/design.md §2.3 to 2.5): error runs, failures
@@ -21,7 +23,6 @@ final class PassiveEjector {
   private Backend[] decaying = new Backend[16]; // backends with a multiplier above 0
   private int decayingSize;
   private final OutlierDetector outliers = new OutlierDetector();
-  private long sweeps;
 
   private long ejections;
   private long refusedEjections;
@@ -154,14 +155,13 @@ final class PassiveEjector {
     if (flagged.isEmpty()) {
       return List.of();
     }
-    long sweep = ++sweeps;
+    Set<Backend> judged = new HashSet<>(); // one entry per backend: its first candidate
     List<Ejection> out = new ArrayList<>();
     for (OutlierDetector.Candidate c : flagged) {
       Backend b = c.backend();
-      if (b.ejected || b.judgedInSweep == sweep) {
+      if (b.ejected || !judged.add(b)) {
         continue;
       }
-      b.judgedInSweep = sweep;
       EjectionDecision d = eject(b, c.enforce(), now, s);
       out.add(new Ejection(b.id, c.rule(), d.kind(), d.ejectedUntil(), c.reason()));
     }

@@ -64,7 +64,16 @@ public final class PoolHealth {
     if (b != null) {
       return b;
     }
-    b = members.add(this, id);
+    return addNew(id);
+  }
+
+  /**
+   * Adds a backend (state Unknown) whose id the caller knows is absent, without a lookup by id: for
+   * a caller that keeps the handles in its own index by id (the runtime), so that the core makes no
+   * index of its own. Refused when the id is a member and the core's index exists.
+   */
+  public Backend addNew(String id) {
+    Backend b = members.add(this, Objects.requireNonNull(id, "id"));
     ledger.tally(b, 1); // Unknown, not draining: publishes nothing, so no version change
     return b;
   }

@@ -4,7 +4,7 @@ package dev.vigil.health;
 final class ReleaseDeadlines extends DeadlineHeap<Backend> {
   @Override
   protected long deadline(Backend b) {
-    return b.releaseAt;
+    return b.merit.releaseAt;
   }
 
   @Override
@@ -14,11 +14,11 @@ final class ReleaseDeadlines extends DeadlineHeap<Backend> {
 
   @Override
   protected int index(Backend b) {
-    return b.releaseIndex;
+    return b.merit == null ? -1 : b.merit.releaseIndex;
   }
 
   @Override
   protected void index(Backend b, int i) {
-    b.releaseIndex = i;
+    b.dampingMerit().releaseIndex = i;
   }
 }

@@ -25,7 +25,6 @@ public final class AgentLoops implements BackendLoops {
   private final RandomGenerator random;
   private final Answers answers;
   private final Map<String, Loop> loops = new HashMap<>();
-  private final Map<String, ProbeTarget> targets = new HashMap<>();
   private CheckSpec.Agent agent = CheckSpec.Agent.NONE;
   private Duration timeout = CheckSpec.DEFAULT_TIMEOUT;
 
@@ -85,7 +84,7 @@ public final class AgentLoops implements BackendLoops {
 
   /** The pool's check changed: every loop restarts with the new agent settings (or stops). */
   @Override
-  public void configure(CheckSpec check) {
+  public void configure(CheckSpec check, Map<String, ProbeTarget> members) {
     CheckSpec.Agent next = check == null ? CheckSpec.Agent.NONE : check.agent();
     Duration nextTimeout = check == null ? CheckSpec.DEFAULT_TIMEOUT : check.timeout();
     if (next.equals(agent) && nextTimeout.equals(timeout)) {
@@ -95,13 +94,12 @@ public final class AgentLoops implements BackendLoops {
     timeout = nextTimeout;
     loops.values().forEach(Loop::stop);
     loops.clear();
-    targets.forEach(this::startLoop);
+    members.forEach(this::startLoop);
   }
 
   /** Starts asking a backend's agent (at {@code target}'s IP, on the agent port). */
   @Override
   public void add(String id, ProbeTarget target) {
-    targets.put(id, target);
     Loop old = loops.remove(id);
     if (old != null) {
       old.stop();
@@ -120,7 +118,6 @@ public final class AgentLoops implements BackendLoops {
 
   @Override
   public void remove(String id) {
-    targets.remove(id);
     Loop loop = loops.remove(id);
     if (loop != null) {
       loop.stop();
@@ -129,7 +126,6 @@ public final class AgentLoops implements BackendLoops {
 
   @Override
   public void close() {
-    targets.clear();
     loops.values().forEach(Loop::stop);
     loops.clear();
   }

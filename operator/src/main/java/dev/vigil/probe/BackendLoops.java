@@ -1,5 +1,7 @@
 package dev.vigil.probe;
 
+import java.util.Map;
+
 /**
  * Per-backend loops that run beside a pool's health-check probes and follow the same members: the
  * agent checks ({@link AgentLoops}) and the gRPC Watch streams ({@link WatchStreams}). {@link
@@ -8,8 +10,13 @@ package dev.vigil.probe;
  * on the pool's context.
  */
 interface BackendLoops {
-  /** The pool's check changed: restart, start or stop the loops as the new check asks. */
-  void configure(CheckSpec check);
+  /**
+   * The pool's check changed: restart, start or stop the loops as the new check asks.
+   *
+   * @param members every member's target by id (the probing's own map, read-only: the loops keep no
+   *     copy of it)
+   */
+  void configure(CheckSpec check, Map<String, ProbeTarget> members);
 
   /** Starts (or restarts) the loop of one backend; its target may have changed. */
   void add(String id, ProbeTarget target);

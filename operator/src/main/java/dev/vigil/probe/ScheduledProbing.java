@@ -4,6 +4,7 @@ import dev.vigil.budget.ProbeClass;
 import dev.vigil.budget.ProbeStretch;
 import dev.vigil.health.HealthSettings;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,13 +31,22 @@ public final class ScheduledProbing implements Probing {
   /** Written on the pool's context, read by metrics from any thread (a lane is added rarely). */
   private final List<LoopScheduler> lanes = new CopyOnWriteArrayList<>();
 
+  /**
+   * The backends on a lane other than the pool's own ({@code lanes.get(0)}); absent: the pool's own
+   * lane. Most pools fit one lane, so most backends need no entry here.
+   */
   private final Map<String, LoopScheduler> laneOf = new HashMap<>();
+
   private final Prober prober;
   private final ProbeLanes laneSource;
   private final RandomGenerator random;
   private final Timers timers;
   private final Results callback;
+
+  /** Every backend's target: the one map by backend id of the pool's probing. */
   private final Map<String, ProbeTarget> targets = new HashMap<>();
+
+  private final Map<String, ProbeTarget> members = Collections.unmodifiableMap(targets);
 
   /** The Watch streams and the agent checks: loops beside the probes, over the same members. */
   private final List<BackendLoops> beside;
@@ -153,10 +163,15 @@ public final class ScheduledProbing implements Probing {
 
   /** Passes a class the decision changed on to the backend's scheduler. */
   private void tell(String id, ProbeClass c) {
-    LoopScheduler lane = c == null ? null : laneOf.get(id);
-    if (lane != null) {
-      lane.scheduler.classify(id, c);
+    if (c != null) {
+      laneOf(id).scheduler.classify(id, c); // a scheduler ignores a backend it does not have
     }
+  }
+
+  /** The lane a member backend is on. */
+  private LoopScheduler laneOf(String id) {
+    LoopScheduler lane = laneOf.get(id);
+    return lane == null ? lanes.get(0) : lane;
   }
 
   @Override
@@ -221,18 +236,21 @@ public final class ScheduledProbing implements Probing {
             Duration.ofMillis(cadence.fastIntervalMs()),
             Duration.ofMillis(cadence.downIntervalMs()),
             cadence.jitterPercent());
-    targets.forEach((id, target) -> laneOf.get(id).scheduler.update(id, target, check, schedule));
-    beside.forEach(loops -> loops.configure(check));
+    targets.forEach((id, target) -> laneOf(id).scheduler.update(id, target, check, schedule));
+    beside.forEach(loops -> loops.configure(check, members));
   }
 
   @Override
   public void add(String id, ProbeTarget target, ProbeClass phase) {
-    targets.put(id, target);
-    LoopScheduler lane = laneOf.get(id);
-    if (lane == null) {
+    LoopScheduler lane;
+    if (targets.put(id, target) != null) {
+      lane = laneOf(id);
+    } else {
       lane = laneForNew();
       lane.backends++;
-      laneOf.put(id, lane);
+      if (lane != lanes.get(0)) {
+        laneOf.put(id, lane);
+      }
     }
     lane.scheduler.add(id, target, check, schedule);
     if (phase != ProbeClass.NORMAL) {
@@ -243,13 +261,14 @@ public final class ScheduledProbing implements Probing {
 
   @Override
   public void remove(String id) {
-    targets.remove(id);
-    beside.forEach(loops -> loops.remove(id));
-    LoopScheduler lane = laneOf.remove(id);
-    if (lane != null) {
-      lane.backends--;
-      lane.scheduler.remove(id);
+    if (targets.remove(id) == null) {
+      return;
     }
+    beside.forEach(loops -> loops.remove(id));
+    LoopScheduler lane = laneOf(id);
+    laneOf.remove(id);
+    lane.backends--;
+    lane.scheduler.remove(id);
   }
 
   @Override

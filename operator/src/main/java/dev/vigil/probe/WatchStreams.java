@@ -13,7 +13,6 @@ final class WatchStreams implements BackendLoops {
   private final HealthWatcher watcher;
   private final Timers timers;
   private final BiConsumer<String, ProbeResult> results;
-  private final Map<String, ProbeTarget> targets = new HashMap<>();
   private final Map<String, HealthWatcher.Watch> watches = new HashMap<>();
   private CheckSpec check;
 
@@ -24,21 +23,19 @@ final class WatchStreams implements BackendLoops {
   }
 
   @Override
-  public void configure(CheckSpec check) {
+  public void configure(CheckSpec check, Map<String, ProbeTarget> members) {
     this.check = check;
     closeStreams();
-    targets.forEach(this::open);
+    members.forEach(this::open);
   }
 
   @Override
   public void add(String id, ProbeTarget target) {
-    targets.put(id, target);
     open(id, target);
   }
 
   @Override
   public void remove(String id) {
-    targets.remove(id);
     HealthWatcher.Watch w = watches.remove(id);
     if (w != null) {
       w.close();
@@ -47,7 +44,6 @@ final class WatchStreams implements BackendLoops {
 
   @Override
   public void close() {
-    targets.clear();
     closeStreams();
   }
 
@@ -69,7 +65,8 @@ final class WatchStreams implements BackendLoops {
             result ->
                 timers.execute(
                     () -> {
-                      if (watches.get(id) == self[0] && target.equals(targets.get(id))) {
+                      // a stream replaced (new target or check) or closed is no longer there
+                      if (watches.get(id) == self[0]) {
                         results.accept(id, result);
                       }
                     }));

@@ -128,7 +128,7 @@ final class Confirmations {
   }
 
   private static String confirmed(TrackedBackend t, Confirmer.Votes votes) {
-    String detail = t.lastProbe == null ? "" : ": " + t.lastProbe.detail();
+    String detail = t.probed ? ": " + t.probeDetail : "";
     return (votes.down().isEmpty() ? "no voter answered" : "confirmed by " + zones(votes.down()))
         + detail;
   }

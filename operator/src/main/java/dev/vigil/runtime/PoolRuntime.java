@@ -258,7 +258,7 @@ public final class PoolRuntime {
       return null;
     }
     long now = now();
-    backends.probed(t, new ProbeSummary(now, result.passed(), result.latencyMs(), result.detail()));
+    backends.probed(t, now, result.passed(), result.latencyMs(), result.detail());
     ActiveState before = t.backend.state();
     boolean wasEjected = t.backend.ejected();
     confirmations.refreshMode();

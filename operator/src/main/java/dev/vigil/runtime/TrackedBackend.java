@@ -12,7 +12,14 @@ import dev.vigil.health.Backend;
 final class TrackedBackend {
   Member member;
   Backend backend;
-  ProbeSummary lastProbe;
+
+  // The latest active probe, kept as fields (a probe result allocates nothing here); a view makes
+  // its ProbeSummary. probed: any probe completed yet.
+  boolean probed;
+  boolean probeOk;
+  long probeAt;
+  long probeLatencyMs;
+  String probeDetail;
 
   /** When the backend's shown state last changed (epoch ms). */
   long since;
@@ -52,5 +59,15 @@ final class TrackedBackend {
 
   String id() {
     return member.id();
+  }
+
+  /** The latest probe as status shows it; null until the first completes. */
+  ProbeSummary lastProbe() {
+    return probed ? new ProbeSummary(probeAt, probeOk, probeLatencyMs, probeDetail) : null;
+  }
+
+  /** Its last probe failed. */
+  boolean failing() {
+    return probed && !probeOk;
   }
 }

@@ -27,7 +27,12 @@ final class TrackedBackends {
   private final Probing probing;
   private final EjectionBook ejections;
   private final Map<String, TrackedBackend> byId = new TreeMap<>();
-  private final Map<String, TrackedBackend> byIp = new HashMap<>();
+
+  /**
+   * The members by Pod IP, for real-request outcomes (reported by address): made on the first
+   * lookup and kept in step from then on, so a pool nobody reports outcomes for has none.
+   */
+  private Map<String, TrackedBackend> byIp;
 
   /** Members whose last probe failed; kept in step on each result and on removal. */
   private int failing;
@@ -55,6 +60,10 @@ final class TrackedBackends {
   }
 
   TrackedBackend byIp(String ip) {
+    if (byIp == null) {
+      byIp = new HashMap<>();
+      byId.values().forEach(t -> byIp.put(t.member.ip(), t));
+    }
     return byIp.get(ip);
   }
 
@@ -64,11 +73,15 @@ final class TrackedBackends {
   }
 
   /** Records a member's latest probe, keeping the failing count in step. */
-  void probed(TrackedBackend t, ProbeSummary probe) {
-    boolean failedBefore = t.lastProbe != null && !t.lastProbe.ok();
-    t.lastProbe = probe;
-    if (failedBefore != !probe.ok()) {
-      failing += probe.ok() ? -1 : 1;
+  void probed(TrackedBackend t, long at, boolean ok, long latencyMs, String detail) {
+    boolean failedBefore = t.failing();
+    t.probed = true;
+    t.probeOk = ok;
+    t.probeAt = at;
+    t.probeLatencyMs = latencyMs;
+    t.probeDetail = detail;
+    if (failedBefore != !ok) {
+      failing += ok ? -1 : 1;
       publishCounts();
     }
   }
@@ -180,7 +193,7 @@ final class TrackedBackends {
   }
 
   private void add(Member m, RestoredBackend restored, long now) {
-    TrackedBackend t = new TrackedBackend(m, health.add(m.id()), now);
+    TrackedBackend t = new TrackedBackend(m, health.addNew(m.id()), now);
     if (restored != null && restored.state() != ActiveState.UNKNOWN) {
       health.restore(
           t.backend,
@@ -201,7 +214,9 @@ final class TrackedBackends {
     }
     hold(t);
     byId.put(m.id(), t);
-    byIp.put(m.ip(), t);
+    if (byIp != null) {
+      byIp.put(m.ip(), t);
+    }
     t.probeClass = classOf(t, now);
     count(t.probeClass, 1);
     probing.add(m.id(), new ProbeTarget(m.ip(), m.probePort()), t.probeClass);
@@ -213,8 +228,10 @@ final class TrackedBackends {
     probing.remove(t.id());
     health.remove(t.backend);
     byId.remove(t.id());
-    byIp.remove(t.member.ip(), t);
-    if (t.lastProbe != null && !t.lastProbe.ok()) {
+    if (byIp != null) {
+      byIp.remove(t.member.ip(), t);
+    }
+    if (t.failing()) {
       failing--;
     }
     count(t.probeClass, -1);
@@ -261,7 +278,7 @@ final class TrackedBackends {
               snap.ready().contains(t.id()),
               healthy,
               t.since,
-              t.lastProbe,
+              t.lastProbe(),
               t.wouldEject,
               t.lastVotes));
     }

@@ -1,6 +1,7 @@
 package dev.vigil.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.vigil.health.EjectionDecision.Kind;
 import org.junit.jupiter.api.Test;
@@ -185,5 +186,25 @@ class MembershipTest {
                 0,
                 0,
                 BackendHold.NONE));
+  }
+
+  /**
+   * Backends added without a lookup ({@link PoolHealth#addNew}) are found by id, and so are those
+   * added or removed after the index by id was made on the first lookup.
+   */
+  @Test
+  void theIndexByIdFollowsMembersAddedAndRemovedAfterItWasMade() {
+    Backend b0 = pool.addNew("b0");
+    Backend b1 = pool.addNew("b1");
+    assertThat(pool.backend("b0")).as("the first lookup makes the index").isSameAs(b0);
+    Backend b2 = pool.addNew("b2");
+    pool.remove(b1);
+    assertThat(pool.backend("b2")).as("added after the index was made").isSameAs(b2);
+    assertThat(pool.backend("b1")).as("removed after the index was made").isNull();
+    assertThat(pool.add("b2")).as("add returns the member present").isSameAs(b2);
+    assertThatThrownBy(() -> pool.addNew("b0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("b0");
+    assertThat(pool.snapshot().counts().total()).isEqualTo(2);
   }
 }

@@ -146,7 +146,7 @@ class OutlierDetectionTest {
       traffic(b, 60, 100);
     }
     assertThat(pool.sweepReport(T0 + 20_000).ejections()).isEmpty(); // not 120: it restarted
-    assertThat(bs.get(0).intervalRequests).isZero();
+    assertThat(bs.get(0).intervalRequests()).isZero();
   }
 
   // ---- failure percentage ----------------------------------------------------------------------
@@ -220,7 +220,7 @@ class OutlierDetectionTest {
       exact(b, 100, 0);
     }
     assertThat(sweep().ejections()).isEmpty();
-    assertThat(bs.get(0).intervalRequests).isZero(); // reset by the sweep
+    assertThat(bs.get(0).intervalRequests()).isZero(); // reset by the sweep
 
     pool.apply(pool.settings().toBuilder().splitLocalOrigin(false).build());
     for (int i = 0; i < 100; i++) {
@@ -326,7 +326,7 @@ class OutlierDetectionTest {
       latencies(b, 40, 50);
     }
     assertThat(sweep().ejections()).isEmpty();
-    assertThat(bs.get(0).intervalLatencySamples).isZero();
+    assertThat(bs.get(0).intervalLatencySamples()).isZero();
   }
 
   @Test
@@ -485,7 +485,7 @@ class OutlierDetectionTest {
       exact(b, 100, 0);
     }
     pool.remove(bs.get(0));
-    assertThat(bs.get(0).intervalRequests).isZero();
+    assertThat(bs.get(0).intervalRequests()).isZero();
     assertThat(sweep().ejections()).isEmpty();
   }
 
@@ -493,7 +493,7 @@ class OutlierDetectionTest {
   void nothingIsCountedWhileNoRuleIsOn() {
     List<Backend> bs = upPool(HealthSettings.defaults(), 3);
     pool.onRequestOutcome(bs.get(0), true, Origin.UPSTREAM, 10, T0);
-    assertThat(bs.get(0).intervalRequests).isZero();
+    assertThat(bs.get(0).intervalRequests()).isZero();
     assertThat(sweep()).isSameAs(SweepReport.NOTHING);
   }
 

@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +37,7 @@ class AgentLoopsTest {
 
   @Test
   void asksEveryIntervalOnTheAgentPortAndSkipsATickWhileAQuestionIsOut() {
-    loops.configure(check(9999, 1000));
+    loops.configure(check(9999, 1000), Map.of());
     loops.add("web-0", new ProbeTarget("10.0.0.1", 8080));
     timers.advance(1000); // first question within [0, interval)
     assertThat(asked).containsExactly(new ProbeTarget("10.0.0.1", 9999));
@@ -50,12 +51,12 @@ class AgentLoopsTest {
 
   @Test
   void noAgentNoQuestionsAndARemovedBackendsLateAnswerIsDropped() {
-    loops.configure(check(0, 1000));
+    loops.configure(check(0, 1000), Map.of());
     loops.add("web-0", new ProbeTarget("10.0.0.1", 8080));
     timers.advance(5000);
     assertThat(asked).isEmpty();
 
-    loops.configure(check(9999, 1000));
+    loops.configure(check(9999, 1000), Map.of("web-0", new ProbeTarget("10.0.0.1", 8080)));
     timers.advance(1000);
     assertThat(asked).hasSize(1);
     loops.remove("web-0");

@@ -283,6 +283,20 @@ class PoolRuntimeTest {
     assertThat(backend(r, "a").decision().state()).isEqualTo(ActiveState.UP);
   }
 
+  /**
+   * The index by address is made on the first real-request outcome, and follows members that join
+   * or leave after it.
+   */
+  @Test
+  void outcomesFindMembersThatJoinedOrLeftAfterTheFirstOutcome() {
+    HealthSettings s = settings().build();
+    PoolRuntime r = runtime(s); // a, b, c, d at 10.0.0.1-4
+    assertThat(fail(r, "10.0.0.1")).as("the first outcome makes the index").isNotNull();
+    done(r.update(s, CheckSpec.builder().build(), 1, byLetter("bcde"), Map.of()));
+    assertThat(fail(r, "10.0.0.5")).as("e joined after the index was made").isNotNull();
+    assertThat(fail(r, "10.0.0.1")).as("a left after the index was made").isNull();
+  }
+
   /** Records what the runtime reports, as {@code <what> <backend> <why>}. */
   private class RecordingSink implements TransitionSink {
     @Override
