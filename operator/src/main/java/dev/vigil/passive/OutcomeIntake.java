@@ -247,7 +247,15 @@ public final class OutcomeIntake {
       replies.refuse(req, 413, "body_too_large", replies.tooLarge());
       return;
     }
-    new IntakeExchange(shared, req, pool, token, format, declared, vertx.getOrCreateContext())
+    String idempotencyKey;
+    try {
+      idempotencyKey = IdempotencyKey.parse(req.getHeader(IdempotencyKey.HEADER));
+    } catch (IdempotencyKey.Invalid e) {
+      replies.refuse(req, 400, "invalid_idempotency_key", e.getMessage());
+      return;
+    }
+    new IntakeExchange(
+            shared, req, pool, token, idempotencyKey, format, declared, vertx.getOrCreateContext())
         .start();
   }
 
