@@ -261,6 +261,7 @@ class ReportKillE2E {
         continue;
       }
       List<BackendPool> pools = pools();
+      assertNoneAppliedTwice(pools, at.pool());
       owners = owners(pools);
       String next = "o" + (at.poolIndex() + 1) % POOLS;
       RoundRobinReporter.Now still = reporter.now();
@@ -312,6 +313,25 @@ class ReportKillE2E {
 
   private static boolean inFlightTo(RoundRobinReporter.Now now, int port) {
     return now.inFlight() && now.port() == port;
+  }
+
+  /**
+   * No backend has more ejections in status than batches accepted for it, but in {@code current}
+   * (the reporter's pool now: its batch may be applied and not yet counted as accepted). A batch
+   * applied twice (a resend under its key applied again) fails here, before any kill.
+   */
+  private void assertNoneAppliedTwice(List<BackendPool> pools, String current) {
+    Map<String, Integer> over = new TreeMap<>();
+    ejections(pools)
+        .forEach(
+            (key, n) -> {
+              String[] poolIp = key.split("/", 2);
+              int want = reporter.accepted(poolIp[0], poolIp[1]);
+              if (!poolIp[0].equals(current) && n > want) {
+                over.put(key, n - want);
+              }
+            });
+    assertThat(over).as("ejections in status past the batches accepted (applied twice)").isEmpty();
   }
 
   /** Whether every pool {@code id} owns has in status the ejections its accepted batches made. */
