@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * authenticated the reporter and checked its permission on each pool, so the owner applies them as
  * its own intake would. Each part is applied at most once: its id is remembered with its answer
  * ({@link ForwardMemory}) before the pool's runtime is asked, and a repeat gets that answer. A part
- * whose pool does not run here is answered {@code not_mine} and nothing of it is applied.
+ * whose pool does not run here is answered {@code not_mine} and nothing of it is applied. A part
+ * carrying a reporter's idempotency key is remembered under that key, so the reporter's retry of a
+ * batch whose answer it never got (the replica it reached was killed) is answered from memory too,
+ * whichever replica forwards it.
  */
 public final class ForwardEndpoint {
   public static final String PATH = "/v1/forwarded-outcomes";
@@ -46,6 +49,10 @@ public final class ForwardEndpoint {
   private final IntakeLimits limits;
   private final String boot = UUID.randomUUID().toString();
 
+  /**
+   * @param memory the owner's memory of what it applied, shared with its own route (a reporter's
+   *     repeat under the same idempotency key may reach the owner directly or through a replica)
+   */
   ForwardEndpoint(
       PoolRuntimes runtimes,
       PeerAuth auth,
@@ -103,14 +110,19 @@ public final class ForwardEndpoint {
   }
 
   private Future<PartAnswer> take(String from, Part part) {
-    ForwardMemory.Recall recall = memory.recall(from, part.id());
+    String slot = ForwardMemory.slot(from, part);
+    ForwardMemory.Recall recall = memory.recall(slot, part.fingerprint());
+    if (recall.conflict()) {
+      return Future.succeededFuture(PartAnswer.keyReused(part.id()));
+    }
     if (!recall.fresh()) {
-      metrics.dedupHit();
-      return recall.answer().future();
+      metrics.dedupHit(part.key() != null);
+      // a repeat under a reporter's key may come from another replica, with an id of its own
+      return recall.answer().future().map(a -> a.withId(part.id()));
     }
     Optional<PoolRuntime> runtime = runtimes.get(part.pool());
     if (runtime.isEmpty()) {
-      return notApplied(from, part, recall);
+      return notApplied(slot, part, recall);
     }
     runtime
         .get()
@@ -124,15 +136,15 @@ public final class ForwardEndpoint {
                 if (!(applied.cause() instanceof PoolRuntime.Closed)) {
                   LOG.warn("forwarded outcomes for {} failed: {}", part.pool(), applied.cause());
                 }
-                notApplied(from, part, recall);
+                notApplied(slot, part, recall);
               }
             });
     return recall.answer().future();
   }
 
   /** Nothing of the part was applied here: forgotten, so a later try may apply it. */
-  private Future<PartAnswer> notApplied(String from, Part part, ForwardMemory.Recall recall) {
-    memory.forget(from, part.id());
+  private Future<PartAnswer> notApplied(String slot, Part part, ForwardMemory.Recall recall) {
+    memory.forget(slot);
     recall.answer().complete(PartAnswer.notMine(part.id()));
     return recall.answer().future();
   }

@@ -22,8 +22,18 @@ final class ForwardedOutcomes {
     }
   }
 
-  /** One pool's outcomes under an id that is the same on every try of them. */
-  record Part(String id, String namespace, String name, List<OutcomeReport> outcomes) {
+  /**
+   * One pool's outcomes under an id that is the same on every try of them; {@code key} and {@code
+   * fingerprint} are the reporter's {@link IdempotencyKey} when it sent one (else null): the owner
+   * remembers the answer under the key, whichever replica forwarded it.
+   */
+  record Part(
+      String id,
+      String namespace,
+      String name,
+      List<OutcomeReport> outcomes,
+      String key,
+      String fingerprint) {
     Part {
       outcomes = outcomes == null ? List.of() : outcomes;
     }
@@ -43,11 +53,13 @@ final class ForwardedOutcomes {
   /**
    * Whether a part was applied ({@code applied}, with the indexes of its unknown backends and its
    * decisions) or not ({@code reason}: {@value #NOT_MINE} when the pool does not run on the callee,
-   * so nothing of it was applied there).
+   * so nothing of it was applied there; {@value #KEY_REUSED} when the reporter's idempotency key
+   * came before with another body, so nothing of it was applied).
    */
   record PartAnswer(
       String id, boolean applied, String reason, List<Integer> unknown, List<Decision> decisions) {
     static final String NOT_MINE = "not_mine";
+    static final String KEY_REUSED = "key_reused";
 
     PartAnswer {
       unknown = unknown == null ? List.of() : unknown;
@@ -63,6 +75,21 @@ final class ForwardedOutcomes {
 
     static PartAnswer notMine(String id) {
       return new PartAnswer(id, false, NOT_MINE, List.of(), List.of());
+    }
+
+    static PartAnswer keyReused(String id) {
+      return new PartAnswer(id, false, KEY_REUSED, List.of(), List.of());
+    }
+
+    boolean keyWasReused() {
+      return KEY_REUSED.equals(reason);
+    }
+
+    /**
+     * This answer for the part {@code other} (a repeat under the same key has an id of its own).
+     */
+    PartAnswer withId(String other) {
+      return new PartAnswer(other, applied, reason, unknown, decisions);
     }
 
     /** What the owner's runtime said the part did. */

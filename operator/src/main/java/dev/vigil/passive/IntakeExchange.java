@@ -64,11 +64,13 @@ final class IntakeExchange implements ByteShares.Holder {
   private final PoolKey pool;
   private final ClientCertificates.Verdict certificate;
   private final String token;
+  private final String idempotencyKey;
   private final OutcomeParser.Format format;
   private final long declared;
   private final Context context;
   private Buffer body;
   private boolean bodyDone;
+  private Identity caller;
   private long timer;
 
   IntakeExchange(
@@ -77,6 +79,7 @@ final class IntakeExchange implements ByteShares.Holder {
       PoolKey pool,
       ClientCertificates.Verdict certificate,
       String token,
+      String idempotencyKey,
       OutcomeParser.Format format,
       long declared,
       Context context) {
@@ -85,6 +88,7 @@ final class IntakeExchange implements ByteShares.Holder {
     this.pool = pool;
     this.certificate = certificate;
     this.token = token;
+    this.idempotencyKey = idempotencyKey;
     this.format = format;
     this.declared = declared;
     this.context = context;
@@ -115,6 +119,7 @@ final class IntakeExchange implements ByteShares.Holder {
 
   /** An authenticated caller: rate, the permission, then the pool's runtime. */
   void admit(Identity who) {
+    caller = who;
     if (!shared.rates().tryAcquire(who.username())) {
       req.response()
           .putHeader(
@@ -196,10 +201,15 @@ final class IntakeExchange implements ByteShares.Holder {
   /** Parses the body read, then hands the batch's outcomes to the pool's route. */
   void apply() {
     OutcomeParser.Parsed batch;
+    IdempotencyKey key;
     try {
       byte[] bytes = body.getBytes();
       body = null;
       batch = shared.parser().parse(bytes, bytes.length, format, pool);
+      key =
+          idempotencyKey == null
+              ? null
+              : IdempotencyKey.of(idempotencyKey, caller.username(), pool, bytes);
     } catch (BadBatch e) {
       shared.replies().refuse(req, e.status(), e.code(), e.getMessage());
       return;
@@ -207,20 +217,26 @@ final class IntakeExchange implements ByteShares.Holder {
     shared.metrics().received(batch.items());
     List<Rejection> rejections = new ArrayList<>(batch.rejections());
     List<ParsedOutcome> items = batch.outcomes();
-    int granted = reserve(items, rejections);
+    int granted = reserve(items, rejections, key != null);
     if (granted == 0) {
       shared.replies().batch(req, batch.items(), 0, rejections);
     } else {
-      hand(batch.items(), items.subList(0, granted), rejections);
+      hand(batch.items(), items.subList(0, granted), rejections, key);
     }
   }
 
   /**
    * Reserves the pool's queue for as many of the items as it has room for; the rest are rejected
-   * ({@code queue_full}). Returns how many were granted, from the front.
+   * ({@code queue_full}). Returns how many were granted, from the front. A batch under an
+   * idempotency key is taken {@code whole} or not at all: its remembered answer must be the whole
+   * batch's, whatever the queue holds when the reporter sends it again.
    */
-  private int reserve(List<ParsedOutcome> items, List<Rejection> rejections) {
+  private int reserve(List<ParsedOutcome> items, List<Rejection> rejections, boolean whole) {
     int granted = items.isEmpty() ? 0 : shared.queues().reserve(pool, items.size());
+    if (whole && granted > 0 && granted < items.size()) {
+      shared.queues().release(pool, granted);
+      granted = 0;
+    }
     if (granted < items.size()) {
       shared.metrics().overflow(pool, items.size() - granted);
       for (ParsedOutcome o : items.subList(granted, items.size())) {
@@ -242,12 +258,13 @@ final class IntakeExchange implements ByteShares.Holder {
    * Hands the granted outcomes to the pool's route (its runtime here, or its owner), and answers
    * when they were applied.
    */
-  private void hand(int items, List<ParsedOutcome> taken, List<Rejection> rejections) {
+  private void hand(
+      int items, List<ParsedOutcome> taken, List<Rejection> rejections, IdempotencyKey key) {
     List<OutcomeReport> reports = new ArrayList<>(taken.size());
     for (ParsedOutcome o : taken) {
       reports.add(o.report());
     }
-    Future<AppliedOutcomes> applied = shared.route().deliver(pool, reports);
+    Future<AppliedOutcomes> applied = shared.route().deliver(pool, reports, key);
     applied.onComplete(
         r ->
             context.runOnContext(
@@ -255,6 +272,12 @@ final class IntakeExchange implements ByteShares.Holder {
                   shared.queues().release(pool, taken.size());
                   if (r.cause() instanceof OutcomeRoute.NotDelivered) {
                     notDelivered(r.cause().getMessage());
+                    return;
+                  }
+                  if (r.cause() instanceof OutcomeRoute.KeyReused) {
+                    shared
+                        .replies()
+                        .refuse(req, 422, "idempotency_key_reused", r.cause().getMessage());
                     return;
                   }
                   shared

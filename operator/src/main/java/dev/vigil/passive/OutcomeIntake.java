@@ -285,7 +285,23 @@ public final class OutcomeIntake {
       replies.refuse(req, 413, "body_too_large", replies.tooLarge());
       return;
     }
-    new IntakeExchange(shared, req, pool, cert, token, format, declared, vertx.getOrCreateContext())
+    String idempotencyKey;
+    try {
+      idempotencyKey = IdempotencyKey.parse(req.getHeader(IdempotencyKey.HEADER));
+    } catch (IdempotencyKey.Invalid e) {
+      replies.refuse(req, 400, "invalid_idempotency_key", e.getMessage());
+      return;
+    }
+    new IntakeExchange(
+            shared,
+            req,
+            pool,
+            cert,
+            token,
+            idempotencyKey,
+            format,
+            declared,
+            vertx.getOrCreateContext())
         .start();
   }
 

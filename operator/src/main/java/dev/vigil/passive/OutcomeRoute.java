@@ -9,6 +9,7 @@ import dev.vigil.runtime.PoolKey;
 import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.runtime.PoolRuntimes;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -32,6 +33,11 @@ import java.util.function.LongSupplier;
  * whose answer did not come may have been applied: it is tried again only at the same owner; if the
  * pool moved meanwhile, or the deadline passed, the delivery fails with {@link Unconfirmed} (the
  * reporter must not retry: its outcomes may count already).
+ *
+ * <p>A reporter's own retry is a new delivery; when the reporter sent an {@link IdempotencyKey},
+ * the owner remembers the answer under that key (here, or at the owner a forward reaches), so the
+ * reporter's retry of a batch whose answer it never got is answered from memory and not applied
+ * again, whichever replica the retry reached (docs/passive.md, "Sending a batch again").
  */
 public final class OutcomeRoute {
 
@@ -47,6 +53,16 @@ public final class OutcomeRoute {
    */
   public static final class Unconfirmed extends RuntimeException {
     Unconfirmed(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The reporter's idempotency key came before with another body: nothing was applied, and the
+   * reporter must send a new batch under a new key.
+   */
+  public static final class KeyReused extends RuntimeException {
+    KeyReused(String message) {
       super(message);
     }
   }
@@ -87,6 +103,7 @@ public final class OutcomeRoute {
   private final RouteMetrics metrics;
   private final LongSupplier clock;
   private final ForwardEndpoint endpoint;
+  private final ForwardMemory memory;
 
   private OutcomeRoute(
       Vertx vertx,
@@ -94,6 +111,7 @@ public final class OutcomeRoute {
       Owners owners,
       Forwarder forwarder,
       ForwardEndpoint endpoint,
+      ForwardMemory memory,
       RouteLimits limits,
       RouteMetrics metrics,
       LongSupplier clock) {
@@ -102,6 +120,7 @@ public final class OutcomeRoute {
     this.owners = owners;
     this.forwarder = forwarder;
     this.endpoint = endpoint;
+    this.memory = memory;
     this.limits = limits;
     this.metrics = metrics;
     this.clock = clock;
@@ -110,15 +129,18 @@ public final class OutcomeRoute {
   /** An unsharded replica's route: the pool's runtime here, or nothing. */
   public static OutcomeRoute local(Vertx vertx, PoolRuntimes runtimes, MeterRegistry meters) {
     RouteMetrics metrics = new RouteMetrics(meters, () -> 0);
+    RouteLimits limits = RouteLimits.local();
+    LongSupplier clock = System::currentTimeMillis;
     return new OutcomeRoute(
         vertx,
         runtimes,
         Owners.UNKNOWN,
         null,
         null,
-        RouteLimits.local(),
+        new ForwardMemory(limits.rememberMs(), limits.rememberCapacity(), clock),
+        limits,
         metrics,
-        System::currentTimeMillis);
+        clock);
   }
 
   /**
@@ -141,15 +163,10 @@ public final class OutcomeRoute {
     Forwarder[] forwarder = new Forwarder[1];
     RouteMetrics metrics = new RouteMetrics(meters, () -> forwarder[0].bytesInFlight());
     forwarder[0] = new Forwarder(vertx, client, self, limits, metrics);
-    ForwardEndpoint endpoint =
-        new ForwardEndpoint(
-            runtimes,
-            auth,
-            new ForwardMemory(limits.rememberMs(), limits.rememberCapacity(), clock),
-            metrics,
-            intake);
+    ForwardMemory memory = new ForwardMemory(limits.rememberMs(), limits.rememberCapacity(), clock);
+    ForwardEndpoint endpoint = new ForwardEndpoint(runtimes, auth, memory, metrics, intake);
     return new OutcomeRoute(
-        vertx, runtimes, owners, forwarder[0], endpoint, limits, metrics, clock);
+        vertx, runtimes, owners, forwarder[0], endpoint, memory, limits, metrics, clock);
   }
 
   /** The owner's endpoint for other replicas' forwards; null unsharded. */
@@ -179,7 +196,17 @@ public final class OutcomeRoute {
    * Unconfirmed}.
    */
   public Future<AppliedOutcomes> deliver(PoolKey pool, List<OutcomeReport> reports) {
-    Delivery d = new Delivery(pool, reports, clock.getAsLong() + limits.deadlineMs());
+    return deliver(pool, reports, null);
+  }
+
+  /**
+   * {@link #deliver(PoolKey, List)} under the reporter's idempotency key (null: none): outcomes the
+   * pool's owner applied under the key before are not applied again, the answer is the first one's;
+   * the key with another body fails with {@link KeyReused}.
+   */
+  public Future<AppliedOutcomes> deliver(
+      PoolKey pool, List<OutcomeReport> reports, IdempotencyKey key) {
+    Delivery d = new Delivery(pool, reports, key, clock.getAsLong() + limits.deadlineMs());
     d.attempt(true);
     return d.done.future();
   }
@@ -188,6 +215,7 @@ public final class OutcomeRoute {
   private final class Delivery {
     private final PoolKey pool;
     private final List<OutcomeReport> reports;
+    private final IdempotencyKey key;
     private final long deadline;
     private final Promise<AppliedOutcomes> done = Promise.promise();
     private final String id = UUID.randomUUID().toString();
@@ -198,9 +226,10 @@ public final class OutcomeRoute {
     /** That owner's boot id before the unanswered try (null: not known). */
     private String unansweredBoot;
 
-    Delivery(PoolKey pool, List<OutcomeReport> reports, long deadline) {
+    Delivery(PoolKey pool, List<OutcomeReport> reports, IdempotencyKey key, long deadline) {
       this.pool = pool;
       this.reports = reports;
+      this.key = key;
       this.deadline = deadline;
     }
 
@@ -230,26 +259,58 @@ public final class OutcomeRoute {
         unconfirmed("it moved here from " + unanswered + ", which did not answer");
         return;
       }
-      runtime
-          .onOutcomes(reports)
-          .onComplete(
-              r -> {
-                if (r.succeeded()) {
-                  done.complete(r.result());
-                } else if (r.cause() instanceof PoolRuntime.Closed) {
-                  again("BackendPool " + pool + " is moving to another replica");
-                } else {
-                  // the runtime failed while applying (some may count): the intake answers it
-                  // per item, as it did before routing
-                  done.fail(r.cause());
-                }
-              });
+      if (key == null) {
+        runtime.onOutcomes(reports).onComplete(this::appliedHere);
+        return;
+      }
+      String slot = ForwardMemory.key(key.slot());
+      ForwardMemory.Recall recall = memory.recall(slot, key.fingerprint());
+      if (recall.conflict()) {
+        keyReused();
+      } else if (!recall.fresh()) {
+        metrics.dedupHit(true);
+        recall.answer().future().onSuccess(this::remembered);
+      } else {
+        runtime
+            .onOutcomes(reports)
+            .onComplete(
+                r -> {
+                  if (r.succeeded()) {
+                    recall.answer().complete(PartAnswer.of(id, r.result()));
+                  } else {
+                    memory.forget(slot);
+                    recall.answer().complete(PartAnswer.notMine(id));
+                  }
+                  appliedHere(r);
+                });
+      }
+    }
+
+    private void appliedHere(AsyncResult<AppliedOutcomes> r) {
+      if (r.succeeded()) {
+        done.complete(r.result());
+      } else if (r.cause() instanceof PoolRuntime.Closed) {
+        again("BackendPool " + pool + " is moving to another replica");
+      } else {
+        // the runtime failed while applying (some may count): the intake answers it per item, as
+        // it did before routing
+        done.fail(r.cause());
+      }
+    }
+
+    /** The answer the outcomes under this key got before: applied, or nothing applied yet. */
+    private void remembered(PartAnswer a) {
+      if (a.applied()) {
+        done.complete(a.outcomes());
+      } else {
+        again("the outcomes under this key were not applied at their first try");
+      }
     }
 
     private void forward(String address) {
       String bootBefore = forwarder.boot(address);
       forwarder
-          .send(address, new ForwardedOutcomes.Part(id, pool.namespace(), pool.name(), reports))
+          .send(address, part())
           .onComplete(
               r -> {
                 if (r.succeeded()) {
@@ -269,8 +330,22 @@ public final class OutcomeRoute {
               });
     }
 
+    private ForwardedOutcomes.Part part() {
+      return new ForwardedOutcomes.Part(
+          id,
+          pool.namespace(),
+          pool.name(),
+          reports,
+          key == null ? null : key.slot(),
+          key == null ? null : key.fingerprint());
+    }
+
     private void answered(String address, Forwarder.Reply reply) {
       PartAnswer a = reply.answer();
+      if (a.keyWasReused()) {
+        keyReused();
+        return;
+      }
       if (a.applied()) {
         metrics.forwarded(reports.size());
         done.complete(a.outcomes());
@@ -302,6 +377,15 @@ public final class OutcomeRoute {
       vertx.setTimer(limits.retryPauseMs(), t -> attempt(false));
     }
 
+    private void keyReused() {
+      fail(
+          new KeyReused(
+              IdempotencyKey.HEADER
+                  + ": this key came before with another body for BackendPool "
+                  + pool
+                  + "; nothing was applied: send a new batch under a new key"));
+    }
+
     private void unconfirmed(String why) {
       fail(
           new Unconfirmed(
@@ -315,7 +399,7 @@ public final class OutcomeRoute {
     private void fail(RuntimeException e) {
       if (e instanceof Unconfirmed) {
         metrics.unconfirmed(reports.size());
-      } else {
+      } else if (e instanceof NotDelivered) {
         metrics.notDelivered(reports.size());
       }
       done.fail(e);

@@ -14,6 +14,7 @@ final class RouteMetrics {
   private final Counter forwards;
   private final Counter retried;
   private final Counter dedupHits;
+  private final Counter repeats;
   private final Counter notDelivered;
   private final Counter unconfirmed;
   private final Counter received;
@@ -36,6 +37,12 @@ final class RouteMetrics {
     dedupHits =
         Counter.builder("vigil_outcome_forward_dedup_hits_total")
             .description("Forwarded parts this owner had taken before, answered from memory")
+            .register(meters);
+    repeats =
+        Counter.builder("vigil_outcome_repeats_total")
+            .description(
+                "Reporters' batches sent again under an Idempotency-Key this owner had applied,"
+                    + " answered from memory and not applied again")
             .register(meters);
     received =
         Counter.builder("vigil_outcomes_forwarded_in_total")
@@ -69,8 +76,9 @@ final class RouteMetrics {
     retried.increment();
   }
 
-  void dedupHit() {
-    dedupHits.increment();
+  /** A repeat answered from memory: a reporter's (under its idempotency key) or a forward's. */
+  void dedupHit(boolean reporters) {
+    (reporters ? repeats : dedupHits).increment();
   }
 
   void received(int outcomes) {

@@ -1,5 +1,6 @@
 package dev.vigil.e2e;
 
+import dev.vigil.passive.IdempotencyKey;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.TestTls;
 import java.net.URI;
@@ -80,6 +81,8 @@ final class OutcomeReporter {
                     "https://127.0.0.1:" + intakePort + OutcomeIntake.path(namespace, "web")))
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
+            // a batch of its own: a retry of it would send this key again
+            .header(IdempotencyKey.HEADER, "\"" + java.util.UUID.randomUUID() + "\"")
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (token != null) {
       req.header("Authorization", "Bearer " + token);

@@ -1,5 +1,6 @@
 package dev.vigil.e2e;
 
+import dev.vigil.passive.IdempotencyKey;
 import dev.vigil.passive.OutcomeIntake;
 import dev.vigil.testing.TestTls;
 import io.vertx.core.json.JsonObject;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +25,14 @@ import java.util.function.Supplier;
  * of the replicas would spread it: one batch at a time, each to the next replica; a 503 (a replica
  * that does not own the pool answers before reading the body) or a refused connection (a stopped
  * replica) sends the same batch on to the next replica, and a full turn of refusals waits {@link
- * #PAUSE_AFTER_TURN} first.
+ * #PAUSE_AFTER_TURN} first. Each batch carries an {@code Idempotency-Key} of its own, the same on
+ * every try of it, so a request that got no answer (the replica it reached was killed) is sent on
+ * to the next replica too: if the pool's owner had applied it, it answers from memory.
+ *
+ * <p>With {@code resendEvery} n > 0, every n-th accepted batch is sent once more, same body and
+ * key, to the next replica, as if its answer had been lost on the way (what a replica killed
+ * between the owner's apply and its own answer does to the reporter): the repeat must be answered
+ * 200 with every item accepted, and must not count.
  *
  * <p>The pattern: in each round, every pool in turn, and each of its backends in turn, gets one
  * batch of one success then {@code threshold} upstream 503s (a pool's batches come {@code pace}
@@ -49,6 +58,8 @@ final class RoundRobinReporter implements Runnable {
   private final Duration pace;
   private final Supplier<String> token;
   private final Supplier<List<Integer>> replicas;
+  private final int resendEvery;
+  private final AtomicInteger resent = new AtomicInteger();
   private final Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
   private final Map<Integer, AtomicInteger> acceptedBy = new ConcurrentHashMap<>();
   private final AtomicInteger sent = new AtomicInteger();
@@ -58,6 +69,15 @@ final class RoundRobinReporter implements Runnable {
   private final List<String> unexpected = new CopyOnWriteArrayList<>();
   private volatile int batchesAccepted;
   private volatile boolean stop;
+  private volatile boolean wrapUp;
+
+  /**
+   * What the reporter is doing now: the pool of its batch, the replica port of its last request and
+   * whether that request is still waiting for its answer.
+   */
+  record Now(String pool, int poolIndex, int port, boolean inFlight) {}
+
+  private volatile Now now = new Now("", -1, -1, false);
 
   /**
    * @param replicas the outcome ports of the replicas running now (read before every attempt)
@@ -72,6 +92,23 @@ final class RoundRobinReporter implements Runnable {
       Duration pace,
       Supplier<String> token,
       Supplier<List<Integer>> replicas) {
+    this(namespace, pools, ips, port, rounds, threshold, pace, token, replicas, 0);
+  }
+
+  /**
+   * @param resendEvery every this many accepted batches, one is sent again under its key (0: none)
+   */
+  RoundRobinReporter(
+      String namespace,
+      List<String> pools,
+      List<String> ips,
+      int port,
+      int rounds,
+      int threshold,
+      Duration pace,
+      Supplier<String> token,
+      Supplier<List<Integer>> replicas,
+      int resendEvery) {
     this.namespace = namespace;
     this.pools = pools;
     this.ips = ips;
@@ -81,6 +118,7 @@ final class RoundRobinReporter implements Runnable {
     this.pace = pace;
     this.token = token;
     this.replicas = replicas;
+    this.resendEvery = resendEvery;
   }
 
   static String key(String pool, String ip) {
@@ -90,10 +128,10 @@ final class RoundRobinReporter implements Runnable {
   @Override
   public void run() {
     int next = 0;
-    for (int r = 0; r < rounds && !stop; r++) {
-      for (int p = 0; p < pools.size() && !stop; p++) {
-        for (int b = 0; b < ips.size() && !stop; b++) {
-          next = deliver(pools.get(p), ips.get(b), next);
+    for (int r = 0; r < rounds && !stop && !wrapUp; r++) {
+      for (int p = 0; p < pools.size() && !stop && !wrapUp; p++) {
+        for (int b = 0; b < ips.size() && !stop && !wrapUp; b++) {
+          next = deliver(p, ips.get(b), next);
           sleep(pace.toMillis());
         }
       }
@@ -101,8 +139,10 @@ final class RoundRobinReporter implements Runnable {
   }
 
   /** Sends one batch until a replica accepts it; returns the next replica index. */
-  private int deliver(String pool, String ip, int next) {
+  private int deliver(int poolIndex, String ip, int next) {
+    String pool = pools.get(poolIndex);
     String body = batch(pool, ip);
+    String key = UUID.randomUUID().toString();
     long deadline = System.nanoTime() + GIVE_UP.toNanos();
     int refusedInTurn = 0;
     while (!stop && System.nanoTime() < deadline) {
@@ -113,13 +153,21 @@ final class RoundRobinReporter implements Runnable {
       }
       int intake = ports.get(Math.floorMod(next++, ports.size()));
       sent.incrementAndGet();
+      now = new Now(pool, poolIndex, intake, true);
       try {
-        HttpResponse<String> res = post(intake, pool, body);
-        if (res.statusCode() == 200
-            && new JsonObject(res.body()).getInteger("accepted") == threshold + 1) {
+        HttpResponse<String> res;
+        try {
+          res = post(intake, pool, body, key);
+        } finally {
+          now = new Now(pool, poolIndex, intake, false);
+        }
+        if (allAccepted(res)) {
           accepted.computeIfAbsent(key(pool, ip), k -> new AtomicInteger()).incrementAndGet();
           acceptedBy.computeIfAbsent(intake, k -> new AtomicInteger()).incrementAndGet();
           batchesAccepted++;
+          if (resendEvery > 0 && batchesAccepted % resendEvery == 0) {
+            next = resend(pool, ip, body, key, next);
+          }
           return next;
         }
         if (res.statusCode() != 503) {
@@ -146,6 +194,57 @@ final class RoundRobinReporter implements Runnable {
     return next;
   }
 
+  private boolean allAccepted(HttpResponse<String> res) {
+    return res.statusCode() == 200
+        && new JsonObject(res.body()).getInteger("accepted") == threshold + 1;
+  }
+
+  /**
+   * Sends an accepted batch again under its key to the next replica, as after a lost answer; the
+   * answer must be the first one's. Tries the following replicas while none answers (a killed one).
+   */
+  private int resend(String pool, String ip, String body, String key, int next) {
+    for (int tries = 0; tries < 10 && !stop; tries++) {
+      List<Integer> ports = replicas.get();
+      if (ports.isEmpty()) {
+        sleep(PAUSE_AFTER_TURN.toMillis());
+        continue;
+      }
+      int intake = ports.get(Math.floorMod(next++, ports.size()));
+      sent.incrementAndGet();
+      try {
+        HttpResponse<String> res = post(intake, pool, body, key);
+        if (allAccepted(res)) {
+          resent.incrementAndGet();
+          return next;
+        }
+        if (res.statusCode() != 503) {
+          unexpected.add(
+              "resent "
+                  + pool
+                  + " "
+                  + ip
+                  + " at :"
+                  + intake
+                  + ": "
+                  + res.statusCode()
+                  + " "
+                  + res.body());
+          return next;
+        }
+        refused503.incrementAndGet();
+      } catch (IOException e) {
+        connectionRefused.incrementAndGet();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return next;
+      }
+      sleep(PAUSE_AFTER_TURN.toMillis());
+    }
+    unexpected.add("resent " + pool + " " + ip + ": no replica answered");
+    return next;
+  }
+
   private String batch(String pool, String ip) {
     List<String> items = new ArrayList<>();
     items.add(item(pool, ip, true, 200));
@@ -160,7 +259,7 @@ final class RoundRobinReporter implements Runnable {
         .formatted(namespace, pool, ip, port, ok, status);
   }
 
-  private HttpResponse<String> post(int intake, String pool, String body)
+  private HttpResponse<String> post(int intake, String pool, String body, String key)
       throws IOException, InterruptedException {
     return HTTP.send(
         HttpRequest.newBuilder(
@@ -168,6 +267,7 @@ final class RoundRobinReporter implements Runnable {
             .timeout(Duration.ofSeconds(10))
             .header("Content-Type", "application/json")
             .header("Authorization", "Bearer " + token.get())
+            .header(IdempotencyKey.HEADER, "\"" + key + "\"")
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
@@ -175,6 +275,20 @@ final class RoundRobinReporter implements Runnable {
 
   void stop() {
     stop = true;
+  }
+
+  /** Sends no new batch after the one in flight (which it still delivers). */
+  void wrapUp() {
+    wrapUp = true;
+  }
+
+  Now now() {
+    return now;
+  }
+
+  /** Accepted batches sent once more under their key (see the constructor). */
+  int resent() {
+    return resent.get();
   }
 
   /** Batches accepted (answered 200 with every item accepted) per {@link #key}. */

@@ -65,7 +65,7 @@ class OutcomeRouteTest {
         new IntakeHarness(
             vertx, new SimpleMeterRegistry(), IntakeLimits.defaults(), System::currentTimeMillis);
     h.reviewer.user(OWN, "system:serviceaccount:vigil-system:vigil");
-    OutcomeRoute side = route(h.runtimes, 5_000, h.reviewer);
+    OutcomeRoute side = route(h.runtimes, 5_000, h.reviewer, "owner");
     ForwardEndpoint endpoint = side.endpoint();
     h.intake.serve(ForwardEndpoint.PATH, req -> front.handle(req, endpoint));
     owners.add(h);
@@ -104,7 +104,8 @@ class OutcomeRouteTest {
     };
   }
 
-  private OutcomeRoute route(PoolRuntimes runtimes, long deadlineMs, FakeReviewer reviewer) {
+  private OutcomeRoute route(
+      PoolRuntimes runtimes, long deadlineMs, FakeReviewer reviewer, String self) {
     Reviews reviews =
         new Reviews(
             reviewer,
@@ -124,7 +125,7 @@ class OutcomeRouteTest {
         pool -> location.get(),
         new PeerClient(vertx, () -> OWN, () -> cert),
         new PeerAuth(reviews, () -> OWN),
-        "sender",
+        self,
         RouteLimits.defaults().withDeadlineMs(deadlineMs),
         IntakeLimits.defaults(),
         meters,
@@ -133,6 +134,10 @@ class OutcomeRouteTest {
 
   /** The sending replica: runs no pool itself. */
   private OutcomeRoute sender(long deadlineMs) {
+    return sender(deadlineMs, "sender");
+  }
+
+  private OutcomeRoute sender(long deadlineMs, String self) {
     PoolRuntimes none =
         new PoolRuntimes(
             vertx,
@@ -140,7 +145,7 @@ class OutcomeRouteTest {
             TransitionSink.NONE,
             System::currentTimeMillis);
     FakeReviewer reviewer = new FakeReviewer();
-    return route(none, deadlineMs, reviewer);
+    return route(none, deadlineMs, reviewer, self);
   }
 
   private static List<OutcomeReport> failures(int n) {
@@ -235,5 +240,24 @@ class OutcomeRouteTest {
     assertThat(failed).isInstanceOf(OutcomeRoute.Unconfirmed.class);
     assertThat(first.runtimes.outcomesApplied()).isEqualTo(2);
     assertThat(next.runtimes.outcomesApplied()).as("applied again at the next owner").isZero();
+  }
+
+  @Test
+  void aReportersRetryUnderItsKeyThroughAnotherReplicaIsAnsweredFromTheOwnersMemory()
+      throws Exception {
+    IntakeHarness owner = owner(Front.PASS);
+    owner.pool(WEB, 3, HealthSettings.defaults());
+    location.set(OutcomeRoute.Location.at(at(owner)));
+    IdempotencyKey key = IdempotencyKey.of("k-1", "proxy", WEB, new byte[] {1});
+    AppliedOutcomes first = await(sender(5_000, "replica-b").deliver(WEB, failures(4), key));
+    AppliedOutcomes again = await(sender(5_000, "replica-c").deliver(WEB, failures(4), key));
+    assertThat(owner.runtimes.outcomesApplied()).as("applied at the owner").isEqualTo(4);
+    assertThat(again.unknown()).isEqualTo(first.unknown());
+    Throwable reused =
+        failure(
+            sender(5_000, "replica-c")
+                .deliver(WEB, failures(4), IdempotencyKey.of("k-1", "proxy", WEB, new byte[] {2})));
+    assertThat(reused).isInstanceOf(OutcomeRoute.KeyReused.class);
+    assertThat(owner.runtimes.outcomesApplied()).isEqualTo(4);
   }
 }
