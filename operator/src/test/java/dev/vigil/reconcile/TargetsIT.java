@@ -56,7 +56,8 @@ class TargetsIT {
     assertThat(vm.getTargetRef()).isNull();
     assertThat(vm.getNodeName()).isNull();
     assertThat(vm.getZone()).isEqualTo("zone-a");
-    assertThat(status("db.vigil.test/127.0.0.62")).isNotNull();
+    // the slice and the status are separate writes: wait for the status row too
+    await().atMost(PATIENCE).until(() -> status("db.vigil.test/127.0.0.62") != null);
     await()
         .atMost(PATIENCE)
         .until(() -> condition() != null && "True".equals(condition().getStatus()));
