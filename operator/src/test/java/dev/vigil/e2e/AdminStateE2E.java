@@ -120,16 +120,29 @@ class AdminStateE2E {
     return out.toString(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Edits the pool's spec, again on a conflict: the edit carries the resourceVersion it read, and
+   * the operator writes the pool's status meanwhile (409 once in a CI run).
+   */
   private void setSpec(AdminStateEntry... entries) {
-    admin
-        .resources(BackendPool.class)
-        .inNamespace(ns)
-        .withName("web")
-        .edit(
-            p -> {
-              p.getSpec().setAdminStates(entries.length == 0 ? null : List.of(entries));
-              return p;
-            });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        admin
+            .resources(BackendPool.class)
+            .inNamespace(ns)
+            .withName("web")
+            .edit(
+                p -> {
+                  p.getSpec().setAdminStates(entries.length == 0 ? null : List.of(entries));
+                  return p;
+                });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
+    }
   }
 
   private void awaitConditions(String ip, List<Boolean> want) {
