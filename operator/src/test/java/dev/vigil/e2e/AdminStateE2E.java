@@ -10,6 +10,7 @@ import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.inspect.AdminStateCommand;
 import dev.vigil.inspect.Console;
 import dev.vigil.testing.Fixtures;
+import dev.vigil.testing.OnConflict;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -125,24 +126,17 @@ class AdminStateE2E {
    * the operator writes the pool's status meanwhile (409 once in a CI run).
    */
   private void setSpec(AdminStateEntry... entries) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        admin
-            .resources(BackendPool.class)
-            .inNamespace(ns)
-            .withName("web")
-            .edit(
-                p -> {
-                  p.getSpec().setAdminStates(entries.length == 0 ? null : List.of(entries));
-                  return p;
-                });
-        return;
-      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-        if (e.getCode() != 409 || attempt == 5) {
-          throw e;
-        }
-      }
-    }
+    OnConflict.retry(
+        () ->
+            admin
+                .resources(BackendPool.class)
+                .inNamespace(ns)
+                .withName("web")
+                .edit(
+                    p -> {
+                      p.getSpec().setAdminStates(entries.length == 0 ? null : List.of(entries));
+                      return p;
+                    }));
   }
 
   private void awaitConditions(String ip, List<Boolean> want) {

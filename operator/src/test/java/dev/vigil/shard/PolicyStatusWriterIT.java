@@ -7,6 +7,7 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
+import dev.vigil.testing.OnConflict;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -72,11 +73,27 @@ class PolicyStatusWriterIT {
 
     // a new generation of the policy: a new status (observedGeneration) every replica computes
     writes.clear();
-    HealthPolicy policy =
-        client.resources(HealthPolicy.class).inNamespace(NS).withName("fast").get();
-    policy.getSpec().getActive().setTimeout("200ms");
-    client.resource(policy).update();
-    long generation = policy.getMetadata().getGeneration() + 1;
+    // every replica writes the policy's status: an edit on the resourceVersion read may get 409
+    long generation =
+        client
+                .resources(HealthPolicy.class)
+                .inNamespace(NS)
+                .withName("fast")
+                .get()
+                .getMetadata()
+                .getGeneration()
+            + 1;
+    OnConflict.retry(
+        () ->
+            client
+                .resources(HealthPolicy.class)
+                .inNamespace(NS)
+                .withName("fast")
+                .edit(
+                    p -> {
+                      p.getSpec().getActive().setTimeout("200ms");
+                      return p;
+                    }));
     await()
         .atMost(Duration.ofSeconds(20))
         .until(
