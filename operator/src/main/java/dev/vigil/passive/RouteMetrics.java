@@ -81,6 +81,13 @@ final class RouteMetrics {
     (reporters ? repeats : dedupHits).increment();
   }
 
+  /** A reporter's batch the pool's runtime knew from an ejection it made ({@code repeat}). */
+  void repeatIf(boolean repeat) {
+    if (repeat) {
+      repeats.increment();
+    }
+  }
+
   void received(int outcomes) {
     received.increment(outcomes);
   }
