@@ -41,8 +41,8 @@ final class RouteMetrics {
     repeats =
         Counter.builder("vigil_outcome_repeats_total")
             .description(
-                "Reporters' batches sent again under an Idempotency-Key this owner had applied,"
-                    + " answered from memory and not applied again")
+                "Reporters' batches sent again under an Idempotency-Key this owner had applied"
+                    + " (or whose ejection it restored from status), not applied again")
             .register(meters);
     received =
         Counter.builder("vigil_outcomes_forwarded_in_total")

@@ -25,18 +25,4 @@ public record BackendSnapshot(
     ProbeSummary lastProbe,
     String wouldEject,
     Confirmer.Votes votes,
-    List<BatchKey> ejectedBy) {
-
-  /** Without keyed batches. */
-  public BackendSnapshot(
-      Member member,
-      BackendView decision,
-      boolean published,
-      boolean healthy,
-      long since,
-      ProbeSummary lastProbe,
-      String wouldEject,
-      Confirmer.Votes votes) {
-    this(member, decision, published, healthy, since, lastProbe, wouldEject, votes, List.of());
-  }
-}
+    List<BatchKey> ejectedBy) {}
