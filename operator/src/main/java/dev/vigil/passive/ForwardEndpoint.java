@@ -126,11 +126,15 @@ public final class ForwardEndpoint {
     }
     runtime
         .get()
-        .onOutcomes(part.outcomes())
+        .onOutcomes(part.outcomes(), part.key())
         .onComplete(
             applied -> {
               if (applied.succeeded()) {
-                metrics.received(part.outcomes().size());
+                if (applied.result().repeat()) {
+                  metrics.dedupHit(true); // known from the ejection it made (EjectionKeys)
+                } else {
+                  metrics.received(part.outcomes().size());
+                }
                 recall.answer().complete(PartAnswer.of(part.id(), applied.result()));
               } else {
                 if (!(applied.cause() instanceof PoolRuntime.Closed)) {

@@ -271,11 +271,13 @@ public final class OutcomeRoute {
         metrics.dedupHit(true);
         recall.answer().future().onSuccess(this::remembered);
       } else {
+        // the runtime knows the key too when its batch ejected a backend before the pool moved
         runtime
-            .onOutcomes(reports)
+            .onOutcomes(reports, key.slot())
             .onComplete(
                 r -> {
                   if (r.succeeded()) {
+                    metrics.repeatIf(r.result().repeat());
                     recall.answer().complete(PartAnswer.of(id, r.result()));
                   } else {
                     memory.forget(slot);

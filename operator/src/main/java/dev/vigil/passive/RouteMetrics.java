@@ -41,8 +41,8 @@ final class RouteMetrics {
     repeats =
         Counter.builder("vigil_outcome_repeats_total")
             .description(
-                "Reporters' batches sent again under an Idempotency-Key this owner had applied,"
-                    + " answered from memory and not applied again")
+                "Reporters' batches sent again under an Idempotency-Key this owner had applied"
+                    + " (or whose ejection it restored from status), not applied again")
             .register(meters);
     received =
         Counter.builder("vigil_outcomes_forwarded_in_total")
@@ -79,6 +79,13 @@ final class RouteMetrics {
   /** A repeat answered from memory: a reporter's (under its idempotency key) or a forward's. */
   void dedupHit(boolean reporters) {
     (reporters ? repeats : dedupHits).increment();
+  }
+
+  /** A reporter's batch the pool's runtime knew from an ejection it made ({@code repeat}). */
+  void repeatIf(boolean repeat) {
+    if (repeat) {
+      repeats.increment();
+    }
   }
 
   void received(int outcomes) {

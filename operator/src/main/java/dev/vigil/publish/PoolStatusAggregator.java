@@ -4,11 +4,13 @@ import dev.vigil.api.Conditions;
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.api.v1alpha1.EjectingBatch;
 import dev.vigil.api.v1alpha1.LastProbe;
 import dev.vigil.health.AvailabilitySnapshot;
 import dev.vigil.health.BackendHold;
 import dev.vigil.health.BackendView;
 import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.BatchKey;
 import dev.vigil.runtime.CheckerDoubt;
 import dev.vigil.runtime.PoolView;
 import java.time.Instant;
@@ -329,6 +331,13 @@ public final class PoolStatusAggregator {
     };
   }
 
+  private static EjectingBatch ejectingBatch(BatchKey k) {
+    EjectingBatch e = new EjectingBatch();
+    e.setKey(k.digest());
+    e.setAt(Instant.ofEpochMilli(k.at()).toString());
+    return e;
+  }
+
   private static BackendStatus backend(BackendSnapshot b) {
     BackendView d = b.decision();
     BackendStatus s = new BackendStatus();
@@ -340,6 +349,9 @@ public final class PoolStatusAggregator {
     s.setEjections(d.multiplier());
     if (d.ejected()) {
       s.setEjectedUntil(Instant.ofEpochMilli(d.ejectedUntil()).toString());
+    }
+    if (!b.ejectedBy().isEmpty()) {
+      s.setEjectedBy(b.ejectedBy().stream().map(PoolStatusAggregator::ejectingBatch).toList());
     }
     if (d.merit() > 0) {
       s.setMerit(d.merit());

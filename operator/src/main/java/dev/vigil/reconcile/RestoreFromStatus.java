@@ -2,13 +2,16 @@ package dev.vigil.reconcile;
 
 import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.api.v1alpha1.BackendStatus;
+import dev.vigil.api.v1alpha1.EjectingBatch;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.DampingState;
+import dev.vigil.runtime.BatchKey;
 import dev.vigil.runtime.Confirmer;
 import dev.vigil.runtime.RestoredBackend;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +21,9 @@ import java.util.Map;
  * restarted operator continues where the last one stopped and writes nothing until something really
  * changes. Status gives state, ejections and ejection ends for the listed backends, and their
  * flap-damping merit and whether they were damped (so a restart never releases a damped backend
- * early); the slices' conditions cover the rest (the status list is capped, unavailable backends
- * first).
+ * early), and the reporters' keyed batches that ejected them (so a retry of one is not applied
+ * again: docs/passive.md, "Sending a batch again"); the slices' conditions cover the rest (the
+ * status list is capped, unavailable backends first).
  */
 public final class RestoreFromStatus {
   private RestoreFromStatus() {}
@@ -89,7 +93,21 @@ public final class RestoreFromStatus {
     }
     // the time of the last change too, so the next owner's status says what this one said
     long since = b.getSince() == null ? 0 : Instant.parse(b.getSince()).toEpochMilli();
-    return new RestoredBackend(state, ejections, until, damping(b), since, votes(b));
+    return new RestoredBackend(state, ejections, until, damping(b), since, votes(b), ejectedBy(b));
+  }
+
+  /** The keyed batches that ejected the backend lately (docs/passive.md). */
+  private static List<BatchKey> ejectedBy(BackendStatus b) {
+    if (b.getEjectedBy() == null) {
+      return List.of();
+    }
+    List<BatchKey> keys = new ArrayList<>(b.getEjectedBy().size());
+    for (EjectingBatch e : b.getEjectedBy()) {
+      if (e != null && e.getKey() != null && e.getAt() != null) {
+        keys.add(new BatchKey(e.getKey(), Instant.parse(e.getAt()).toEpochMilli()));
+      }
+    }
+    return keys;
   }
 
   /** The voters' answers on the backend's last Down verdict, or null when status shows none. */

@@ -1,6 +1,7 @@
 package dev.vigil.runtime;
 
 import dev.vigil.health.BackendView;
+import java.util.List;
 
 /**
  * One backend for status and slice writers: the Pod, the decision, and what was last seen.
@@ -12,6 +13,8 @@ import dev.vigil.health.BackendView;
  * @param wouldEject a dry-run rule would have ejected it (reason), or null
  * @param votes what the voters answered on its last Down verdict out to them (docs/design.md §8),
  *     or null when none ever went out
+ * @param ejectedBy the reporters' keyed batches that ejected it within the last two minutes
+ *     (docs/passive.md, "Sending a batch again"), oldest first
  */
 public record BackendSnapshot(
     Member member,
@@ -21,4 +24,5 @@ public record BackendSnapshot(
     long since,
     ProbeSummary lastProbe,
     String wouldEject,
-    Confirmer.Votes votes) {}
+    Confirmer.Votes votes,
+    List<BatchKey> ejectedBy) {}

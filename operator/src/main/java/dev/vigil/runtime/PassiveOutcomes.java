@@ -24,6 +24,7 @@ final class PassiveOutcomes {
   private final PoolHealth health;
   private final TrackedBackends backends;
   private final EjectionBook ejections;
+  private final EjectionKeys keys;
   private final LongSupplier clock;
   private final Shown shown;
 
@@ -34,11 +35,13 @@ final class PassiveOutcomes {
       PoolHealth health,
       TrackedBackends backends,
       EjectionBook ejections,
+      EjectionKeys keys,
       LongSupplier clock,
       Shown shown) {
     this.health = health;
     this.backends = backends;
     this.ejections = ejections;
+    this.keys = keys;
     this.clock = clock;
     this.shown = shown;
   }
@@ -58,9 +61,14 @@ final class PassiveOutcomes {
   /**
    * A batch, with at most one {@link Shown} call for it (also when one outcome throws: what was
    * applied before is shown). Outcomes for addresses that are no backend of the pool are reported
-   * back by index.
+   * back by index. A batch under a reporter's key ({@code keySlot}, else null) that ejected a
+   * backend of the pool before, here or at the owner this one restored from, is not applied again
+   * ({@link EjectionKeys}); one that ejects leaves its key on the backend it ejected.
    */
-  AppliedOutcomes applyAll(List<OutcomeReport> outcomes) {
+  AppliedOutcomes applyAll(List<OutcomeReport> outcomes, String keySlot) {
+    if (keySlot != null && keys.knows(keySlot, clock.getAsLong())) {
+      return repeat(outcomes);
+    }
     BitSet unknown = new BitSet();
     List<AppliedOutcomes.Decided> decided = new ArrayList<>(0);
     boolean material = false;
@@ -80,11 +88,25 @@ final class PassiveOutcomes {
         if (d.kind() != EjectionDecision.Kind.NOT_NEEDED) {
           decided.add(new AppliedOutcomes.Decided(t.id(), d));
         }
+        if (keySlot != null && d.kind() == EjectionDecision.Kind.EJECTED) {
+          keys.ejected(t, keySlot, now);
+        }
       }
     } finally {
       shown.after(material);
     }
     return new AppliedOutcomes(unknown, decided);
+  }
+
+  /** A batch applied before: nothing applied, its unknown addresses as the pool has them now. */
+  private AppliedOutcomes repeat(List<OutcomeReport> outcomes) {
+    BitSet unknown = new BitSet();
+    for (int i = 0; i < outcomes.size(); i++) {
+      if (backends.byIp(outcomes.get(i).ip()) == null) {
+        unknown.set(i);
+      }
+    }
+    return new AppliedOutcomes(unknown, List.of(), true);
   }
 
   long applied() {

@@ -36,7 +36,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Helpers with one job each: {@link TrackedBackends} (members), {@link PassiveOutcomes} (real-
  * request outcomes), {@link PoolTimers} (the sweep, ejection ends, releases), {@link EjectionBook}
- * (ejections, refusals, dry runs), {@link EjectionNotice} and {@link TransitionReasons} (reason
+ * (ejections, refusals, dry runs), {@link EjectionKeys} (the reporters' keyed batches that ejected,
+ * kept beside their ejections), {@link EjectionNotice} and {@link TransitionReasons} (reason
  * strings). The scheduler hears each backend's probe class (docs/design.md §9) after every result
  * and outcome.
  */
@@ -97,10 +98,11 @@ public final class PoolRuntime {
               }
             });
     this.ejections = new EjectionBook(key, sink);
-    this.backends = new TrackedBackends(health, this.probing, ejections);
+    EjectionKeys keys = new EjectionKeys();
+    this.backends = new TrackedBackends(health, this.probing, ejections, keys);
     this.confirmations =
         new Confirmations(key, context, health, backends, confirmer, sink, clock, this::afterEvent);
-    this.outcomes = new PassiveOutcomes(health, backends, ejections, clock, this::afterEvent);
+    this.outcomes = new PassiveOutcomes(health, backends, ejections, keys, clock, this::afterEvent);
     this.health.dampingListener(new DampingReports(key, sink, backends, health, clock));
     this.timed =
         new PoolTimers(
@@ -312,12 +314,22 @@ public final class PoolRuntime {
    * exception fails the future too (the intake then releases the batch's queue slots).
    */
   public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> batch) {
+    return onOutcomes(batch, null);
+  }
+
+  /**
+   * {@link #onOutcomes(List)} for a batch under a reporter's idempotency key ({@code keySlot}, the
+   * key's {@code IdempotencyKey.slot}; null: none): a batch that ejected a backend of this pool
+   * before, here or at the owner whose status this runtime restored, is not applied again ({@link
+   * AppliedOutcomes#repeat()}; docs/passive.md, "Sending a batch again").
+   */
+  public Future<AppliedOutcomes> onOutcomes(List<OutcomeReport> batch, String keySlot) {
     return context.call(
         () -> {
           if (closed) {
             throw new Closed(key);
           }
-          return outcomes.applyAll(batch);
+          return outcomes.applyAll(batch, keySlot);
         });
   }
 
@@ -343,7 +355,8 @@ public final class PoolRuntime {
 
   private PoolView buildView() {
     AvailabilitySnapshot snap = health.snapshot();
-    return new PoolView(snap, backends.snapshots(snap), confirmations.doubt(), budget);
+    return new PoolView(
+        snap, backends.snapshots(snap, clock.getAsLong()), confirmations.doubt(), budget);
   }
 
   /**

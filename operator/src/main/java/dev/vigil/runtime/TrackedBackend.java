@@ -48,6 +48,9 @@ final class TrackedBackend {
   /** Its recent real-request outcomes, for its class; null until the first is reported. */
   PassiveTrail trail;
 
+  /** The reporters' batches that ejected it lately, oldest first ({@link EjectionKeys}). */
+  java.util.List<BatchKey> ejectedBy = java.util.List.of();
+
   /** When its Down verdict last went to the voters, or {@link Long#MIN_VALUE}. */
   long confirmAskedAt = Long.MIN_VALUE;
 

@@ -26,6 +26,7 @@ final class TrackedBackends {
   private final PoolHealth health;
   private final Probing probing;
   private final EjectionBook ejections;
+  private final EjectionKeys keys;
   private final Map<String, TrackedBackend> byId = new TreeMap<>();
 
   /**
@@ -49,10 +50,11 @@ final class TrackedBackends {
   /** The empty trail of a member nobody reports on. */
   private static final PassiveTrail NO_TRAIL = new PassiveTrail();
 
-  TrackedBackends(PoolHealth health, Probing probing, EjectionBook ejections) {
+  TrackedBackends(PoolHealth health, Probing probing, EjectionBook ejections, EjectionKeys keys) {
     this.health = health;
     this.probing = probing;
     this.ejections = ejections;
+    this.keys = keys;
   }
 
   TrackedBackend byId(String id) {
@@ -208,6 +210,7 @@ final class TrackedBackends {
     }
     if (restored != null) {
       t.lastVotes = restored.votes();
+      keys.restored(t, restored.ejectedBy(), now);
     }
     if (m.draining()) {
       health.setDraining(t.backend, true);
@@ -225,6 +228,7 @@ final class TrackedBackends {
 
   private void remove(TrackedBackend t) {
     ejections.forget(t);
+    keys.left(t);
     probing.remove(t.id());
     health.remove(t.backend);
     byId.remove(t.id());
@@ -266,8 +270,8 @@ final class TrackedBackends {
     return !before.equals(t.backend.hold());
   }
 
-  /** The members for a view of the core's {@code snap}, by id. */
-  List<BackendSnapshot> snapshots(AvailabilitySnapshot snap) {
+  /** The members for a view of the core's {@code snap} at {@code now}, by id. */
+  List<BackendSnapshot> snapshots(AvailabilitySnapshot snap, long now) {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
     for (TrackedBackend t : byId.values()) {
       boolean healthy = t.backend.healthy();
@@ -280,7 +284,8 @@ final class TrackedBackends {
               t.since,
               t.lastProbe(),
               t.wouldEject,
-              t.lastVotes));
+              t.lastVotes,
+              EjectionKeys.shown(t, now)));
     }
     return List.copyOf(backends);
   }

@@ -341,6 +341,7 @@ class CrdContentTest {
             "since",
             "ejections",
             "ejectedUntil",
+            "ejectedBy",
             "merit",
             "meritTime",
             "dampedUntil",

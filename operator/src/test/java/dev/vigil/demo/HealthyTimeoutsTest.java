@@ -36,7 +36,8 @@ class HealthyTimeoutsTest {
                     0,
                     probe,
                     null,
-                    null)));
+                    null,
+                    List.of())));
     return new Observation(0, Map.of(), null, List.of(), view, 0);
   }
 

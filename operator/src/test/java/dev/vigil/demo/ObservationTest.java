@@ -38,7 +38,8 @@ class ObservationTest {
                 0,
                 null,
                 null,
-                null)));
+                null,
+                List.of())));
   }
 
   private static BackendPool statusSays(BackendState state) {

@@ -4,17 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.BackendPool;
+import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.api.v1alpha1.HealthPolicy;
+import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.demo.DemoBackend;
+import dev.vigil.runtime.BackendSnapshot;
+import dev.vigil.runtime.PoolKey;
+import dev.vigil.runtime.PoolRuntime;
 import dev.vigil.security.Identity;
 import dev.vigil.security.Permission;
 import dev.vigil.security.Reviewer;
+import dev.vigil.shard.Rendezvous;
+import dev.vigil.shard.ShardLease;
 import dev.vigil.shard.Voters;
 import dev.vigil.testing.AnswerHoldingRelay;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.TestTls;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.json.JsonObject;
@@ -44,7 +52,10 @@ import org.junit.jupiter.api.Test;
  * replica is killed after the owner applied the batch and before it answered. The reporter gets no
  * answer and sends the same batch to another replica: under the same {@code Idempotency-Key} the
  * owner answers from memory and applies it once (counted where outcomes land: the owner's
- * runtimes); without a key it counts twice, the gap the key closes.
+ * runtimes); without a key it counts twice, the gap the key closes. And when the pool moved between
+ * the try and the retry (a planned move, or its owner's death after its status showed the batch's
+ * ejection), the new owner knows the batch from the status it restored (the key's digest beside the
+ * ejection) and applies none of it: the backend is ejected once.
  */
 class ReporterRetryIT {
   private static final String NS = "shop";
@@ -96,21 +107,47 @@ class ReporterRetryIT {
 
   /** Three replicas; the pool runs on its owner and every replica reaches the others. */
   private void threeReplicas() {
+    pool(1000);
+    replicas("replica-a", "replica-b", "replica-c");
+  }
+
+  /**
+   * The policy, the backends and the pool: {@code consecutiveErrors} in a row eject a backend for 1
+   * s (one of three may be out), and the multiplier never decays while the test runs.
+   */
+  private void pool(int consecutiveErrors) {
     HealthPolicy policy = Fixtures.policy(NS, "fast", "300ms", "250ms");
-    policy.getSpec().getPassive().setConsecutiveErrors(1000);
+    PassiveCheck passive = policy.getSpec().getPassive();
+    passive.setConsecutiveErrors(consecutiveErrors);
+    passive.setBaseEjectionTime("1s");
+    passive.setMaxEjectionTime("2s");
+    passive.setMaxEjectionPercent(50);
+    passive.setSweepInterval("1h");
     client.resource(policy).create();
     backends = cluster.pods(NS, POOL, BACKENDS, 20);
     client.resource(Fixtures.pool(NS, POOL, "fast", POOL, cluster.port())).create();
-    for (String id : List.of("replica-a", "replica-b", "replica-c")) {
-      replicas.add(
-          cluster.operator(
-              cluster.newClient(c -> c.withOauthToken(SA_TOKEN)),
-              MockCluster.sharded(
-                  NS, id, "zone-" + id.substring(id.length() - 1), "--advertise-address=127.0.0.1"),
-              o -> o.reviewer(REVIEWER).election(MockCluster.election(id))));
-      identities.add(id);
+  }
+
+  /**
+   * Starts replicas {@code ids}, then waits until the pool runs and every replica sees the rest.
+   */
+  private void replicas(String... ids) {
+    for (String id : ids) {
+      start(id);
     }
     await().atMost(Duration.ofSeconds(40)).until(() -> owner() != null && reachable());
+  }
+
+  private MockCluster.Replica start(String id) {
+    MockCluster.Replica r =
+        cluster.operator(
+            cluster.newClient(c -> c.withOauthToken(SA_TOKEN)),
+            MockCluster.sharded(
+                NS, id, "zone-" + id.substring(id.length() - 1), "--advertise-address=127.0.0.1"),
+            o -> o.reviewer(REVIEWER).election(MockCluster.election(id)));
+    replicas.add(r);
+    identities.add(id);
+    return r;
   }
 
   /** The replica the pool runs on, once its label and status name it; null before. */
@@ -123,7 +160,7 @@ class ReporterRetryIT {
       return null;
     }
     MockCluster.Replica r = replicas.get(identities.indexOf(label));
-    return r.running().runtimes().contains(new dev.vigil.runtime.PoolKey(NS, POOL)) ? r : null;
+    return r.running().runtimes().contains(new PoolKey(NS, POOL)) ? r : null;
   }
 
   private boolean reachable() {
@@ -233,6 +270,109 @@ class ReporterRetryIT {
     assertThat(new JsonObject(other.body()).getString("error")).isEqualTo("idempotency_key_reused");
     assertThat(other.body()).contains(IdempotencyKey.HEADER);
     assertThat(owner.running().runtimes().outcomesApplied()).isEqualTo(BATCH);
+  }
+
+  /** A replica name that, joining, outranks every running replica for the pool (rendezvous). */
+  private String outranking() {
+    String uid =
+        client
+            .resources(BackendPool.class)
+            .inNamespace(NS)
+            .withName(POOL)
+            .get()
+            .getMetadata()
+            .getUid();
+    for (int i = 0; ; i++) {
+      String id = "replica-j" + i;
+      List<String> shards = new ArrayList<>(identities);
+      shards.add(id);
+      if (id.equals(Rendezvous.assign(Map.of(POOL, uid), shards).get(POOL))) {
+        return id;
+      }
+    }
+  }
+
+  /** The backend every batch names, as {@code r}'s runtime of the pool shows it now. */
+  private BackendSnapshot reported(MockCluster.Replica r) {
+    PoolRuntime runtime = r.running().runtimes().get(new PoolKey(NS, POOL)).orElseThrow();
+    return runtime.view().backends().stream()
+        .filter(b -> b.member().ip().equals(backends.get(0).host()))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /**
+   * The key's batch ejected the backend at its owner; the answer was lost (the server cannot tell a
+   * lost answer from a read one); the pool moved to {@code next}; the retry, through {@code
+   * through}, once the ejection ended: the new owner knows the batch from the status it restored
+   * and applies none of it (undone, it ejects the backend a second time).
+   */
+  private void retryIsNotAppliedAgain(
+      MockCluster.Replica next, MockCluster.Replica through, String body, String key)
+      throws Exception {
+    await().atMost(Duration.ofSeconds(10)).until(() -> !reported(next).decision().ejected());
+    assertThat(reported(next).decision().multiplier()).as("restored ejections").isEqualTo(1);
+    HttpResponse<String> again = answer(post(through.running().outcomePort(), body, key));
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+    assertThat(new JsonObject(again.body()).getInteger("accepted")).isEqualTo(BATCH);
+    assertThat(reported(next).decision().multiplier())
+        .as("ejections of the backend after the retry")
+        .isEqualTo(1);
+    assertThat(next.running().runtimes().outcomesApplied())
+        .as("outcomes the new owner applied for the retry")
+        .isZero();
+    assertThat(counter(next, "vigil_outcome_repeats_total")).isEqualTo(1);
+  }
+
+  /** A planned move (a replica joins that outranks the owner) between the try and the retry. */
+  @Test
+  void aRetryAfterAPlannedMoveIsNotAppliedAgainByTheNewOwner() throws Exception {
+    pool(BATCH);
+    replicas("replica-a", "replica-b");
+    MockCluster.Replica first = owner();
+    String body = batch();
+    String key = UUID.randomUUID().toString();
+    HttpResponse<String> lost = answer(post(first.running().outcomePort(), body, key));
+    assertThat(lost.statusCode()).as(lost.body()).isEqualTo(200);
+    assertThat(reported(first).decision().multiplier()).isEqualTo(1);
+
+    MockCluster.Replica next = start(outranking());
+    await().atMost(Duration.ofSeconds(40)).until(() -> owner() == next && reachable());
+    retryIsNotAppliedAgain(next, first, body, key);
+  }
+
+  /**
+   * The owner dies (its shard Lease taken over, as the sharder does after a missed renewal: it
+   * writes nothing more and hands nothing over) after its status showed the ejection.
+   */
+  @Test
+  void aRetryAfterTheOwnerDiedIsNotAppliedAgainOnceItsEjectionWasInStatus() throws Exception {
+    pool(BATCH);
+    replicas("replica-a", "replica-b", "replica-c");
+    MockCluster.Replica dead = owner();
+    String body = batch();
+    String key = UUID.randomUUID().toString();
+    HttpResponse<String> lost = answer(post(dead.running().outcomePort(), body, key));
+    assertThat(lost.statusCode()).as(lost.body()).isEqualTo(200);
+    String pod = reported(dead).member().id();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              BackendStatus s = cluster.backendStatus(NS, POOL, pod);
+              return s != null && Integer.valueOf(1).equals(s.getEjections());
+            });
+
+    String name = ShardLease.leaseName(identities.get(replicas.indexOf(dead)));
+    Lease lease = client.leases().inNamespace("vigil-system").withName(name).get();
+    lease.getSpec().setHolderIdentity("fenced-by-test");
+    client.leases().inNamespace("vigil-system").resource(lease).update();
+    await().atMost(Duration.ofSeconds(10)).until(() -> dead.running().runtimes().all().isEmpty());
+    await().atMost(Duration.ofSeconds(40)).until(() -> owner() != null && owner() != dead);
+    MockCluster.Replica next = owner();
+    MockCluster.Replica through =
+        replicas.stream().filter(r -> r != dead && r != next).findFirst().orElseThrow();
+    retryIsNotAppliedAgain(next, through, body, key);
   }
 
   /** The gap the key closes: the same lost answer and retry, without a key, count twice. */

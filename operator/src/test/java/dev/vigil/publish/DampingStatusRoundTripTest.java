@@ -61,7 +61,8 @@ class DampingStatusRoundTripTest {
               T0,
               null,
               null,
-              null));
+              null,
+              List.of()));
     }
     PoolView view = new PoolView(pool.snapshot(), backends);
     BackendPoolStatus status = PoolStatusAggregator.build(1L, "p", view, null, null, now);

@@ -61,7 +61,8 @@ class PoolStatusAggregatorTest {
         NOW - 5_000,
         new ProbeSummary(NOW - 100, available, 3, available ? "ok" : "status 503"),
         null,
-        null);
+        null,
+        List.of());
   }
 
   private static PoolView view(boolean panic, List<BackendSnapshot> backends) {
@@ -303,7 +304,8 @@ class PoolStatusAggregatorTest {
             asked.since(),
             asked.lastProbe(),
             null,
-            new Confirmer.Votes(List.of("zone-b"), List.of("zone-c"), List.of("zone-d")));
+            new Confirmer.Votes(List.of("zone-b"), List.of("zone-c"), List.of("zone-d")),
+            List.of());
     BackendSnapshot never = backend("b", dev.vigil.health.ActiveState.UP, false, false);
 
     BackendPoolStatus s =

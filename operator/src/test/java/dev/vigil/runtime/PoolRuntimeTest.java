@@ -3,6 +3,8 @@ package dev.vigil.runtime;
 import static dev.vigil.runtime.PoolViews.backend;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.vigil.api.v1alpha1.BackendPoolStatus;
 import dev.vigil.health.ActiveState;
 import dev.vigil.health.EjectionDecision;
 import dev.vigil.health.HealthSettings;
@@ -13,6 +15,8 @@ import dev.vigil.probe.ManualTimers;
 import dev.vigil.probe.ProbeResult;
 import dev.vigil.probe.Probing;
 import dev.vigil.probe.Reason;
+import dev.vigil.publish.PoolStatusAggregator;
+import dev.vigil.reconcile.RestoreFromStatus;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +57,12 @@ class PoolRuntimeTest {
   }
 
   private PoolRuntime runtime(HealthSettings s, TransitionSink transitions) {
+    return runtime(s, transitions, Map.of());
+  }
+
+  /** With the state a previous owner left in status ({@code restored}). */
+  private PoolRuntime runtime(
+      HealthSettings s, TransitionSink transitions, Map<String, RestoredBackend> restored) {
     PoolRuntime r =
         new PoolRuntime(
             key,
@@ -66,7 +76,7 @@ class PoolRuntimeTest {
             transitions,
             Confirmer.ALONE,
             this::now);
-    done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c", "d"), Map.of()));
+    done(r.update(s, CheckSpec.builder().build(), 1, members("a", "b", "c", "d"), restored));
     for (String id : List.of("a", "b", "c", "d")) {
       probes.result(id, ProbeResult.pass("200", 1));
     }
@@ -295,6 +305,75 @@ class PoolRuntimeTest {
     done(r.update(s, CheckSpec.builder().build(), 1, byLetter("bcde"), Map.of()));
     assertThat(fail(r, "10.0.0.5")).as("e joined after the index was made").isNotNull();
     assertThat(fail(r, "10.0.0.1")).as("a left after the index was made").isNull();
+  }
+
+  /**
+   * A reporter's keyed batch that ejected a backend goes with the ejection into status, and the
+   * owner restoring that status (after a handoff, or the old owner's death) does not apply the
+   * batch again, even after the ejection ended (docs/passive.md, "Sending a batch again"); another
+   * key's batch is applied, and the key is forgotten after two minutes.
+   */
+  @Test
+  void aKeyedBatchThatEjectedIsNotAppliedAgainByTheOwnerThatRestoresItsStatus() throws Exception {
+    HealthSettings s = settings().sweepIntervalMs(3_600_000).build(); // no decay of the multiplier
+    PoolRuntime old = runtime(s);
+    List<OutcomeReport> batch =
+        List.of(
+            new OutcomeReport("10.0.0.1", false, Origin.UPSTREAM, 5),
+            new OutcomeReport("10.0.0.1", false, Origin.UPSTREAM, 5));
+    String slot = "5e".repeat(32);
+    assertThat(done(old.onOutcomes(batch, slot)).decisions()).hasSize(1);
+    assertThat(backend(old, "a").ejectedBy())
+        .containsExactly(new BatchKey(slot.substring(0, BatchKey.DIGEST_CHARS), now()));
+    BackendPoolStatus status =
+        PoolStatusAggregator.build(1L, "fast", old.view(), null, null, now());
+    ObjectMapper json = new ObjectMapper();
+    status = json.readValue(json.writeValueAsString(status), BackendPoolStatus.class);
+    done(old.close());
+
+    PoolRuntime next =
+        runtime(s, new RecordingSink(), RestoreFromStatus.restore(status, List.of(), now()));
+    assertThat(backend(next, "a").decision().ejected()).isTrue();
+    timers.advance(1_000);
+    assertThat(backend(next, "a").decision().ejected()).as("the ejection ended").isFalse();
+
+    AppliedOutcomes again = done(next.onOutcomes(batch, slot));
+    assertThat(again.repeat()).isTrue();
+    assertThat(again.decisions()).isEmpty();
+    assertThat(next.outcomesApplied()).isZero();
+    assertThat(backend(next, "a").decision().multiplier()).as("ejected once").isEqualTo(1);
+    assertThat(backend(next, "a").ejectedBy()).as("still shown for the next owner").hasSize(1);
+
+    String other = "7a".repeat(32);
+    assertThat(done(next.onOutcomes(batch, other)).repeat()).isFalse();
+    assertThat(backend(next, "a").decision().multiplier()).isEqualTo(2);
+    assertThat(backend(next, "a").ejectedBy()).hasSize(2);
+
+    timers.advance(EjectionKeys.REMEMBER_MS);
+    assertThat(done(next.onOutcomes(batch, slot)).repeat()).as("forgotten").isFalse();
+    assertThat(next.outcomesApplied()).isEqualTo(4);
+  }
+
+  /** At most four keys per backend, the newest; a backend that leaves takes its keys along. */
+  @Test
+  void aBackendKeepsItsNewestKeysAndForgetsThemWhenItLeaves() {
+    HealthSettings s = settings().consecutiveErrors(1).build();
+    PoolRuntime r = runtime(s);
+    List<OutcomeReport> one = List.of(new OutcomeReport("10.0.0.1", false, Origin.UPSTREAM, 5));
+    for (int i = 0; i < EjectionKeys.PER_BACKEND + 1; i++) {
+      done(r.onOutcomes(one, i + "f".repeat(63)));
+      timers.advance(s.maxEjectionTimeMs()); // the ejection ends: the next batch ejects again
+    }
+    assertThat(backend(r, "a").ejectedBy())
+        .extracting(BatchKey::digest)
+        .containsExactly(
+            "1fffffffffffffff", "2fffffffffffffff", "3fffffffffffffff", "4fffffffffffffff");
+    assertThat(done(r.onOutcomes(one, "0" + "f".repeat(63))).repeat()).as("dropped").isFalse();
+    assertThat(done(r.onOutcomes(one, "4" + "f".repeat(63))).repeat()).isTrue();
+
+    done(r.update(s, CheckSpec.builder().build(), 1, byLetter("bcd"), Map.of()));
+    done(r.update(s, CheckSpec.builder().build(), 1, byLetter("abcd"), Map.of()));
+    assertThat(done(r.onOutcomes(one, "4" + "f".repeat(63))).repeat()).as("left with a").isFalse();
   }
 
   /** Records what the runtime reports, as {@code <what> <backend> <why>}. */

@@ -32,6 +32,10 @@ public class BackendStatus {
   private String ejectedUntil;
 
   @JsonPropertyDescription(
+      "Batches sent under an Idempotency-Key that ejected this backend in the last 2 minutes (at most 4, oldest first): a pool's next owner restores them with the ejection and answers a reporter's retry of one of them without applying it again.")
+  private List<EjectingBatch> ejectedBy;
+
+  @JsonPropertyDescription(
       "Flap-damping merit as last set at meritTime (before decay); its value t later is merit x 2^(-t / halfLife). Absent when never penalized.")
   private Double merit;
 
@@ -115,6 +119,14 @@ public class BackendStatus {
 
   public void setEjectedUntil(String ejectedUntil) {
     this.ejectedUntil = ejectedUntil;
+  }
+
+  public List<EjectingBatch> getEjectedBy() {
+    return ejectedBy;
+  }
+
+  public void setEjectedBy(List<EjectingBatch> ejectedBy) {
+    this.ejectedBy = ejectedBy;
   }
 
   public Double getMerit() {
