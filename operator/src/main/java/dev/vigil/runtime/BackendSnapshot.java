@@ -1,24 +1,292 @@
 package dev.vigil.runtime;
 
+import dev.vigil.health.ActiveState;
+import dev.vigil.health.Backend;
+import dev.vigil.health.BackendHold;
 import dev.vigil.health.BackendView;
+import java.util.Objects;
 
 /**
  * One backend for status and slice writers: the Pod, the decision, and what was last seen.
+ * Immutable (every field final), so a view read from any thread is a safe snapshot.
  *
- * @param published listed as ready in the EndpointSlice (available, or decided in panic)
- * @param healthy the health verdict alone: Up and not ejected
- * @param since when the backend's state last changed (epoch ms)
- * @param lastProbe null until the first probe completes
- * @param wouldEject a dry-run rule would have ejected it (reason), or null
- * @param votes what the voters answered on its last Down verdict out to them (docs/design.md §8),
- *     or null when none ever went out
+ * <p>One object per backend and view (issue 37, heap per backend): the decision and the last probe
+ * are kept as fields, and {@link #decision()} and {@link #lastProbe()} make their records when
+ * asked. What most backends never have (error runs, a multiplier, an ejection end, a damping merit,
+ * a hold, a dry-run reason, voters' answers) sits in one {@link Marks} object, absent until the
+ * backend has any of it; 64 bytes per backend where the three records took 168.
  */
-public record BackendSnapshot(
-    Member member,
-    BackendView decision,
-    boolean published,
-    boolean healthy,
-    long since,
-    ProbeSummary lastProbe,
-    String wouldEject,
-    Confirmer.Votes votes) {}
+public final class BackendSnapshot {
+  private final Member member;
+  private final ActiveState state;
+  private final String probeDetail;
+  private final Marks marks; // null: none of them
+  private final long since;
+  private final long probeAt;
+  private final int probeLatencyMs;
+  private final int passRun;
+  private final int failRun;
+  private final boolean published;
+  private final boolean healthy;
+  private final boolean probed;
+  private final boolean probeOk;
+  private final boolean ejected;
+  private final boolean draining;
+  private final boolean available;
+  private final boolean damped;
+
+  /**
+   * What a backend has that most never do, all in one place so that the others carry only a null.
+   */
+  private record Marks(
+      int upstreamErrors,
+      int localOriginErrors,
+      int multiplier,
+      long ejectedUntil,
+      double merit,
+      long meritAt,
+      long releaseAt,
+      BackendHold hold,
+      String wouldEject,
+      Confirmer.Votes votes) {
+
+    static final Marks NONE = new Marks(0, 0, 0, 0, 0, 0, 0, BackendHold.NONE, null, null);
+
+    /** These marks, or null when there are none (the common case). */
+    Marks orNull() {
+      return equals(NONE) ? null : this;
+    }
+  }
+
+  /**
+   * @param decision the core's copy of the backend's state; its id is the member's
+   * @param published listed as ready in the EndpointSlice (available, or decided in panic)
+   * @param healthy the health verdict alone: Up and not ejected
+   * @param since when the backend's state last changed (epoch ms)
+   * @param lastProbe null until the first probe completes
+   * @param wouldEject a dry-run rule would have ejected it (reason), or null
+   * @param votes what the voters answered on its last Down verdict out to them (docs/design.md §8),
+   *     or null when none ever went out
+   */
+  public BackendSnapshot(
+      Member member,
+      BackendView decision,
+      boolean published,
+      boolean healthy,
+      long since,
+      ProbeSummary lastProbe,
+      String wouldEject,
+      Confirmer.Votes votes) {
+    if (!decision.id().equals(member.id())) {
+      throw new IllegalArgumentException(
+          "decision of " + decision.id() + " for member " + member.id());
+    }
+    this.member = member;
+    this.state = decision.state();
+    this.passRun = decision.passRun();
+    this.failRun = decision.failRun();
+    this.ejected = decision.ejected();
+    this.draining = decision.draining();
+    this.available = decision.available();
+    this.damped = decision.damped();
+    this.marks =
+        new Marks(
+                decision.upstreamErrors(),
+                decision.localOriginErrors(),
+                decision.multiplier(),
+                decision.ejectedUntil(),
+                decision.merit(),
+                decision.meritAt(),
+                decision.releaseAt(),
+                decision.hold(),
+                wouldEject,
+                votes)
+            .orNull();
+    this.published = published;
+    this.healthy = healthy;
+    this.since = since;
+    this.probed = lastProbe != null;
+    this.probeOk = probed && lastProbe.ok();
+    this.probeAt = probed ? lastProbe.at() : 0;
+    this.probeLatencyMs = probed ? latency(lastProbe.latencyMs()) : 0;
+    this.probeDetail = probed ? lastProbe.detail() : null;
+  }
+
+  /** A tracked member as it is now, read on the pool's context; allocates this object alone. */
+  BackendSnapshot(TrackedBackend t, boolean published) {
+    Backend b = t.backend;
+    this.member = t.member;
+    this.state = b.state();
+    this.passRun = b.passRun();
+    this.failRun = b.failRun();
+    this.ejected = b.ejected();
+    this.draining = b.draining();
+    this.available = b.available();
+    this.damped = b.damped();
+    boolean none =
+        b.upstreamErrors() == 0
+            && b.localOriginErrors() == 0
+            && b.multiplier() == 0
+            && b.ejectedUntil() == 0
+            && b.merit() == 0
+            && b.meritAt() == 0
+            && !b.damped()
+            && b.hold().equals(BackendHold.NONE)
+            && t.wouldEject == null
+            && t.lastVotes == null;
+    this.marks =
+        none
+            ? null
+            : new Marks(
+                b.upstreamErrors(),
+                b.localOriginErrors(),
+                b.multiplier(),
+                b.ejectedUntil(),
+                b.merit(),
+                b.meritAt(),
+                b.damped() ? b.releaseAt() : 0,
+                b.hold(),
+                t.wouldEject,
+                t.lastVotes);
+    this.published = published;
+    this.healthy = b.healthy();
+    this.since = t.since;
+    this.probed = t.probed;
+    this.probeOk = t.probed && t.probeOk;
+    this.probeAt = t.probed ? t.probeAt : 0;
+    this.probeLatencyMs = t.probed ? latency(t.probeLatencyMs) : 0;
+    this.probeDetail = t.probed ? t.probeDetail : null;
+  }
+
+  /** A probe's latency in ms fits an int: it ends at its timeout, shorter than its interval. */
+  private static int latency(long ms) {
+    return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, ms));
+  }
+
+  /** Carries marks (tests: a plain backend must not, or the view grows by their bytes). */
+  boolean marked() {
+    return marks != null;
+  }
+
+  private Marks marks() {
+    return marks == null ? Marks.NONE : marks;
+  }
+
+  public Member member() {
+    return member;
+  }
+
+  /** The core's state of the backend, as {@link Backend#view()} gave it; made on each call. */
+  public BackendView decision() {
+    Marks m = marks();
+    return new BackendView(
+        member.id(),
+        state,
+        passRun,
+        failRun,
+        m.upstreamErrors(),
+        m.localOriginErrors(),
+        m.multiplier(),
+        ejected,
+        m.ejectedUntil(),
+        draining,
+        available,
+        damped,
+        m.merit(),
+        m.meritAt(),
+        m.releaseAt(),
+        m.hold());
+  }
+
+  /** Available: Up, not ejected, not damped, not held or draining (without making a record). */
+  public boolean available() {
+    return available;
+  }
+
+  /** Ejected now (without making a record). */
+  public boolean ejected() {
+    return ejected;
+  }
+
+  /** When the current (or last) ejection ends (epoch ms); 0 if never ejected. */
+  public long ejectedUntil() {
+    return marks().ejectedUntil();
+  }
+
+  /** What the admin state and the agent make of it; {@link BackendHold#NONE} without a hold. */
+  public BackendHold hold() {
+    return marks().hold();
+  }
+
+  /** Listed as ready in the EndpointSlice (available, or decided in panic). */
+  public boolean published() {
+    return published;
+  }
+
+  /** The health verdict alone: Up and not ejected. */
+  public boolean healthy() {
+    return healthy;
+  }
+
+  /** When the backend's state last changed (epoch ms). */
+  public long since() {
+    return since;
+  }
+
+  /** The latest active probe; null until the first completes. Made on each call. */
+  public ProbeSummary lastProbe() {
+    return probed ? new ProbeSummary(probeAt, probeOk, probeLatencyMs, probeDetail) : null;
+  }
+
+  /** A dry-run rule would have ejected it (reason), or null. */
+  public String wouldEject() {
+    return marks().wouldEject();
+  }
+
+  /**
+   * What the voters answered on its last Down verdict out to them (docs/design.md §8), or null when
+   * none ever went out.
+   */
+  public Confirmer.Votes votes() {
+    return marks().votes();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof BackendSnapshot b
+        && member.equals(b.member)
+        && decision().equals(b.decision())
+        && published == b.published
+        && healthy == b.healthy
+        && since == b.since
+        && Objects.equals(lastProbe(), b.lastProbe())
+        && Objects.equals(wouldEject(), b.wouldEject())
+        && Objects.equals(votes(), b.votes());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(member, decision(), published, healthy, since, lastProbe());
+  }
+
+  @Override
+  public String toString() {
+    return "BackendSnapshot[member="
+        + member
+        + ", decision="
+        + decision()
+        + ", published="
+        + published
+        + ", healthy="
+        + healthy
+        + ", since="
+        + since
+        + ", lastProbe="
+        + lastProbe()
+        + ", wouldEject="
+        + wouldEject()
+        + ", votes="
+        + votes()
+        + "]";
+  }
+}

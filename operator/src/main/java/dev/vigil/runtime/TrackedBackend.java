@@ -13,8 +13,8 @@ final class TrackedBackend {
   Member member;
   Backend backend;
 
-  // The latest active probe, kept as fields (a probe result allocates nothing here); a view makes
-  // its ProbeSummary. probed: any probe completed yet.
+  // The latest active probe, kept as fields (a probe result allocates nothing here); a view copies
+  // them. probed: any probe completed yet.
   boolean probed;
   boolean probeOk;
   long probeAt;
@@ -59,11 +59,6 @@ final class TrackedBackend {
 
   String id() {
     return member.id();
-  }
-
-  /** The latest probe as status shows it; null until the first completes. */
-  ProbeSummary lastProbe() {
-    return probed ? new ProbeSummary(probeAt, probeOk, probeLatencyMs, probeDetail) : null;
   }
 
   /** Its last probe failed. */

@@ -270,17 +270,7 @@ final class TrackedBackends {
   List<BackendSnapshot> snapshots(AvailabilitySnapshot snap) {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
     for (TrackedBackend t : byId.values()) {
-      boolean healthy = t.backend.healthy();
-      backends.add(
-          new BackendSnapshot(
-              t.member,
-              t.backend.view(),
-              snap.ready().contains(t.id()),
-              healthy,
-              t.since,
-              t.lastProbe(),
-              t.wouldEject,
-              t.lastVotes));
+      backends.add(new BackendSnapshot(t, snap.ready().contains(t.id())));
     }
     return List.copyOf(backends);
   }
