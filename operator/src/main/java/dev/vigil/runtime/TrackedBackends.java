@@ -15,7 +15,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A pool's members as its runtime tracks them, by id and by address: keeps them in step with the
@@ -26,7 +25,7 @@ final class TrackedBackends {
   private final PoolHealth health;
   private final Probing probing;
   private final EjectionBook ejections;
-  private final Map<String, TrackedBackend> byId = new TreeMap<>();
+  private final MembersById byId = new MembersById();
 
   /**
    * The members by Pod IP, for real-request outcomes (reported by address): made on the first
@@ -62,7 +61,7 @@ final class TrackedBackends {
   TrackedBackend byIp(String ip) {
     if (byIp == null) {
       byIp = new HashMap<>();
-      byId.values().forEach(t -> byIp.put(t.member.ip(), t));
+      byId.inOrder().forEach(t -> byIp.put(t.member.ip(), t));
     }
     return byIp.get(ip);
   }
@@ -148,9 +147,9 @@ final class TrackedBackends {
     }
   }
 
-  /** Every member, by id. */
+  /** Every member, in id order; read-only, valid until the members next change. */
   Collection<TrackedBackend> all() {
-    return byId.values();
+    return byId.inOrder();
   }
 
   /**
@@ -159,18 +158,22 @@ final class TrackedBackends {
    * @param restored state a previous operator left, by member id; used only for new members
    */
   boolean update(List<Member> members, Map<String, RestoredBackend> restored, long now) {
-    boolean changed = false;
     Map<String, Member> wanted = new HashMap<>();
     for (Member m : members) {
       wanted.put(m.id(), m);
     }
-    for (TrackedBackend t : new ArrayList<>(byId.values())) {
-      Member m = wanted.get(t.id());
-      if (m == null || !m.ip().equals(t.member.ip()) || m.probePort() != t.member.probePort()) {
-        remove(t);
-        changed = true;
-      }
-    }
+    int before = byId.size();
+    byId.removeIf(
+        t -> {
+          Member m = wanted.get(t.id());
+          boolean leaves =
+              m == null || !m.ip().equals(t.member.ip()) || m.probePort() != t.member.probePort();
+          if (leaves) {
+            remove(t);
+          }
+          return leaves;
+        });
+    boolean changed = byId.size() != before;
     for (Member m : members) {
       TrackedBackend t = byId.get(m.id());
       if (t == null) {
@@ -188,6 +191,10 @@ final class TrackedBackends {
         }
         changed = true;
       }
+    }
+    byId.merge();
+    if (changed) {
+      publishCounts();
     }
     return changed;
   }
@@ -213,7 +220,7 @@ final class TrackedBackends {
       health.setDraining(t.backend, true);
     }
     hold(t);
-    byId.put(m.id(), t);
+    byId.stage(t);
     if (byIp != null) {
       byIp.put(m.ip(), t);
     }
@@ -227,7 +234,6 @@ final class TrackedBackends {
     ejections.forget(t);
     probing.remove(t.id());
     health.remove(t.backend);
-    byId.remove(t.id());
     if (byIp != null) {
       byIp.remove(t.member.ip(), t);
     }
@@ -235,7 +241,6 @@ final class TrackedBackends {
       failing--;
     }
     count(t.probeClass, -1);
-    publishCounts();
   }
 
   /**
@@ -251,7 +256,7 @@ final class TrackedBackends {
    */
   boolean forgetAgents() {
     boolean changed = false;
-    for (TrackedBackend t : byId.values()) {
+    for (TrackedBackend t : byId.inOrder()) {
       if (t.agent != AgentState.NONE) {
         changed |= agent(t, AgentState.NONE);
       }
@@ -269,7 +274,7 @@ final class TrackedBackends {
   /** The members for a view of the core's {@code snap}, by id. */
   List<BackendSnapshot> snapshots(AvailabilitySnapshot snap) {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
-    for (TrackedBackend t : byId.values()) {
+    for (TrackedBackend t : byId.inOrder()) {
       backends.add(new BackendSnapshot(t, snap.ready().contains(t.id())));
     }
     return List.copyOf(backends);
