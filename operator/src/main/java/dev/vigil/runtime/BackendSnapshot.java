@@ -132,8 +132,8 @@ public final class BackendSnapshot {
             && b.meritAt() == 0
             && !b.damped()
             && b.hold().equals(BackendHold.NONE)
-            && t.wouldEject == null
-            && t.lastVotes == null;
+            && t.wouldEject() == null
+            && t.lastVotes() == null;
     this.marks =
         none
             ? null
@@ -146,8 +146,8 @@ public final class BackendSnapshot {
                 b.meritAt(),
                 b.damped() ? b.releaseAt() : 0,
                 b.hold(),
-                t.wouldEject,
-                t.lastVotes);
+                t.wouldEject(),
+                t.lastVotes());
     this.published = published;
     this.healthy = b.healthy();
     this.since = t.since;

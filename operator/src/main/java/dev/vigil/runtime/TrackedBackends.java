@@ -77,7 +77,7 @@ final class TrackedBackends {
     t.probed = true;
     t.probeOk = ok;
     t.probeAt = at;
-    t.probeLatencyMs = latencyMs;
+    t.probeLatencyMs = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, latencyMs));
     t.probeDetail = detail;
     if (failedBefore != !ok) {
       failing += ok ? -1 : 1;
@@ -101,7 +101,7 @@ final class TrackedBackends {
         t.backend.state(),
         t.backend.ejected(),
         t.trail == null ? NO_TRAIL : t.trail,
-        t.confirmAskedAt,
+        t.confirmAskedAt(),
         health.settings().intervalMs(),
         health.settings().quietMinRequests(),
         now);
@@ -214,7 +214,7 @@ final class TrackedBackends {
       }
     }
     if (restored != null) {
-      t.lastVotes = restored.votes();
+      t.lastVotes(restored.votes());
     }
     if (m.draining()) {
       health.setDraining(t.backend, true);

@@ -140,10 +140,18 @@ class BackendSnapshotTest {
                 BackendHold.of(
                     AdminState.values()[random.nextInt(AdminState.values().length)],
                     AgentState.NONE));
-        case 6 -> t.wouldEject = random.nextBoolean() ? "would eject: 2 errors" : null;
+        case 6 -> {
+          if (random.nextBoolean()) {
+            t.wouldEject("would eject: 2 errors", now + 3_000);
+          } else {
+            t.clearWouldEject();
+          }
+        }
         default -> {
-          t.lastVotes =
-              random.nextBoolean() ? null : new Confirmer.Votes(List.of("a"), List.of(), List.of());
+          t.lastVotes(
+              random.nextBoolean()
+                  ? null
+                  : new Confirmer.Votes(List.of("a"), List.of(), List.of()));
           health.sweep(now);
         }
       }
@@ -162,8 +170,8 @@ class BackendSnapshotTest {
                     each.probeAt, each.probeOk, each.probeLatencyMs, each.probeDetail)
                 : null,
             s.lastProbe());
-        assertEquals(each.wouldEject, s.wouldEject());
-        assertEquals(each.lastVotes, s.votes());
+        assertEquals(each.wouldEject(), s.wouldEject());
+        assertEquals(each.lastVotes(), s.votes());
         boolean expectMarks =
             !view.equals(
                     new BackendView(
@@ -183,8 +191,8 @@ class BackendSnapshotTest {
                         0,
                         0,
                         BackendHold.NONE))
-                || each.wouldEject != null
-                || each.lastVotes != null;
+                || each.wouldEject() != null
+                || each.lastVotes() != null;
         assertEquals(expectMarks, s.marked(), "step " + step + ": " + s);
         marked += s.marked() ? 1 : 0;
       }
