@@ -79,6 +79,11 @@ final class TrackedBackend {
     return notes;
   }
 
+  /** Holds notes now (tests: a backend without any must not, or it keeps their bytes). */
+  boolean hasNotes() {
+    return notes != null;
+  }
+
   /** Drops the notes once they hold nothing again. */
   private void tidy() {
     if (notes != null && notes.empty()) {
