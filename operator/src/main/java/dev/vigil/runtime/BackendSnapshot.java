@@ -14,11 +14,23 @@ import java.util.Objects;
  * are kept as fields, and {@link #decision()} and {@link #lastProbe()} make their records when
  * asked. What most backends never have (error runs, a multiplier, an ejection end, a damping merit,
  * a hold, a dry-run reason, voters' answers) sits in one {@link Marks} object, absent until the
- * backend has any of it; 64 bytes per backend where the three records took 168.
+ * backend has any of it; the state and eight flags take two bytes: 56 bytes per backend where the
+ * three records took 168.
  */
 public final class BackendSnapshot {
+  private static final ActiveState[] STATES = ActiveState.values();
+
+  // The eight yes-or-no facts, one bit each in flags.
+  private static final int PUBLISHED = 1;
+  private static final int HEALTHY = 1 << 1;
+  private static final int PROBED = 1 << 2;
+  private static final int PROBE_OK = 1 << 3;
+  private static final int EJECTED = 1 << 4;
+  private static final int DRAINING = 1 << 5;
+  private static final int AVAILABLE = 1 << 6;
+  private static final int DAMPED = 1 << 7;
+
   private final Member member;
-  private final ActiveState state;
   private final String probeDetail;
   private final Marks marks; // null: none of them
   private final long since;
@@ -26,14 +38,8 @@ public final class BackendSnapshot {
   private final int probeLatencyMs;
   private final int passRun;
   private final int failRun;
-  private final boolean published;
-  private final boolean healthy;
-  private final boolean probed;
-  private final boolean probeOk;
-  private final boolean ejected;
-  private final boolean draining;
-  private final boolean available;
-  private final boolean damped;
+  private final byte state; // the ActiveState's ordinal
+  private final byte flags;
 
   /**
    * What a backend has that most never do, all in one place so that the others carry only a null.
@@ -77,19 +83,19 @@ public final class BackendSnapshot {
       ProbeSummary lastProbe,
       String wouldEject,
       Confirmer.Votes votes) {
-    if (!decision.id().equals(member.id())) {
-      throw new IllegalArgumentException(
-          "decision of " + decision.id() + " for member " + member.id());
-    }
-    this.member = member;
-    this.state = decision.state();
-    this.passRun = decision.passRun();
-    this.failRun = decision.failRun();
-    this.ejected = decision.ejected();
-    this.draining = decision.draining();
-    this.available = decision.available();
-    this.damped = decision.damped();
-    this.marks =
+    this(
+        member(member, decision),
+        decision.state(),
+        decision.passRun(),
+        decision.failRun(),
+        flag(published, PUBLISHED)
+            | flag(healthy, HEALTHY)
+            | flag(lastProbe != null, PROBED)
+            | flag(lastProbe != null && lastProbe.ok(), PROBE_OK)
+            | flag(decision.ejected(), EJECTED)
+            | flag(decision.draining(), DRAINING)
+            | flag(decision.available(), AVAILABLE)
+            | flag(decision.damped(), DAMPED),
         new Marks(
                 decision.upstreamErrors(),
                 decision.localOriginErrors(),
@@ -101,28 +107,69 @@ public final class BackendSnapshot {
                 decision.hold(),
                 wouldEject,
                 votes)
-            .orNull();
-    this.published = published;
-    this.healthy = healthy;
-    this.since = since;
-    this.probed = lastProbe != null;
-    this.probeOk = probed && lastProbe.ok();
-    this.probeAt = probed ? lastProbe.at() : 0;
-    this.probeLatencyMs = probed ? latency(lastProbe.latencyMs()) : 0;
-    this.probeDetail = probed ? lastProbe.detail() : null;
+            .orNull(),
+        since,
+        lastProbe == null ? 0 : lastProbe.at(),
+        lastProbe == null ? 0 : lastProbe.latencyMs(),
+        lastProbe == null ? null : lastProbe.detail());
   }
 
   /** A tracked member as it is now, read on the pool's context; allocates this object alone. */
   BackendSnapshot(TrackedBackend t, boolean published) {
+    this(
+        t.member,
+        t.backend.state(),
+        t.backend.passRun(),
+        t.backend.failRun(),
+        flag(published, PUBLISHED)
+            | flag(t.backend.healthy(), HEALTHY)
+            | flag(t.probed, PROBED)
+            | flag(t.probed && t.probeOk, PROBE_OK)
+            | flag(t.backend.ejected(), EJECTED)
+            | flag(t.backend.draining(), DRAINING)
+            | flag(t.backend.available(), AVAILABLE)
+            | flag(t.backend.damped(), DAMPED),
+        marks(t),
+        t.since,
+        t.probed ? t.probeAt : 0,
+        t.probed ? t.probeLatencyMs : 0,
+        t.probed ? t.probeDetail : null);
+  }
+
+  private BackendSnapshot(
+      Member member,
+      ActiveState state,
+      int passRun,
+      int failRun,
+      int flags,
+      Marks marks,
+      long since,
+      long probeAt,
+      long probeLatencyMs,
+      String probeDetail) {
+    this.member = member;
+    this.state = (byte) state.ordinal();
+    this.passRun = passRun;
+    this.failRun = failRun;
+    this.flags = (byte) flags;
+    this.marks = marks;
+    this.since = since;
+    this.probeAt = probeAt;
+    this.probeLatencyMs = latency(probeLatencyMs);
+    this.probeDetail = probeDetail;
+  }
+
+  private static Member member(Member member, BackendView decision) {
+    if (!decision.id().equals(member.id())) {
+      throw new IllegalArgumentException(
+          "decision of " + decision.id() + " for member " + member.id());
+    }
+    return member;
+  }
+
+  /** The member's marks, or null when it has none; made without a record when it has none. */
+  private static Marks marks(TrackedBackend t) {
     Backend b = t.backend;
-    this.member = t.member;
-    this.state = b.state();
-    this.passRun = b.passRun();
-    this.failRun = b.failRun();
-    this.ejected = b.ejected();
-    this.draining = b.draining();
-    this.available = b.available();
-    this.damped = b.damped();
     boolean none =
         b.upstreamErrors() == 0
             && b.localOriginErrors() == 0
@@ -134,28 +181,27 @@ public final class BackendSnapshot {
             && b.hold().equals(BackendHold.NONE)
             && t.wouldEject() == null
             && t.lastVotes() == null;
-    this.marks =
-        none
-            ? null
-            : new Marks(
-                b.upstreamErrors(),
-                b.localOriginErrors(),
-                b.multiplier(),
-                b.ejectedUntil(),
-                b.merit(),
-                b.meritAt(),
-                b.damped() ? b.releaseAt() : 0,
-                b.hold(),
-                t.wouldEject(),
-                t.lastVotes());
-    this.published = published;
-    this.healthy = b.healthy();
-    this.since = t.since;
-    this.probed = t.probed;
-    this.probeOk = t.probed && t.probeOk;
-    this.probeAt = t.probed ? t.probeAt : 0;
-    this.probeLatencyMs = t.probed ? latency(t.probeLatencyMs) : 0;
-    this.probeDetail = t.probed ? t.probeDetail : null;
+    return none
+        ? null
+        : new Marks(
+            b.upstreamErrors(),
+            b.localOriginErrors(),
+            b.multiplier(),
+            b.ejectedUntil(),
+            b.merit(),
+            b.meritAt(),
+            b.damped() ? b.releaseAt() : 0,
+            b.hold(),
+            t.wouldEject(),
+            t.lastVotes());
+  }
+
+  private static int flag(boolean on, int bit) {
+    return on ? bit : 0;
+  }
+
+  private boolean is(int bit) {
+    return (flags & bit) != 0;
   }
 
   /** A probe's latency in ms fits an int: it ends at its timeout, shorter than its interval. */
@@ -181,17 +227,17 @@ public final class BackendSnapshot {
     Marks m = marks();
     return new BackendView(
         member.id(),
-        state,
+        STATES[state],
         passRun,
         failRun,
         m.upstreamErrors(),
         m.localOriginErrors(),
         m.multiplier(),
-        ejected,
+        is(EJECTED),
         m.ejectedUntil(),
-        draining,
-        available,
-        damped,
+        is(DRAINING),
+        is(AVAILABLE),
+        is(DAMPED),
         m.merit(),
         m.meritAt(),
         m.releaseAt(),
@@ -200,12 +246,12 @@ public final class BackendSnapshot {
 
   /** Available: Up, not ejected, not damped, not held or draining (without making a record). */
   public boolean available() {
-    return available;
+    return is(AVAILABLE);
   }
 
   /** Ejected now (without making a record). */
   public boolean ejected() {
-    return ejected;
+    return is(EJECTED);
   }
 
   /** When the current (or last) ejection ends (epoch ms); 0 if never ejected. */
@@ -220,12 +266,12 @@ public final class BackendSnapshot {
 
   /** Listed as ready in the EndpointSlice (available, or decided in panic). */
   public boolean published() {
-    return published;
+    return is(PUBLISHED);
   }
 
   /** The health verdict alone: Up and not ejected. */
   public boolean healthy() {
-    return healthy;
+    return is(HEALTHY);
   }
 
   /** When the backend's state last changed (epoch ms). */
@@ -235,7 +281,7 @@ public final class BackendSnapshot {
 
   /** The latest active probe; null until the first completes. Made on each call. */
   public ProbeSummary lastProbe() {
-    return probed ? new ProbeSummary(probeAt, probeOk, probeLatencyMs, probeDetail) : null;
+    return is(PROBED) ? new ProbeSummary(probeAt, is(PROBE_OK), probeLatencyMs, probeDetail) : null;
   }
 
   /** A dry-run rule would have ejected it (reason), or null. */
@@ -256,8 +302,8 @@ public final class BackendSnapshot {
     return o instanceof BackendSnapshot b
         && member.equals(b.member)
         && decision().equals(b.decision())
-        && published == b.published
-        && healthy == b.healthy
+        && published() == b.published()
+        && healthy() == b.healthy()
         && since == b.since
         && Objects.equals(lastProbe(), b.lastProbe())
         && Objects.equals(wouldEject(), b.wouldEject())
@@ -266,7 +312,7 @@ public final class BackendSnapshot {
 
   @Override
   public int hashCode() {
-    return Objects.hash(member, decision(), published, healthy, since, lastProbe());
+    return Objects.hash(member, decision(), published(), healthy(), since, lastProbe());
   }
 
   @Override
@@ -276,9 +322,9 @@ public final class BackendSnapshot {
         + ", decision="
         + decision()
         + ", published="
-        + published
+        + published()
         + ", healthy="
-        + healthy
+        + healthy()
         + ", since="
         + since
         + ", lastProbe="

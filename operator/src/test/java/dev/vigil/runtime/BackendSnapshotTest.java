@@ -17,7 +17,9 @@ import dev.vigil.health.HealthSettings;
 import dev.vigil.health.Origin;
 import dev.vigil.health.PoolHealth;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -119,11 +121,12 @@ class BackendSnapshotTest {
     SplittableRandom random = new SplittableRandom(37);
     long now = 1_000;
     int marked = 0;
+    Set<String> seen = new HashSet<>();
     for (int step = 0; step < 5_000; step++) {
       now += random.nextInt(500);
       TrackedBackend t = tracked.get(random.nextInt(tracked.size()));
       Backend b = t.backend;
-      switch (random.nextInt(8)) {
+      switch (random.nextInt(9)) {
         case 0, 1, 2 -> {
           boolean ok = random.nextInt(3) > 0;
           t.probed = true;
@@ -147,6 +150,7 @@ class BackendSnapshotTest {
             t.clearWouldEject();
           }
         }
+        case 7 -> health.setDraining(b, random.nextInt(4) == 0);
         default -> {
           t.lastVotes(
               random.nextBoolean()
@@ -195,8 +199,30 @@ class BackendSnapshotTest {
                 || each.lastVotes() != null;
         assertEquals(expectMarks, s.marked(), "step " + step + ": " + s);
         marked += s.marked() ? 1 : 0;
+        if (view.ejected()) {
+          seen.add("ejected");
+        }
+        if (view.damped()) {
+          seen.add("damped");
+        }
+        if (view.draining()) {
+          seen.add("draining");
+        }
+        if (view.available()) {
+          seen.add("available");
+        }
+        if (view.state() == ActiveState.DOWN) {
+          seen.add("down");
+        }
+        if (s.healthy()) {
+          seen.add("healthy");
+        }
       }
     }
     assertTrue(marked > 0, "the events never marked a backend");
+    assertEquals(
+        Set.of("ejected", "damped", "draining", "available", "down", "healthy"),
+        seen,
+        "the events reach every state the snapshot packs");
   }
 }
