@@ -23,10 +23,10 @@ p.add_argument("--replica-cpu", type=float, default=1.0,
 # Measured inputs (docs/scale.md, "Inputs").
 p.add_argument("--cpu-per-1000", type=float, default=0.238,
                help="whole-operator CPU s per 1,000 probes, steady (bench/operator-load.sh)")
-p.add_argument("--heap-per-backend-kb", type=float, default=0.74,
+p.add_argument("--heap-per-backend-kb", type=float, default=0.57,
                help="runtime + prober heap per owned backend after a full GC "
-                    "(dev.vigil.bench.RuntimeHeap 1000 100: 695 B with the scheduler; "
-                    "the prober's own: about 60 B)")
+                    "(dev.vigil.bench.RuntimeHeap 1000 100: 522 B with the scheduler; "
+                    "the prober's own: 57 B, NS=100000 RUNS=3 bench/probe-heap.sh)")
 p.add_argument("--heap-per-pod-kb", type=float, default=1.8,
                help="Pod cache heap per watched Pod, the projected Pods Vigil keeps (dev.vigil.bench.PodCacheMemory 20000 projected)")
 p.add_argument("--heap-per-endpoint-kb", type=float, default=1.2,

@@ -201,9 +201,8 @@ public final class PoolGauges {
   /** The ejected backends, those ejected longest first, at most {@code MAX_EJECTED_PER_POOL}. */
   private static List<MultiGauge.Row<?>> ejectedRows(Tags pool, PoolView view) {
     return view.backends().stream()
-        .filter(b -> b.decision().ejected())
-        .sorted(
-            Comparator.comparingLong((BackendSnapshot b) -> b.decision().ejectedUntil()).reversed())
+        .filter(BackendSnapshot::ejected)
+        .sorted(Comparator.comparingLong(BackendSnapshot::ejectedUntil).reversed())
         .limit(MAX_EJECTED_PER_POOL)
         .<MultiGauge.Row<?>>map(b -> MultiGauge.Row.of(pool.and("backend", b.member().id()), 1))
         .toList();

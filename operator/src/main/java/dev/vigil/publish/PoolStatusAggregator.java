@@ -293,8 +293,7 @@ public final class PoolStatusAggregator {
   private static List<BackendStatus> backends(PoolView view) {
     List<BackendSnapshot> sorted = new ArrayList<>(view.backends());
     sorted.sort(
-        Comparator.comparing((BackendSnapshot b) -> b.decision().available())
-            .thenComparing(b -> b.member().id()));
+        Comparator.comparing(BackendSnapshot::available).thenComparing(b -> b.member().id()));
     int n = Math.min(MAX_BACKENDS_LISTED, sorted.size());
     List<BackendStatus> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -385,7 +384,7 @@ public final class PoolStatusAggregator {
     if (b.wouldEject() != null) {
       return b.wouldEject();
     }
-    String held = holdReason(b.decision().hold());
+    String held = holdReason(b.hold());
     return held != null ? held : b.member().note();
   }
 

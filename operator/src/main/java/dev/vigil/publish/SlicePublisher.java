@@ -338,7 +338,7 @@ public final class SlicePublisher implements PoolListener {
   public static List<PublishedEndpoint> endpoints(PoolView view) {
     List<PublishedEndpoint> out = new ArrayList<>(view.backends().size());
     for (BackendSnapshot b : view.backends()) {
-      BackendHold.Kind hold = b.decision().hold().kind();
+      BackendHold.Kind hold = b.hold().kind();
       if (hold == BackendHold.Kind.MAINT) {
         continue; // maint: left out of the slice (docs/decision.md)
       }

@@ -78,7 +78,7 @@ final class Confirmations {
 
   /** The backend's verdict is out to the voters: ask them at the end of this turn. */
   private void ask(TrackedBackend t) {
-    t.confirmAskedAt = clock.getAsLong(); // hot for an interval (docs/design.md §9)
+    t.confirmAskedAt(clock.getAsLong()); // hot for an interval (docs/design.md §9)
     if (batch.isEmpty()) {
       context.timers().schedule(0, this::sendBatch);
     }
@@ -113,8 +113,8 @@ final class Confirmations {
       Confirmer.Votes votes = answers.getOrDefault(t.id(), Confirmer.Votes.NONE);
       long now = clock.getAsLong();
       Transition result = health.onVotes(t.backend, votes.down().size(), votes.up().size(), now);
-      material |= !votes.equals(t.lastVotes); // status shows them
-      t.lastVotes = votes;
+      material |= !votes.equals(t.lastVotes()); // status shows them
+      t.lastVotes(votes);
       if (result == Transition.CHANGED) {
         t.since = now;
         material = true;

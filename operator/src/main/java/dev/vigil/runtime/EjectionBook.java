@@ -39,8 +39,7 @@ final class EjectionBook {
         return false;
       }
       case WOULD_EJECT -> {
-        t.wouldEject = n.dryRunReason();
-        t.wouldEjectUntil = n.ejectedUntil();
+        t.wouldEject(n.dryRunReason(), n.ejectedUntil());
         dryRuns.add(t);
         sink.wouldEject(key, t.id(), n.reason());
         return true;
@@ -70,8 +69,8 @@ final class EjectionBook {
     boolean cleared = false;
     for (Iterator<TrackedBackend> it = dryRuns.iterator(); it.hasNext(); ) {
       TrackedBackend t = it.next();
-      if (t.wouldEjectUntil <= now) {
-        t.wouldEject = null;
+      if (t.wouldEjectUntil() <= now) {
+        t.clearWouldEject();
         it.remove();
         cleared = true;
       }
@@ -81,7 +80,7 @@ final class EjectionBook {
 
   /** The backend was ejected or left the pool: its dry-run reason goes. */
   void forget(TrackedBackend t) {
-    t.wouldEject = null;
+    t.clearWouldEject();
     dryRuns.remove(t);
   }
 }

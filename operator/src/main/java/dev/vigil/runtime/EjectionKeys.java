@@ -54,29 +54,29 @@ final class EjectionKeys {
 
   /** {@code t} left the pool: its keys go with it. */
   void left(TrackedBackend t) {
-    for (BatchKey k : t.ejectedBy) {
+    for (BatchKey k : t.ejectedBy()) {
       Seen s = known.get(k.digest());
       if (s != null && --s.backends == 0) {
         known.remove(k.digest());
       }
     }
-    t.ejectedBy = List.of();
+    t.ejectedBy(List.of());
   }
 
   /** The keys status shows for {@code t}: those still within the window. */
   static List<BatchKey> shown(TrackedBackend t, long now) {
-    if (t.ejectedBy.isEmpty() || now - t.ejectedBy.get(0).at() < REMEMBER_MS) {
-      return t.ejectedBy;
+    if (t.ejectedBy().isEmpty() || now - t.ejectedBy().get(0).at() < REMEMBER_MS) {
+      return t.ejectedBy();
     }
-    return t.ejectedBy.stream().filter(k -> now - k.at() < REMEMBER_MS).toList();
+    return t.ejectedBy().stream().filter(k -> now - k.at() < REMEMBER_MS).toList();
   }
 
   /** The backend's keys plus {@code added}, the expired and the oldest past the bound dropped. */
   private void keep(TrackedBackend t, List<BatchKey> added, long now) {
-    List<BatchKey> all = new ArrayList<>(t.ejectedBy.size() + added.size());
-    all.addAll(t.ejectedBy);
+    List<BatchKey> all = new ArrayList<>(t.ejectedBy().size() + added.size());
+    all.addAll(t.ejectedBy());
     for (BatchKey k : added) {
-      if (t.ejectedBy.stream().noneMatch(o -> o.digest().equals(k.digest()))) {
+      if (t.ejectedBy().stream().noneMatch(o -> o.digest().equals(k.digest()))) {
         all.add(k);
       }
     }
@@ -90,8 +90,8 @@ final class EjectionKeys {
       }
     }
     left(t);
-    t.ejectedBy = List.copyOf(kept);
-    for (BatchKey k : t.ejectedBy) {
+    t.ejectedBy(List.copyOf(kept));
+    for (BatchKey k : t.ejectedBy()) {
       Seen s = known.computeIfAbsent(k.digest(), d -> new Seen());
       s.backends++;
       s.at = Math.max(s.at, k.at());

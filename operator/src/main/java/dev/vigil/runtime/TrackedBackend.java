@@ -4,6 +4,7 @@ import dev.vigil.budget.PassiveTrail;
 import dev.vigil.budget.ProbeClass;
 import dev.vigil.health.AgentState;
 import dev.vigil.health.Backend;
+import java.util.List;
 
 /**
  * One member of a pool as its runtime tracks it: the Pod, its backend in the decision core, and
@@ -13,28 +14,19 @@ final class TrackedBackend {
   Member member;
   Backend backend;
 
-  // The latest active probe, kept as fields (a probe result allocates nothing here); a view makes
-  // its ProbeSummary. probed: any probe completed yet.
+  // The latest active probe, kept as fields (a probe result allocates nothing here); a view copies
+  // them. probed: any probe completed yet. A probe's latency ends at its timeout: an int holds it.
   boolean probed;
   boolean probeOk;
   long probeAt;
-  long probeLatencyMs;
+  int probeLatencyMs;
   String probeDetail;
 
   /** When the backend's shown state last changed (epoch ms). */
   long since;
 
-  /** The dry-run reason status shows, or null. */
-  String wouldEject;
-
-  /** When the dry-run ejection behind {@link #wouldEject} would have ended (epoch ms). */
-  long wouldEjectUntil;
-
   /** In a run of refusals by the cap: further refusals are counted, not reported again. */
   boolean refused;
-
-  /** The voters' answers on its last Down verdict out to them (docs/design.md §8), or null. */
-  Confirmer.Votes lastVotes;
 
   /** A held Down verdict was reported (a suspect, lone owner); cleared when it is not held. */
   boolean heldReported;
@@ -48,11 +40,28 @@ final class TrackedBackend {
   /** Its recent real-request outcomes, for its class; null until the first is reported. */
   PassiveTrail trail;
 
-  /** The reporters' batches that ejected it lately, oldest first ({@link EjectionKeys}). */
-  java.util.List<BatchKey> ejectedBy = java.util.List.of();
+  /** What few backends ever have; null while it holds nothing (issue 37, heap per backend). */
+  private Notes notes;
 
-  /** When its Down verdict last went to the voters, or {@link Long#MIN_VALUE}. */
-  long confirmAskedAt = Long.MIN_VALUE;
+  /**
+   * A dry run's reason and end, the voters' last answers, when they were last asked, the reporters'
+   * batches that ejected it lately.
+   */
+  private static final class Notes {
+    String wouldEject;
+    long wouldEjectUntil;
+    Confirmer.Votes lastVotes;
+    long confirmAskedAt = Long.MIN_VALUE;
+    List<BatchKey> ejectedBy = List.of();
+
+    boolean empty() {
+      return wouldEject == null
+          && wouldEjectUntil == 0
+          && lastVotes == null
+          && confirmAskedAt == Long.MIN_VALUE
+          && ejectedBy.isEmpty();
+    }
+  }
 
   TrackedBackend(Member member, Backend backend, long since) {
     this.member = member;
@@ -64,13 +73,85 @@ final class TrackedBackend {
     return member.id();
   }
 
-  /** The latest probe as status shows it; null until the first completes. */
-  ProbeSummary lastProbe() {
-    return probed ? new ProbeSummary(probeAt, probeOk, probeLatencyMs, probeDetail) : null;
-  }
-
   /** Its last probe failed. */
   boolean failing() {
     return probed && !probeOk;
+  }
+
+  private Notes notes() {
+    if (notes == null) {
+      notes = new Notes();
+    }
+    return notes;
+  }
+
+  /** Holds notes now (tests: a backend without any must not, or it keeps their bytes). */
+  boolean hasNotes() {
+    return notes != null;
+  }
+
+  /** Drops the notes once they hold nothing again. */
+  private void tidy() {
+    if (notes != null && notes.empty()) {
+      notes = null;
+    }
+  }
+
+  /** The dry-run reason status shows, or null. */
+  String wouldEject() {
+    return notes == null ? null : notes.wouldEject;
+  }
+
+  /** When the dry-run ejection behind {@link #wouldEject()} would have ended (epoch ms). */
+  long wouldEjectUntil() {
+    return notes == null ? 0 : notes.wouldEjectUntil;
+  }
+
+  /** Sets the dry-run reason and the end of its would-be ejection. */
+  void wouldEject(String reason, long until) {
+    notes().wouldEject = reason;
+    notes.wouldEjectUntil = until;
+    tidy();
+  }
+
+  /** Clears the dry-run reason (its end goes too: it is read only with a reason). */
+  void clearWouldEject() {
+    if (notes != null) {
+      notes.wouldEject = null;
+      notes.wouldEjectUntil = 0;
+      tidy();
+    }
+  }
+
+  /** The voters' answers on its last Down verdict out to them (docs/design.md §8), or null. */
+  Confirmer.Votes lastVotes() {
+    return notes == null ? null : notes.lastVotes;
+  }
+
+  void lastVotes(Confirmer.Votes votes) {
+    notes().lastVotes = votes;
+    tidy();
+  }
+
+  /** When its Down verdict last went to the voters, or {@link Long#MIN_VALUE}. */
+  long confirmAskedAt() {
+    return notes == null ? Long.MIN_VALUE : notes.confirmAskedAt;
+  }
+
+  void confirmAskedAt(long at) {
+    notes().confirmAskedAt = at;
+    tidy();
+  }
+
+  /** The reporters' batches that ejected it lately, oldest first ({@link EjectionKeys}). */
+  List<BatchKey> ejectedBy() {
+    return notes == null ? List.of() : notes.ejectedBy;
+  }
+
+  void ejectedBy(List<BatchKey> keys) {
+    if (notes != null || !keys.isEmpty()) {
+      notes().ejectedBy = keys;
+      tidy();
+    }
   }
 }

@@ -15,7 +15,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A pool's members as its runtime tracks them, by id and by address: keeps them in step with the
@@ -27,7 +26,7 @@ final class TrackedBackends {
   private final Probing probing;
   private final EjectionBook ejections;
   private final EjectionKeys keys;
-  private final Map<String, TrackedBackend> byId = new TreeMap<>();
+  private final MembersById byId = new MembersById();
 
   /**
    * The members by Pod IP, for real-request outcomes (reported by address): made on the first
@@ -64,7 +63,7 @@ final class TrackedBackends {
   TrackedBackend byIp(String ip) {
     if (byIp == null) {
       byIp = new HashMap<>();
-      byId.values().forEach(t -> byIp.put(t.member.ip(), t));
+      byId.inOrder().forEach(t -> byIp.put(t.member.ip(), t));
     }
     return byIp.get(ip);
   }
@@ -80,7 +79,7 @@ final class TrackedBackends {
     t.probed = true;
     t.probeOk = ok;
     t.probeAt = at;
-    t.probeLatencyMs = latencyMs;
+    t.probeLatencyMs = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, latencyMs));
     t.probeDetail = detail;
     if (failedBefore != !ok) {
       failing += ok ? -1 : 1;
@@ -104,7 +103,7 @@ final class TrackedBackends {
         t.backend.state(),
         t.backend.ejected(),
         t.trail == null ? NO_TRAIL : t.trail,
-        t.confirmAskedAt,
+        t.confirmAskedAt(),
         health.settings().intervalMs(),
         health.settings().quietMinRequests(),
         now);
@@ -150,9 +149,9 @@ final class TrackedBackends {
     }
   }
 
-  /** Every member, by id. */
+  /** Every member, in id order; read-only, valid until the members next change. */
   Collection<TrackedBackend> all() {
-    return byId.values();
+    return byId.inOrder();
   }
 
   /**
@@ -161,18 +160,22 @@ final class TrackedBackends {
    * @param restored state a previous operator left, by member id; used only for new members
    */
   boolean update(List<Member> members, Map<String, RestoredBackend> restored, long now) {
-    boolean changed = false;
     Map<String, Member> wanted = new HashMap<>();
     for (Member m : members) {
       wanted.put(m.id(), m);
     }
-    for (TrackedBackend t : new ArrayList<>(byId.values())) {
-      Member m = wanted.get(t.id());
-      if (m == null || !m.ip().equals(t.member.ip()) || m.probePort() != t.member.probePort()) {
-        remove(t);
-        changed = true;
-      }
-    }
+    int before = byId.size();
+    byId.removeIf(
+        t -> {
+          Member m = wanted.get(t.id());
+          boolean leaves =
+              m == null || !m.ip().equals(t.member.ip()) || m.probePort() != t.member.probePort();
+          if (leaves) {
+            remove(t);
+          }
+          return leaves;
+        });
+    boolean changed = byId.size() != before;
     for (Member m : members) {
       TrackedBackend t = byId.get(m.id());
       if (t == null) {
@@ -190,6 +193,10 @@ final class TrackedBackends {
         }
         changed = true;
       }
+    }
+    byId.merge();
+    if (changed) {
+      publishCounts();
     }
     return changed;
   }
@@ -209,14 +216,14 @@ final class TrackedBackends {
       }
     }
     if (restored != null) {
-      t.lastVotes = restored.votes();
+      t.lastVotes(restored.votes());
       keys.restored(t, restored.ejectedBy(), now);
     }
     if (m.draining()) {
       health.setDraining(t.backend, true);
     }
     hold(t);
-    byId.put(m.id(), t);
+    byId.stage(t);
     if (byIp != null) {
       byIp.put(m.ip(), t);
     }
@@ -231,7 +238,6 @@ final class TrackedBackends {
     keys.left(t);
     probing.remove(t.id());
     health.remove(t.backend);
-    byId.remove(t.id());
     if (byIp != null) {
       byIp.remove(t.member.ip(), t);
     }
@@ -239,7 +245,6 @@ final class TrackedBackends {
       failing--;
     }
     count(t.probeClass, -1);
-    publishCounts();
   }
 
   /**
@@ -255,7 +260,7 @@ final class TrackedBackends {
    */
   boolean forgetAgents() {
     boolean changed = false;
-    for (TrackedBackend t : byId.values()) {
+    for (TrackedBackend t : byId.inOrder()) {
       if (t.agent != AgentState.NONE) {
         changed |= agent(t, AgentState.NONE);
       }
@@ -273,19 +278,8 @@ final class TrackedBackends {
   /** The members for a view of the core's {@code snap} at {@code now}, by id. */
   List<BackendSnapshot> snapshots(AvailabilitySnapshot snap, long now) {
     List<BackendSnapshot> backends = new ArrayList<>(byId.size());
-    for (TrackedBackend t : byId.values()) {
-      boolean healthy = t.backend.healthy();
-      backends.add(
-          new BackendSnapshot(
-              t.member,
-              t.backend.view(),
-              snap.ready().contains(t.id()),
-              healthy,
-              t.since,
-              t.lastProbe(),
-              t.wouldEject,
-              t.lastVotes,
-              EjectionKeys.shown(t, now)));
+    for (TrackedBackend t : byId.inOrder()) {
+      backends.add(new BackendSnapshot(t, snap.ready().contains(t.id()), now));
     }
     return List.copyOf(backends);
   }
