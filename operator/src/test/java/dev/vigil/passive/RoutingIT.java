@@ -50,11 +50,14 @@ class RoutingIT {
   private static final int POOLS = 6;
   private static final int PER_POOL = 3;
   private static final int ERRORS = 4;
-  private static final String SA_TOKEN = "vigil-sa-token";
+  static final String SA_TOKEN = "vigil-sa-token";
   private static final String SA_USER = "system:serviceaccount:vigil-system:vigil";
 
-  /** The installation's own token (peers) and the reporter "proxy" (token "t", every pool). */
-  private static final Reviewer REVIEWER =
+  /**
+   * The installation's own token (peers) and the reporter "proxy" (token "t", every pool); {@link
+   * StandbyRoutingIT}'s too.
+   */
+  static final Reviewer REVIEWER =
       new Reviewer() {
         @Override
         public Optional<Identity> authenticate(String token) {
@@ -97,7 +100,7 @@ class RoutingIT {
   }
 
   /** A reporter's answer: the HTTP status and the accepted and rejected counts it names. */
-  private record Answer(int status, int accepted, List<String> reasons) {}
+  record Answer(int status, int accepted, List<String> reasons) {}
 
   private Replica start(String identity) {
     MockCluster.Replica started =
@@ -194,7 +197,7 @@ class RoutingIT {
   }
 
   /** {@code n} outcomes for one backend, NDJSON (the pool is the URL's). */
-  private static String outcomes(String backend, boolean ok, int n) {
+  static String outcomes(String backend, boolean ok, int n) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < n; i++) {
       b.append("{\"backend\":\"")
@@ -214,6 +217,12 @@ class RoutingIT {
   }
 
   private Answer report(int port, String pool, String body, String token)
+      throws IOException, InterruptedException {
+    return report(http, port, pool, body, token);
+  }
+
+  /** A reporter's batch for pool {@code pool} of {@value #NS} to the replica at {@code port}. */
+  static Answer report(HttpClient http, int port, String pool, String body, String token)
       throws IOException, InterruptedException {
     HttpResponse<String> res =
         http.send(
