@@ -45,11 +45,11 @@ import org.junit.jupiter.api.Test;
  * it died) during reporting, no accepted outcome is lost and none is applied twice.
  */
 class RoutingIT {
-  private static final String NS = "shop";
+  static final String NS = "shop";
   private static final String LEASE_NS = "vigil-system";
   private static final int POOLS = 6;
   private static final int PER_POOL = 3;
-  private static final int ERRORS = 4;
+  static final int ERRORS = 4;
   static final String SA_TOKEN = "vigil-sa-token";
   private static final String SA_USER = "system:serviceaccount:vigil-system:vigil";
 
@@ -122,6 +122,18 @@ class RoutingIT {
    * eject a backend for 5 minutes (nothing ends an ejection within the test), none refused.
    */
   private void createPools() {
+    client.resource(ejectingPolicy()).create();
+    for (int p = 0; p < POOLS; p++) {
+      backends.addAll(cluster.pods(NS, "web" + p, PER_POOL, 20 + p * PER_POOL));
+      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, cluster.port())).create();
+    }
+  }
+
+  /**
+   * Policy "fast" of {@value #NS}: {@value #ERRORS} upstream errors in a row eject a backend for 5
+   * minutes, none refused, no panic; {@link StandbyRoutingIT}'s too.
+   */
+  static HealthPolicy ejectingPolicy() {
     HealthPolicy policy = Fixtures.policy(NS, "fast", "300ms", "250ms");
     PassiveCheck passive = policy.getSpec().getPassive();
     passive.setConsecutiveErrors(ERRORS);
@@ -129,11 +141,7 @@ class RoutingIT {
     passive.setMaxEjectionTime("600s");
     passive.setMaxEjectionPercent(100);
     policy.getSpec().setPanicThresholdPercent(0);
-    client.resource(policy).create();
-    for (int p = 0; p < POOLS; p++) {
-      backends.addAll(cluster.pods(NS, "web" + p, PER_POOL, 20 + p * PER_POOL));
-      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, cluster.port())).create();
-    }
+    return policy;
   }
 
   /** Three replicas, every pool running on its owner, every replica reachable by the others. */

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.vigil.OperatorConfig;
 import dev.vigil.api.v1alpha1.BackendState;
 import dev.vigil.api.v1alpha1.BackendStatus;
-import dev.vigil.api.v1alpha1.HealthPolicy;
-import dev.vigil.api.v1alpha1.PassiveCheck;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.ops.LeaderAddress;
 import dev.vigil.passive.RoutingIT.Answer;
@@ -39,11 +37,11 @@ import org.junit.jupiter.api.Test;
  * new leader writes its address on the Lease and the remaining standby forwards to it.
  */
 class StandbyRoutingIT {
-  private static final String NS = "shop";
+  private static final String NS = RoutingIT.NS;
   private static final String LEASE_NS = "vigil-system";
   private static final String POOL = "web";
   private static final int BACKENDS = 4;
-  private static final int ERRORS = 4;
+  private static final int ERRORS = RoutingIT.ERRORS;
 
   @AutoClose private final MockCluster cluster = MockCluster.start();
   private final KubernetesClient client = cluster.client();
@@ -54,14 +52,7 @@ class StandbyRoutingIT {
   @BeforeEach
   void setUp() {
     cluster.grantLeaseRules(LEASE_NS);
-    HealthPolicy policy = Fixtures.policy(NS, "fast", "300ms", "250ms");
-    PassiveCheck passive = policy.getSpec().getPassive();
-    passive.setConsecutiveErrors(ERRORS);
-    passive.setBaseEjectionTime("300s");
-    passive.setMaxEjectionTime("600s");
-    passive.setMaxEjectionPercent(100);
-    policy.getSpec().setPanicThresholdPercent(0);
-    client.resource(policy).create();
+    client.resource(RoutingIT.ejectingPolicy()).create();
     backends = cluster.pods(NS, POOL, BACKENDS, 20);
     client.resource(Fixtures.pool(NS, POOL, "fast", POOL, cluster.port())).create();
   }
