@@ -116,27 +116,30 @@ public final class Vigil {
         new QuorumWiring(o, sharding, runtimes, probers, ops.certificate, lifecycle);
     sharding.start(config.namespaces(), publishers.status);
     reconcile.start(o, lifecycle);
-    int outcomePort =
-        config.intake().port() < 0
-            ? -1
-            : startIntake(
-                o,
-                registry,
-                runtimes,
-                sharding,
-                quorum,
-                new RouteWiring(
-                    o,
-                    sharding,
-                    quorum,
-                    reconcile.leaderLease,
-                    publishing.budget,
-                    runtimes,
-                    registry,
-                    lifecycle),
-                leadership,
-                ops.certificate,
-                lifecycle);
+    int outcomePort = -1;
+    if (config.intake().port() >= 0) {
+      RouteWiring routes =
+          new RouteWiring(
+              o,
+              sharding,
+              quorum,
+              reconcile.leaderLease,
+              publishing.budget,
+              runtimes,
+              registry,
+              lifecycle);
+      outcomePort =
+          startIntake(
+              o,
+              registry,
+              runtimes,
+              sharding,
+              quorum,
+              routes,
+              leadership,
+              ops.certificate,
+              lifecycle);
+    }
     return new Running(
         reconcile.operator, runtimes, ops.server, sharding.ring, outcomePort, lifecycle::stop);
   }

@@ -126,7 +126,10 @@ public final class OutcomeRoute {
     this.clock = clock;
   }
 
-  /** A single replica's route (no sharding, no leader election): the pool's runtime here, or nothing. */
+  /**
+   * A single replica's route (no sharding, no leader election): the pool's runtime here, or
+   * nothing.
+   */
   public static OutcomeRoute local(Vertx vertx, PoolRuntimes runtimes, MeterRegistry meters) {
     RouteMetrics metrics = new RouteMetrics(meters, () -> 0);
     RouteLimits limits = RouteLimits.local();
