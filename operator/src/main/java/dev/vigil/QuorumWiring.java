@@ -21,11 +21,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The wiring of calls between replicas ({@link dev.vigil.peer}) and of checker quorum over them
- * (docs/design.md §8): a sharded replica with an outcome port has one {@link PeerClient} and one
- * {@link PeerAuth}; it asks voters in other zones to confirm its Downs ({@link PeerConfirmer}) and
- * answers their questions on that port ({@link VoterEndpoint}), where it advertises itself on its
- * shard Lease. Unsharded, or without the outcome port, every owner decides alone and {@link
- * #client} and {@link #auth} are null.
+ * (docs/design.md §8): a replica with an outcome port that has peers (sharded, or unsharded with
+ * leader election: a leader and standbys) has one {@link PeerClient} and one {@link PeerAuth}, over
+ * which outcomes are forwarded ({@link RouteWiring}). A sharded one also asks voters in other zones
+ * to confirm its Downs ({@link PeerConfirmer}) and answers their questions on that port ({@link
+ * VoterEndpoint}), where it advertises itself on its shard Lease. Unsharded, every owner decides
+ * alone; a single replica without leader election, or one without the outcome port, has no peers:
+ * {@link #client} and {@link #auth} are null.
  */
 final class QuorumWiring {
   private static final Logger LOG = LoggerFactory.getLogger(QuorumWiring.class);
@@ -33,10 +35,10 @@ final class QuorumWiring {
   private final ShardingWiring sharding;
   private final VoterEndpoint voter;
 
-  /** This replica's calls to its peers; null unsharded. */
+  /** This replica's calls to its peers; null without peers. */
   final PeerClient client;
 
-  /** Who may call this replica as a peer; null unsharded. */
+  /** Who may call this replica as a peer; null without peers. */
   final PeerAuth auth;
 
   /** Sets the runtimes' confirmer: before any pool runs. */
@@ -48,8 +50,9 @@ final class QuorumWiring {
       ServingCertificate certificate,
       Lifecycle lifecycle) {
     this.sharding = sharding;
-    if (!sharding.enabled() || certificate == null || o.config.intake().port() < 0) {
-      if (sharding.enabled()) {
+    boolean peers = sharding.enabled() || ReconcileWiring.electsLeader(o.config);
+    if (!peers || certificate == null || o.config.intake().port() < 0) {
+      if (peers) {
         LOG.warn("no outcome port: this replica neither asks nor answers other replicas");
       }
       voter = null;
@@ -59,6 +62,10 @@ final class QuorumWiring {
     }
     client = new PeerClient(o.vertx, new ServiceAccountToken(o.client), certificate::certificate);
     auth = peerAuth(o, lifecycle);
+    if (!sharding.enabled()) {
+      voter = null;
+      return;
+    }
     runtimes.confirmWith(
         PeerConfirmer.create(
             client,

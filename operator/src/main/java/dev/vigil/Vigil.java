@@ -116,11 +116,30 @@ public final class Vigil {
         new QuorumWiring(o, sharding, runtimes, probers, ops.certificate, lifecycle);
     sharding.start(config.namespaces(), publishers.status);
     reconcile.start(o, lifecycle);
-    int outcomePort =
-        config.intake().port() < 0
-            ? -1
-            : startIntake(
-                o, registry, runtimes, sharding, quorum, leadership, ops.certificate, lifecycle);
+    int outcomePort = -1;
+    if (config.intake().port() >= 0) {
+      RouteWiring routes =
+          new RouteWiring(
+              o,
+              sharding,
+              quorum,
+              reconcile.leaderLease,
+              publishing.budget,
+              runtimes,
+              registry,
+              lifecycle);
+      outcomePort =
+          startIntake(
+              o,
+              registry,
+              runtimes,
+              sharding,
+              quorum,
+              routes,
+              leadership,
+              ops.certificate,
+              lifecycle);
+    }
     return new Running(
         reconcile.operator, runtimes, ops.server, sharding.ring, outcomePort, lifecycle::stop);
   }
@@ -185,6 +204,7 @@ public final class Vigil {
       PoolRuntimes runtimes,
       ShardingWiring sharding,
       QuorumWiring quorum,
+      RouteWiring routes,
       Leadership leadership,
       ServingCertificate certificate,
       Lifecycle lifecycle) {
@@ -192,7 +212,6 @@ public final class Vigil {
         o.reviewer != null
             ? o.reviewer
             : Fabric8Reviewer.forAudience(o.client, o.config.intake().tokenAudience());
-    RouteWiring routes = new RouteWiring(o, sharding, quorum, runtimes, registry, lifecycle);
     OutcomeIntake intake =
         new OutcomeIntake(
             o.vertx,
@@ -214,6 +233,7 @@ public final class Vigil {
     int port = o.config.intake().port();
     int bound = Lifecycle.awaitStarted(intake.listen("0.0.0.0", port), "--outcome-port " + port);
     quorum.advertise(bound);
+    routes.advertise(bound);
     return bound;
   }
 }

@@ -330,9 +330,10 @@ final class IntakeExchange implements ByteShares.Holder {
   }
 
   /**
-   * An authorized caller's pool does not run here and no route to it is known: a standby says retry
-   * (its retry reaches the leader); a replica that can tell the pool does not exist, or the leader,
-   * answers as for a caller that may not report ({@link #forbidden}).
+   * An authorized caller's pool does not run here and no route to it is known: a standby whose
+   * route does not forward says retry (its retry may reach the leader; a standby with peers
+   * forwards instead, so this is a route without them); a replica that can tell the pool does not
+   * exist, or the leader, answers as for a caller that may not report ({@link #forbidden}).
    */
   void notHere(Identity who, OutcomeRoute.Location where) {
     if (where.kind() != OutcomeRoute.Location.Kind.NONE && !shared.runsPools().getAsBoolean()) {

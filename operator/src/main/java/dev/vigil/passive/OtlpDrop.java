@@ -18,7 +18,7 @@ public enum OtlpDrop {
   NOT_A_BACKEND,
   /** The caller may not report for the pool (SubjectAccessReview). */
   FORBIDDEN,
-  /** No replica is known to run the pool (unsharded: it does not run here). */
+  /** No replica is known to run the pool (a single replica: it does not run here). */
   NOT_HERE,
   /** Its owner could not be reached within the route's deadline: nothing was applied. */
   NOT_DELIVERED,

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 final class OtlpExport implements ByteShares.Holder {
   private static final Logger LOG = LoggerFactory.getLogger(OtlpExport.class);
 
-  /** No replica is known to run the pool (unsharded: it does not run here). */
+  /** No replica is known to run the pool (a single replica: it does not run here). */
   static final class NotHere extends RuntimeException {
     NotHere(PoolKey pool) {
       super("pool " + pool + " does not run on this replica", null, false, false);

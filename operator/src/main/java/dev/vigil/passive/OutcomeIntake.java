@@ -37,15 +37,16 @@ import org.slf4j.LoggerFactory;
  * <p>The pool is in the URL so that everything that costs the caller nothing is decided before the
  * body is read: the bearer token (TokenReview for Vigil's audience), the identity's rate, {@code
  * create backendpools/outcomes} on the pool (SubjectAccessReview), where the pool runs ({@link
- * OutcomeRoute}: here, or at the replica that owns it, which the batch is forwarded to; a standby
- * answers 503 with Retry-After; a pool that runs nowhere is answered exactly as one the caller may
- * not report for: 403, so no caller learns which pools exist in namespaces it cannot report for)
- * and a share of the bytes-in-flight budget ({@link ByteShares}: shared fairly between source
- * addresses). Only then is the body read, under a byte limit, and parsed as a whole. One deadline
- * covers the whole request; the {@link ConnectionGate} bounds connections (in all and per address)
- * and the time to send a request head. Reviews run on a bounded worker pool and are cached; nothing
- * here blocks an event loop. A refused request changes nothing; a processed one says per rejected
- * item why; replies to callers never carry an API server's message.
+ * OutcomeRoute}: here, or at the replica that owns it, which the batch is forwarded to (sharded,
+ * the pool's owner; a standby of leader election, the leader); a pool that runs nowhere is answered
+ * exactly as one the caller may not report for: 403, so no caller learns which pools exist in
+ * namespaces it cannot report for) and a share of the bytes-in-flight budget ({@link ByteShares}:
+ * shared fairly between source addresses). Only then is the body read, under a byte limit, and
+ * parsed as a whole. One deadline covers the whole request; the {@link ConnectionGate} bounds
+ * connections (in all and per address) and the time to send a request head. Reviews run on a
+ * bounded worker pool and are cached; nothing here blocks an event loop. A refused request changes
+ * nothing; a processed one says per rejected item why; replies to callers never carry an API
+ * server's message.
  */
 public final class OutcomeIntake {
   public static final String PATH_TEMPLATE =
@@ -80,10 +81,10 @@ public final class OutcomeIntake {
   private static final long SHUTDOWN_MS = 5_000;
 
   /**
-   * @param route where a pool's outcomes go: its runtime here, or (sharded) the replica that owns
-   *     it
+   * @param route where a pool's outcomes go: its runtime here, or the replica that owns it
+   *     (sharded, or the leader when this replica stands by)
    * @param runsPools whether this replica runs BackendPools now (leads, or is the only replica): a
-   *     standby answers 503 with Retry-After, so the reporter retries and reaches the leader
+   *     standby whose route does not forward answers 503 {@code not_leader} with Retry-After
    * @param certificate the port's certificate and key (rotations are applied as they come)
    */
   public OutcomeIntake(

@@ -91,7 +91,7 @@ public final class OutcomeRoute {
     /** Where {@code pool} runs when not here; asked only when it does not run here. */
     Location locate(PoolKey pool);
 
-    /** An unsharded replica's: it cannot tell. */
+    /** A single replica's (no leader election): it cannot tell. */
     Owners UNKNOWN = pool -> Location.UNKNOWN;
   }
 
@@ -126,7 +126,10 @@ public final class OutcomeRoute {
     this.clock = clock;
   }
 
-  /** An unsharded replica's route: the pool's runtime here, or nothing. */
+  /**
+   * A single replica's route (no sharding, no leader election): the pool's runtime here, or
+   * nothing.
+   */
   public static OutcomeRoute local(Vertx vertx, PoolRuntimes runtimes, MeterRegistry meters) {
     RouteMetrics metrics = new RouteMetrics(meters, () -> 0);
     RouteLimits limits = RouteLimits.local();
@@ -144,8 +147,10 @@ public final class OutcomeRoute {
   }
 
   /**
-   * A sharded replica's route: forwards through {@code client} to the owners {@code owners} names,
-   * and takes other replicas' forwards ({@link #endpoint()}) from callers {@code auth} accepts.
+   * A route between replicas (sharded, or unsharded with leader election, where {@code owners}
+   * names the leader for every pool): forwards through {@code client} to the owners {@code owners}
+   * names, and takes other replicas' forwards ({@link #endpoint()}) from callers {@code auth}
+   * accepts.
    *
    * @param self this replica's name (the owners remember forwarded ids per sender)
    */
@@ -169,7 +174,7 @@ public final class OutcomeRoute {
         vertx, runtimes, owners, forwarder[0], endpoint, memory, limits, metrics, clock);
   }
 
-  /** The owner's endpoint for other replicas' forwards; null unsharded. */
+  /** The owner's endpoint for other replicas' forwards; null on a single replica. */
   public ForwardEndpoint endpoint() {
     return endpoint;
   }

@@ -4,7 +4,7 @@ package dev.vigil.passive;
  * The bounds of routing outcomes between replicas (docs/passive.md, "Routing between replicas").
  *
  * @param deadlineMs how long a delivery keeps trying (a moving pool, a dead owner) before the
- *     reporter is answered "retry"; 0: one try (an unsharded replica has no other owner to find)
+ *     reporter is answered "retry"; 0: one try (a single replica has no other owner to find)
  * @param forwardTimeoutMs how long one forward waits for the owner's answer
  * @param retryPauseMs the pause before a try after the pool was not found where it was looked for
  * @param maxBytesInFlight forwarded outcomes' bytes (as estimated) waiting for answers, all owners
@@ -45,7 +45,7 @@ public record RouteLimits(
     return new RouteLimits(5_000, 2_000, 100, 32L << 20, 8, 256, 120_000, 200_000);
   }
 
-  /** An unsharded replica's: one try, here. */
+  /** A single replica's: one try, here. */
   public static RouteLimits local() {
     return new RouteLimits(0, 2_000, 100, 32L << 20, 8, 256, 120_000, 200_000);
   }

@@ -167,6 +167,29 @@ class ChartValuesTest {
             java.util.Map.of("vigil.dev/reporters", "true"));
   }
 
+  /**
+   * Unsharded with more than one replica, the standbys forward outcomes to the leader's outcome
+   * port: the NetworkPolicy admits the other replicas there, as sharded; one replica has no peers.
+   */
+  @Test
+  void admitsTheOtherReplicasToTheOutcomePortUnshardedToo() {
+    for (String values : List.of("sharding: {enabled: false}", "replicaCount: 1")) {
+      NetworkPolicy policy = vigil.render(values).one(NetworkPolicy.class);
+      List<Map<String, String>> pods =
+          policy.getSpec().getIngress().get(1).getFrom().stream()
+              .filter(peer -> peer.getPodSelector() != null)
+              .map(peer -> peer.getPodSelector().getMatchLabels())
+              .toList();
+      if (values.startsWith("replicaCount")) {
+        assertThat(pods).as(values).isEmpty();
+      } else {
+        assertThat(pods)
+            .as(values)
+            .containsExactly(policy.getSpec().getPodSelector().getMatchLabels());
+      }
+    }
+  }
+
   @Test
   void dropsTheLeaseWhenLeaderElectionIsOff() {
     Deployment single =

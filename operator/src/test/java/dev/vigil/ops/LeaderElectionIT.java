@@ -9,9 +9,6 @@ import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.DemoBackend.Mode;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.MockCluster;
-import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
-import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,9 +35,7 @@ import org.junit.jupiter.api.Test;
  *
  * <ul>
  *   <li>JOSDK checks at start that it may {@code create}, {@code update} and {@code get} Leases,
- *       with a {@code SelfSubjectRulesReview}. CRUD mode stores the posted review and returns it
- *       without a status (JOSDK then fails on a null status), so an expectation answers it with the
- *       rules the chart's Role grants.
+ *       with a {@code SelfSubjectRulesReview} ({@link MockCluster#grantLeaseRules}).
  *   <li>{@code coordination.k8s.io/v1} Leases: get, create and update with optimistic concurrency.
  *       CRUD mode serves them like any other kind, answers a create of an existing Lease with 409
  *       and an update carrying a stale resourceVersion with 409 ({@link
@@ -74,29 +69,7 @@ class LeaderElectionIT {
 
   @BeforeEach
   void setUp() {
-    SelfSubjectRulesReview allowed =
-        new SelfSubjectRulesReviewBuilder()
-            .withNewSpec()
-            .withNamespace(LEASE_NS)
-            .endSpec()
-            .withNewStatus()
-            .withIncomplete(false)
-            .withResourceRules(
-                new ResourceRuleBuilder()
-                    .withApiGroups("coordination.k8s.io")
-                    .withResources("leases")
-                    .withVerbs("get", "create", "update")
-                    .build())
-            .endStatus()
-            .build();
-    cluster
-        .api()
-        .server()
-        .expect()
-        .post()
-        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
-        .andReturn(201, allowed)
-        .always();
+    cluster.grantLeaseRules(LEASE_NS);
   }
 
   private MockCluster.Replica start(String identity) {

@@ -45,16 +45,19 @@ import org.junit.jupiter.api.Test;
  * it died) during reporting, no accepted outcome is lost and none is applied twice.
  */
 class RoutingIT {
-  private static final String NS = "shop";
+  static final String NS = "shop";
   private static final String LEASE_NS = "vigil-system";
   private static final int POOLS = 6;
   private static final int PER_POOL = 3;
-  private static final int ERRORS = 4;
-  private static final String SA_TOKEN = "vigil-sa-token";
+  static final int ERRORS = 4;
+  static final String SA_TOKEN = "vigil-sa-token";
   private static final String SA_USER = "system:serviceaccount:vigil-system:vigil";
 
-  /** The installation's own token (peers) and the reporter "proxy" (token "t", every pool). */
-  private static final Reviewer REVIEWER =
+  /**
+   * The installation's own token (peers) and the reporter "proxy" (token "t", every pool); {@link
+   * StandbyRoutingIT}'s too.
+   */
+  static final Reviewer REVIEWER =
       new Reviewer() {
         @Override
         public Optional<Identity> authenticate(String token) {
@@ -97,7 +100,7 @@ class RoutingIT {
   }
 
   /** A reporter's answer: the HTTP status and the accepted and rejected counts it names. */
-  private record Answer(int status, int accepted, List<String> reasons) {}
+  record Answer(int status, int accepted, List<String> reasons) {}
 
   private Replica start(String identity) {
     MockCluster.Replica started =
@@ -119,6 +122,18 @@ class RoutingIT {
    * eject a backend for 5 minutes (nothing ends an ejection within the test), none refused.
    */
   private void createPools() {
+    client.resource(ejectingPolicy()).create();
+    for (int p = 0; p < POOLS; p++) {
+      backends.addAll(cluster.pods(NS, "web" + p, PER_POOL, 20 + p * PER_POOL));
+      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, cluster.port())).create();
+    }
+  }
+
+  /**
+   * Policy "fast" of {@value #NS}: {@value #ERRORS} upstream errors in a row eject a backend for 5
+   * minutes, none refused, no panic; {@link StandbyRoutingIT}'s too.
+   */
+  static HealthPolicy ejectingPolicy() {
     HealthPolicy policy = Fixtures.policy(NS, "fast", "300ms", "250ms");
     PassiveCheck passive = policy.getSpec().getPassive();
     passive.setConsecutiveErrors(ERRORS);
@@ -126,11 +141,7 @@ class RoutingIT {
     passive.setMaxEjectionTime("600s");
     passive.setMaxEjectionPercent(100);
     policy.getSpec().setPanicThresholdPercent(0);
-    client.resource(policy).create();
-    for (int p = 0; p < POOLS; p++) {
-      backends.addAll(cluster.pods(NS, "web" + p, PER_POOL, 20 + p * PER_POOL));
-      client.resource(Fixtures.pool(NS, "web" + p, "fast", "web" + p, cluster.port())).create();
-    }
+    return policy;
   }
 
   /** Three replicas, every pool running on its owner, every replica reachable by the others. */
@@ -194,7 +205,7 @@ class RoutingIT {
   }
 
   /** {@code n} outcomes for one backend, NDJSON (the pool is the URL's). */
-  private static String outcomes(String backend, boolean ok, int n) {
+  static String outcomes(String backend, boolean ok, int n) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < n; i++) {
       b.append("{\"backend\":\"")
@@ -214,6 +225,12 @@ class RoutingIT {
   }
 
   private Answer report(int port, String pool, String body, String token)
+      throws IOException, InterruptedException {
+    return report(http, port, pool, body, token);
+  }
+
+  /** A reporter's batch for pool {@code pool} of {@value #NS} to the replica at {@code port}. */
+  static Answer report(HttpClient http, int port, String pool, String body, String token)
       throws IOException, InterruptedException {
     HttpResponse<String> res =
         http.send(

@@ -7,6 +7,9 @@ import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.api.v1alpha1.BackendStatus;
 import dev.vigil.demo.DemoBackend;
 import dev.vigil.demo.EmbeddedApiServer;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceRuleBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SelfSubjectRulesReviewBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -178,6 +181,36 @@ public final class MockCluster implements AutoCloseable {
   public static StartOptions.Election election(String identity) {
     return new StartOptions.Election(
         identity, Duration.ofSeconds(3), Duration.ofSeconds(2), Duration.ofMillis(300));
+  }
+
+  /**
+   * Lets JOSDK's leader election start: JOSDK checks that it may {@code create}, {@code update} and
+   * {@code get} Leases with a {@code SelfSubjectRulesReview}, which CRUD mode stores and returns
+   * without a status (JOSDK then fails on a null status); this answers it with the rules the
+   * chart's Role grants in {@code leaseNamespace}.
+   */
+  public void grantLeaseRules(String leaseNamespace) {
+    SelfSubjectRulesReview allowed =
+        new SelfSubjectRulesReviewBuilder()
+            .withNewSpec()
+            .withNamespace(leaseNamespace)
+            .endSpec()
+            .withNewStatus()
+            .withIncomplete(false)
+            .withResourceRules(
+                new ResourceRuleBuilder()
+                    .withApiGroups("coordination.k8s.io")
+                    .withResources("leases")
+                    .withVerbs("get", "create", "update")
+                    .build())
+            .endStatus()
+            .build();
+    api.server()
+        .expect()
+        .post()
+        .withPath("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews")
+        .andReturn(201, allowed)
+        .always();
   }
 
   /** Starts an operator with its own client and meters. */
