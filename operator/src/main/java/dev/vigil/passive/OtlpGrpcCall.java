@@ -9,7 +9,9 @@ import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.RequestHeaders;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.grpc.common.GrpcHeaderNames;
 import io.vertx.grpc.common.GrpcMessage;
 import io.vertx.grpc.common.GrpcStatus;
@@ -27,17 +29,26 @@ import java.util.List;
  * unbounded decoder). A refusal to retry is {@code RESOURCE_EXHAUSTED} with a {@code
  * google.rpc.RetryInfo} in the status details ({@code grpc-status-details-bin}), or {@code
  * UNAVAILABLE}: the codes OTLP exporters retry.
+ *
+ * <p>The body is read only once the export holds its share of the bytes in flight: the HTTP/2
+ * stream stays paused until {@link #read}. An answer given before the body was read whole ends the
+ * stream with {@code RST_STREAM(NO_ERROR)} after the status (RFC 9113, 8.1: the client stops
+ * sending the rest), which also gives the bytes the paused stream held back to the connection's
+ * flow-control window, so the caller's other exports on the connection go on.
  */
 final class OtlpGrpcCall implements OtlpCall {
   private final GrpcServerRequest<ExportLogsServiceRequest, ExportLogsServiceResponse> req;
+  private final HttpServerRequest http;
   private final IntakeExchange.Shared shared;
   private final List<Runnable> onEnd = new ArrayList<>(1);
   private boolean ended;
 
   OtlpGrpcCall(
       GrpcServerRequest<ExportLogsServiceRequest, ExportLogsServiceResponse> req,
+      HttpServerRequest http,
       IntakeExchange.Shared shared) {
     this.req = req;
+    this.http = http;
     this.shared = shared;
     req.pause();
     req.exceptionHandler(e -> end());
@@ -107,6 +118,7 @@ final class OtlpGrpcCall implements OtlpCall {
           }
         });
     req.resume();
+    http.resume();
   }
 
   /** The message inflated and decoded, or null when it was refused here. */
@@ -151,7 +163,7 @@ final class OtlpGrpcCall implements OtlpCall {
       return;
     }
     shared.metrics().request(200);
-    req.response().send(response);
+    stopReading(req.response().send(response));
     end();
   }
 
@@ -182,8 +194,21 @@ final class OtlpGrpcCall implements OtlpCall {
               Base64.getEncoder().withoutPadding().encodeToString(details.toByteArray()));
     }
     shared.metrics().request(refusal == Refusal.THROTTLED ? 429 : 400);
-    response.end();
+    stopReading(response.end());
     end();
+  }
+
+  /**
+   * Once the answer is out: a body not read whole is not wanted, so the stream is reset (NO_ERROR)
+   * rather than left open with its unread bytes holding the connection's window.
+   */
+  private void stopReading(Future<Void> answered) {
+    answered.onComplete(
+        v -> {
+          if (!http.isEnded()) {
+            http.response().reset(0);
+          }
+        });
   }
 
   @Override
