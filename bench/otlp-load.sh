@@ -75,7 +75,7 @@ overload() { # $1: run number; the server's output in $OUT/server-$1.txt, the cl
   wait "$spid" || true
   grep -E '^(READY|SAMPLE|SERIES)' "$srv"
   sed -n '/^HISTOGRAM/,$p' "$srv" | head -32
-  grep '^OVERLOAD' "$cli"
+  grep -E '^(OVERLOAD|  an export)' "$cli"
 }
 if [ -z "$ONLY" ] || [ "$ONLY" = overload ]; then
   for r in $(seq 1 "$RUNS"); do echo "overload run $r of $RUNS"; overload "$r" | tee "$OUT/overload-$r.txt"; done

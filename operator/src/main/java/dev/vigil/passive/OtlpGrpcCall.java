@@ -48,7 +48,7 @@ final class OtlpGrpcCall implements OtlpCall {
       HttpServerRequest http,
       IntakeExchange.Shared shared) {
     this.req = req;
-    this.http = http;
+    this.http = java.util.Objects.requireNonNull(http, "the export's HTTP request");
     this.shared = shared;
     req.pause();
     req.exceptionHandler(e -> end());

@@ -33,6 +33,9 @@ public final class OtlpOverloadClient {
     Vertx client = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     GrpcClient grpc = OtlpIntakeLoad.client(client, caPem);
     List<ExportLogsServiceRequest> exports = OtlpIntakeLoad.exports(backends, 16);
+    System.out.printf(
+        "  an export: %d records, %d bytes serialized%n",
+        1_000, exports.get(0).getSerializedSize());
     Map<GrpcStatus, AtomicLong> answers = new ConcurrentHashMap<>();
     AtomicLong applied = new AtomicLong();
     OtlpIntakeLoad.running = true;
