@@ -9,7 +9,6 @@ import dev.vigil.security.ClientCertificates;
 import dev.vigil.security.RequestHeaders;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
-import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.grpc.common.GrpcHeaderNames;
@@ -31,10 +30,10 @@ import java.util.List;
  * UNAVAILABLE}: the codes OTLP exporters retry.
  *
  * <p>The body is read only once the export holds its share of the bytes in flight: the HTTP/2
- * stream stays paused until {@link #read}. An answer given before the body was read whole ends the
- * stream with {@code RST_STREAM(NO_ERROR)} after the status (RFC 9113, 8.1: the client stops
- * sending the rest), which also gives the bytes the paused stream held back to the connection's
- * flow-control window, so the caller's other exports on the connection go on.
+ * stream stays paused until {@link #read}. An export answered before its body was read (a refusal)
+ * has the rest of its body read and dropped, not assembled: what the paused stream held, and what
+ * the caller still sends, go back to the connection's flow-control window at once, so the caller's
+ * admitted exports on the same connection keep their share of it.
  */
 final class OtlpGrpcCall implements OtlpCall {
   private final GrpcServerRequest<ExportLogsServiceRequest, ExportLogsServiceResponse> req;
@@ -163,7 +162,7 @@ final class OtlpGrpcCall implements OtlpCall {
       return;
     }
     shared.metrics().request(200);
-    stopReading(req.response().send(response));
+    req.response().send(response);
     end();
   }
 
@@ -194,21 +193,21 @@ final class OtlpGrpcCall implements OtlpCall {
               Base64.getEncoder().withoutPadding().encodeToString(details.toByteArray()));
     }
     shared.metrics().request(refusal == Refusal.THROTTLED ? 429 : 400);
-    stopReading(response.end());
+    response.end();
+    dropRest();
     end();
   }
 
   /**
-   * Once the answer is out: a body not read whole is not wanted, so the stream is reset (NO_ERROR)
-   * rather than left open with its unread bytes holding the connection's window.
+   * A body not read yet is not wanted: it is read and dropped. Left paused, it would hold the
+   * connection's window (and starve the caller's admitted exports behind it); reset, the caller's
+   * gRPC client may report the refusal as a reset instead of its status.
    */
-  private void stopReading(Future<Void> answered) {
-    answered.onComplete(
-        v -> {
-          if (!http.isEnded()) {
-            http.response().reset(0);
-          }
-        });
+  private void dropRest() {
+    if (!http.isEnded()) {
+      http.handler(chunk -> {});
+      http.resume();
+    }
   }
 
   @Override
