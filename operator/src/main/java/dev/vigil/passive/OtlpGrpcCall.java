@@ -10,6 +10,7 @@ import dev.vigil.security.RequestHeaders;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.grpc.common.GrpcHeaderNames;
 import io.vertx.grpc.common.GrpcMessage;
 import io.vertx.grpc.common.GrpcStatus;
@@ -27,17 +28,26 @@ import java.util.List;
  * unbounded decoder). A refusal to retry is {@code RESOURCE_EXHAUSTED} with a {@code
  * google.rpc.RetryInfo} in the status details ({@code grpc-status-details-bin}), or {@code
  * UNAVAILABLE}: the codes OTLP exporters retry.
+ *
+ * <p>The body is read only once the export holds its share of the bytes in flight: the HTTP/2
+ * stream stays paused until {@link #read}. An export answered before its body was read (a refusal)
+ * has the rest of its body read and dropped, not assembled: what the paused stream held, and what
+ * the caller still sends, go back to the connection's flow-control window at once, so the caller's
+ * admitted exports on the same connection keep their share of it.
  */
 final class OtlpGrpcCall implements OtlpCall {
   private final GrpcServerRequest<ExportLogsServiceRequest, ExportLogsServiceResponse> req;
+  private final HttpServerRequest http;
   private final IntakeExchange.Shared shared;
   private final List<Runnable> onEnd = new ArrayList<>(1);
   private boolean ended;
 
   OtlpGrpcCall(
       GrpcServerRequest<ExportLogsServiceRequest, ExportLogsServiceResponse> req,
+      HttpServerRequest http,
       IntakeExchange.Shared shared) {
     this.req = req;
+    this.http = java.util.Objects.requireNonNull(http, "the export's HTTP request");
     this.shared = shared;
     req.pause();
     req.exceptionHandler(e -> end());
@@ -107,6 +117,7 @@ final class OtlpGrpcCall implements OtlpCall {
           }
         });
     req.resume();
+    http.resume();
   }
 
   /** The message inflated and decoded, or null when it was refused here. */
@@ -183,7 +194,20 @@ final class OtlpGrpcCall implements OtlpCall {
     }
     shared.metrics().request(refusal == Refusal.THROTTLED ? 429 : 400);
     response.end();
+    dropRest();
     end();
+  }
+
+  /**
+   * A body not read yet is not wanted: it is read and dropped. Left paused, it would hold the
+   * connection's window (and starve the caller's admitted exports behind it); reset, the caller's
+   * gRPC client may report the refusal as a reset instead of its status.
+   */
+  private void dropRest() {
+    if (!http.isEnded()) {
+      http.handler(chunk -> {});
+      http.resume();
+    }
   }
 
   @Override

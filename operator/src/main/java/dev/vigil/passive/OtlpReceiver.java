@@ -54,6 +54,12 @@ public final class OtlpReceiver {
   private final Map<OtlpDrop, Counter> dropped = new EnumMap<>(OtlpDrop.class);
   private final GrpcServer grpc;
 
+  /**
+   * The HTTP request the gRPC server is taking on this thread: Vert.x runs the call handler inside
+   * {@code grpc.handle} (it dispatches in place), and the call takes its HTTP request from here.
+   */
+  private final ThreadLocal<HttpServerRequest> handing = new ThreadLocal<>();
+
   OtlpReceiver(IntakeExchange.Shared shared, OtlpRecords records, MeterRegistry meters) {
     this.shared = shared;
     this.records = records;
@@ -77,20 +83,35 @@ public final class OtlpReceiver {
                 .setScheduleDeadlineAutomatically(true));
     grpc.callHandler(
         EXPORT,
-        req ->
-            new OtlpExport(this, new OtlpGrpcCall(req, shared), shared.vertx().getOrCreateContext())
-                .start());
+        req -> {
+          HttpServerRequest http = handing.get();
+          handing.remove();
+          new OtlpExport(
+                  this, new OtlpGrpcCall(req, http, shared), shared.vertx().getOrCreateContext())
+              .start();
+        });
   }
 
   /**
-   * The handler of {@link #GRPC_PATH}: the gRPC server. The intake pauses every request it routes;
-   * the gRPC request pauses itself ({@link OtlpGrpcCall}) until the caller is admitted, so the
-   * HTTP/2 stream is resumed here, after the gRPC server took it.
+   * The handler of {@link #GRPC_PATH}: the gRPC server. The intake pauses every request it routes,
+   * and the HTTP/2 stream stays paused until the export holds its share of the bytes in flight
+   * ({@link OtlpGrpcCall#read}): a paused gRPC request only stops handing out messages, while the
+   * stream under it keeps reading the body into the message being assembled (up to the 4 MiB
+   * message limit, per stream, before the caller was admitted). Paused, the stream holds at most
+   * what HTTP/2 flow control lets the caller send unasked: 64 KiB per connection. A request the
+   * gRPC server answered itself (not an export) is resumed here, so its body is drained.
    */
   public Handler<HttpServerRequest> grpc() {
     return req -> {
-      grpc.handle(req);
-      req.resume();
+      handing.set(req);
+      try {
+        grpc.handle(req);
+      } finally {
+        if (handing.get() != null) { // no call was made of it
+          handing.remove();
+          req.resume();
+        }
+      }
     };
   }
 

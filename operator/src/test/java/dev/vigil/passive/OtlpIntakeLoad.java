@@ -25,16 +25,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * The OTLP receiver's load run (bench/otlp-load.sh): OTLP/gRPC exports of 1,000 Traefik records
  * each (99 % 200, 1 % 503) over TLS to the real intake, authentication cached, the server's Vert.x
  * pinned to one event loop (intake and pool runtime share it), the client on its own Vert.x. Prints
- * records/s and the server loop's CPU per record per round and their median; then an overload phase
- * (in-flight exports x 10 against the intake's default per-identity rate) with the answers by gRPC
- * status and the heap (used after GC before and after, and the peak seen).
+ * records/s and the server loop's CPU per record per round and their median. The overload phase
+ * (10x the exports in flight) runs server and client in JVMs of their own: {@link
+ * OtlpOverloadServer}, {@link OtlpOverloadClient}.
  *
  * <p>Arguments: backends, seconds per round, rounds, exports in flight, warm-up seconds.
  */
 public final class OtlpIntakeLoad {
   private static final int BATCH = 1_000;
   private static final String TOKEN = "load-token";
-  private static volatile boolean running;
+  static volatile boolean running;
 
   private OtlpIntakeLoad() {}
 
@@ -48,7 +48,6 @@ public final class OtlpIntakeLoad {
         "OTLP/gRPC cores=%d backends=%d batch=%d inFlight=%d seconds=%d rounds=%d%n",
         Runtime.getRuntime().availableProcessors(), backends, BATCH, inFlight, seconds, rounds);
     throughput(backends, seconds, rounds, inFlight, warmUp);
-    overload(backends, seconds * 3, inFlight * 10);
   }
 
   private static void throughput(int backends, int seconds, int rounds, int inFlight, int warmUp)
@@ -94,40 +93,7 @@ public final class OtlpIntakeLoad {
     close(grpc, harness, client, server);
   }
 
-  private static void overload(int backends, int seconds, int inFlight) throws Exception {
-    Vertx server = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2));
-    Vertx client = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
-    IntakeHarness harness = harness(server, backends, IntakeLimits.defaults());
-    Map<GrpcStatus, AtomicLong> answers = new ConcurrentHashMap<>();
-    GrpcClient grpc = client(client);
-    List<ExportLogsServiceRequest> exports = exports(backends, 16);
-    long before = usedAfterGc();
-    long peak = 0;
-    running = true;
-    for (int i = 0; i < inFlight; i++) {
-      send(grpc, harness.port, exports, new AtomicLong(i), new AtomicLong(), answers);
-    }
-    // used after GC at each quarter of the run: bounded means it levels off, not that it is small
-    List<Long> quarters = new ArrayList<>();
-    for (int s = 0; s < seconds * 10; s++) {
-      Thread.sleep(100);
-      Runtime rt = Runtime.getRuntime();
-      peak = Math.max(peak, rt.totalMemory() - rt.freeMemory());
-      if ((s + 1) % Math.max(1, seconds * 10 / 4) == 0 && quarters.size() < 4) {
-        quarters.add(usedAfterGc() >> 20);
-      }
-    }
-    long during = usedAfterGc();
-    running = false;
-    Thread.sleep(500);
-    System.out.printf(
-        "OVERLOAD inFlight=%d answers=%s heapUsedAfterGc before=%dMiB during=%dMiB quarters=%sMiB"
-            + " peak=%dMiB%n",
-        inFlight, answers, before >> 20, during >> 20, quarters, peak >> 20);
-    close(grpc, harness, client, server);
-  }
-
-  private static IntakeHarness harness(Vertx server, int backends, IntakeLimits limits) {
+  static IntakeHarness harness(Vertx server, int backends, IntakeLimits limits) {
     IntakeHarness harness =
         new IntakeHarness(server, new SimpleMeterRegistry(), limits, System::currentTimeMillis);
     harness.reviewer.user(TOKEN, "system:serviceaccount:load:traefik", "load");
@@ -144,6 +110,11 @@ public final class OtlpIntakeLoad {
   }
 
   private static GrpcClient client(Vertx vertx) {
+    return client(vertx, dev.vigil.testing.TestTls.ca().caPem());
+  }
+
+  /** A gRPC client over TLS (h2 by ALPN) trusting the CA of {@code caPem}. */
+  static GrpcClient client(Vertx vertx, String caPem) {
     return GrpcClient.client(
         vertx,
         new HttpClientOptions()
@@ -151,13 +122,10 @@ public final class OtlpIntakeLoad {
             .setUseAlpn(true)
             .setProtocolVersion(HttpVersion.HTTP_2)
             .setTrustOptions(
-                new PemTrustOptions()
-                    .addCertValue(
-                        io.vertx.core.buffer.Buffer.buffer(
-                            dev.vigil.testing.TestTls.ca().caPem()))));
+                new PemTrustOptions().addCertValue(io.vertx.core.buffer.Buffer.buffer(caPem))));
   }
 
-  private static void send(
+  static void send(
       GrpcClient grpc,
       int port,
       List<ExportLogsServiceRequest> exports,
@@ -221,11 +189,6 @@ public final class OtlpIntakeLoad {
         });
     done.await();
     return id[0];
-  }
-
-  private static long usedAfterGc() {
-    System.gc();
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   private static void close(GrpcClient grpc, IntakeHarness harness, Vertx client, Vertx server) {
