@@ -253,7 +253,16 @@ class ReportKillE2E {
     Map<String, String> owners;
     while (true) {
       assertThat(System.nanoTime())
-          .as("a moment to kill %s: its pools' batches in status, the reporter elsewhere", id)
+          .as(
+              () ->
+                  "a moment to kill "
+                      + id
+                      + ": its pools' batches in status, the reporter elsewhere; its backends"
+                      + " whose ejections in status differ from the batches accepted"
+                      + " (status/accepted): "
+                      + lagging(pools(), id)
+                      + "; the reporter now: "
+                      + reporter.now())
           .isLessThan(giveUp);
       at = reporter.now();
       if (!moment.test(at)) {
@@ -334,21 +343,29 @@ class ReportKillE2E {
     assertThat(over).as("ejections in status past the batches accepted (applied twice)").isEmpty();
   }
 
-  /** Whether every pool {@code id} owns has in status the ejections its accepted batches made. */
-  private boolean caughtUp(List<BackendPool> pools, String id) {
+  /** The backends of {@code id}'s pools whose ejections in status differ from batches accepted. */
+  private Map<String, String> lagging(List<BackendPool> pools, String id) {
     Map<String, Integer> got = ejections(pools);
+    Map<String, String> out = new TreeMap<>();
     for (BackendPool p : pools) {
       if (p.getStatus() == null || !id.equals(p.getStatus().getShard())) {
         continue;
       }
       for (String ip : IPS) {
         String pool = p.getMetadata().getName();
-        if (got.getOrDefault(RoundRobinReporter.key(pool, ip), 0) != reporter.accepted(pool, ip)) {
-          return false;
+        String key = RoundRobinReporter.key(pool, ip);
+        int want = reporter.accepted(pool, ip);
+        if (got.getOrDefault(key, 0) != want) {
+          out.put(key, got.getOrDefault(key, 0) + "/" + want);
         }
       }
     }
-    return true;
+    return out;
+  }
+
+  /** Whether every pool {@code id} owns has in status the ejections its accepted batches made. */
+  private boolean caughtUp(List<BackendPool> pools, String id) {
+    return lagging(pools, id).isEmpty();
   }
 
   /**
