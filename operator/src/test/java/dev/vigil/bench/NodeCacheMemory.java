@@ -15,8 +15,8 @@ import java.util.UUID;
  * before/after difference is steady:
  *
  * <pre>
- * mvn -B -o -q -pl operator dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
- * mvn -B -o -q -pl operator test-compile
+ * mvn -B -q -pl operator dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
+ * mvn -B -q -pl operator test-compile
  * java -Xmx512m -XX:+UseSerialGC -cp "$(cat /tmp/cp.txt):operator/target/test-classes" \
  *     dev.vigil.bench.NodeCacheMemory 10000
  * </pre>
