@@ -3,6 +3,7 @@ package dev.vigil.passive;
 import dev.vigil.security.ReviewCache;
 import dev.vigil.security.Reviews;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
@@ -14,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The intake's answers: a JSON body with the status counted, and a connection whose body was not
- * read drained before it closes.
+ * The intake's answers: a JSON body with the status counted, and a body not read drained before its
+ * connection (HTTP/1.1) or stream (HTTP/2) is stopped.
  */
 final class IntakeReplies {
   private static final Logger LOG = LoggerFactory.getLogger(OutcomeIntake.class);
@@ -29,6 +30,9 @@ final class IntakeReplies {
    * then never sees the 413 it was sent.
    */
   private static final long DRAIN_MIN_BYTES = 1 << 20;
+
+  /** HTTP/2's error code {@code NO_ERROR} (RFC 9113 section 7). */
+  private static final long NO_ERROR = 0;
 
   private final Vertx vertx;
   private final IntakeLimits limits;
@@ -115,17 +119,24 @@ final class IntakeReplies {
       return;
     }
     metrics.request(status);
-    // HTTP/1.1: the rest of the body is not read, so the connection cannot be reused. HTTP/2
-    // (ALPN, since the OTLP receiver shares the port): only this stream ends; the connection and
-    // the caller's other requests on it stay.
-    boolean unread = !req.isEnded() && req.version() != HttpVersion.HTTP_2;
-    if (unread) {
-      response.putHeader(HttpHeaders.CONNECTION, "close");
+    end(req, status, "application/json", body.toBuffer());
+  }
+
+  /**
+   * Ends the response; a body the client is still sending is then drained ({@link #drain}).
+   * HTTP/1.1 closes the connection after it (the rest of the body is not read, so it cannot be
+   * reused); HTTP/2 (ALPN, since the OTLP receiver shares the port) ends only this stream: the
+   * connection and the caller's other requests on it stay.
+   */
+  void end(HttpServerRequest req, int status, String contentType, Buffer body) {
+    boolean unread = !req.isEnded();
+    if (unread && req.version() != HttpVersion.HTTP_2) {
+      req.response().putHeader(HttpHeaders.CONNECTION, "close");
     }
-    response
+    req.response()
         .setStatusCode(status)
-        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(body.toBuffer())
+        .putHeader(HttpHeaders.CONTENT_TYPE, contentType)
+        .end(body)
         .onComplete(
             v -> {
               if (unread) {
@@ -135,31 +146,43 @@ final class IntakeReplies {
   }
 
   /**
-   * Reads and drops what the client is still sending for a little while, then closes: closing with
+   * Reads and drops what the client is still sending of a body not wanted, for up to {@link
+   * #DRAIN_MS} and the body limit, then stops it. HTTP/1.1: by closing the connection (closing with
    * unread bytes makes the kernel send a reset that can destroy the reply before the client reads
-   * it (the client then sees no answer at all).
+   * it, and the client then sees no answer at all). HTTP/2: by resetting the stream with {@code
+   * NO_ERROR}, as RFC 9113 section 8.1 lets a server that answered before the whole request ask the
+   * client to stop sending. Left unread, an HTTP/2 stream's bytes would hold the connection's
+   * flow-control window, and every other request on the connection would wait behind them.
    */
   void drain(HttpServerRequest req) {
+    Runnable stop =
+        req.version() == HttpVersion.HTTP_2
+            ? () -> req.response().reset(NO_ERROR)
+            : () -> req.connection().close();
     long[] dropped = {0};
     long bound = Math.max(limits.maxBodyBytes(), DRAIN_MIN_BYTES);
-    long closer = vertx.setTimer(DRAIN_MS, id -> req.connection().close());
+    long stopper = vertx.setTimer(DRAIN_MS, id -> stop.run());
     req.handler(
         chunk -> {
           dropped[0] += chunk.length();
           if (dropped[0] > bound) {
-            vertx.cancelTimer(closer);
-            req.connection().close();
+            vertx.cancelTimer(stopper);
+            stop.run();
           }
         });
     req.endHandler(
         v -> {
-          vertx.cancelTimer(closer);
-          req.connection().close();
+          vertx.cancelTimer(stopper);
+          if (req.version() != HttpVersion.HTTP_2) {
+            stop.run();
+          }
         });
     req.exceptionHandler(e -> {});
     if (req.isEnded()) {
-      vertx.cancelTimer(closer);
-      req.connection().close();
+      vertx.cancelTimer(stopper);
+      if (req.version() != HttpVersion.HTTP_2) {
+        stop.run();
+      }
     } else {
       req.resume();
     }

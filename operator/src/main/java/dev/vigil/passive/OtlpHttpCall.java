@@ -12,7 +12,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -243,20 +242,7 @@ final class OtlpHttpCall implements OtlpCall {
     } catch (InvalidProtocolBufferException e) {
       bytes = Buffer.buffer("{}");
     }
-    boolean unread = !req.isEnded() && req.version() != HttpVersion.HTTP_2;
-    if (unread) {
-      response.putHeader(HttpHeaders.CONNECTION, "close");
-    }
-    response
-        .setStatusCode(code)
-        .putHeader(HttpHeaders.CONTENT_TYPE, json ? "application/json" : "application/x-protobuf")
-        .end(bytes)
-        .onComplete(
-            v -> {
-              if (unread) {
-                shared.replies().drain(req);
-              }
-            });
+    shared.replies().end(req, code, json ? "application/json" : "application/x-protobuf", bytes);
   }
 
   private static String tooLarge(IntakeExchange.Shared shared) {
