@@ -52,6 +52,7 @@ class ReportKillE2E {
   private static final int LEASE_S = 15;
   private static final Duration READY = Duration.ofSeconds(120);
   private static final Duration SERVICE_LAG = Duration.ofSeconds(10);
+  private static final Duration NATURAL = Duration.ofSeconds(45);
   private static final int POOLS = 12;
   private static final int THRESHOLD = 3;
   private static final int RESEND_EVERY = 4;
@@ -238,7 +239,10 @@ class ReportKillE2E {
    * {@code kill -9} of replica {@code name} while the reporter reports, at a moment when the
    * batches its pools got are in their status and the reporter's batch in flight, and the next one,
    * are for a pool it does not own; with {@code inFlight}, also while a request of the reporter
-   * waits on it (for 30 s at most; then without). Then waits until its pools are owned again.
+   * waits on it (for 30 s at most; then without). Such a moment needs two pools in a row the victim
+   * does not own, and its status caught up while the reporter is on them (about a second): when
+   * none comes within {@link #NATURAL}, the reporter is held between two batches until the victim's
+   * status catches up. Then waits until its pools are owned again.
    */
   private void kill(String name, boolean inFlight) {
     ProcessOperator victim = replicas.get(name);
@@ -248,47 +252,42 @@ class ReportKillE2E {
         now ->
             (!inFlight || System.nanoTime() > tryUntil || inFlightTo(now, victim.outcomePort()))
                 && now.poolIndex() >= 0;
-    long giveUp = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    RoundRobinReporter.Now at;
-    Map<String, String> owners;
-    while (true) {
-      assertThat(System.nanoTime())
-          .as(
-              () ->
-                  "a moment to kill "
-                      + id
-                      + ": its pools' batches in status, the reporter elsewhere; its backends"
-                      + " whose ejections in status differ from the batches accepted"
-                      + " (status/accepted): "
-                      + lagging(pools(), id)
-                      + "; the reporter now: "
-                      + reporter.now())
-          .isLessThan(giveUp);
-      at = reporter.now();
-      if (!moment.test(at)) {
+    long natural = System.nanoTime() + NATURAL.toNanos();
+    RoundRobinReporter.Now at = null;
+    Map<String, String> owners = null;
+    int[] elsewhere = new int[2]; // polls with the reporter off the victim's pools; caught up
+    while (at == null && System.nanoTime() < natural) {
+      RoundRobinReporter.Now now = reporter.now();
+      if (!moment.test(now)) {
         sleep(5);
         continue;
       }
       List<BackendPool> pools = pools();
-      assertNoneAppliedTwice(pools, at.pool());
+      assertNoneAppliedTwice(pools, now.pool());
       owners = owners(pools);
-      String next = "o" + (at.poolIndex() + 1) % POOLS;
+      String next = "o" + (now.poolIndex() + 1) % POOLS;
+      boolean off = !id.equals(owners.get(now.pool())) && !id.equals(owners.get(next));
+      elsewhere[0] += off ? 1 : 0;
+      boolean current = off && caughtUp(pools, id);
+      elsewhere[1] += current ? 1 : 0;
       RoundRobinReporter.Now still = reporter.now();
-      if (!id.equals(owners.get(at.pool()))
-          && !id.equals(owners.get(next))
-          && caughtUp(pools, id)
-          && still.pool().equals(at.pool())
-          && moment.test(still)) {
+      if (current && still.pool().equals(now.pool()) && moment.test(still)) {
         at = still;
-        break;
+      } else {
+        sleep(20);
       }
-      sleep(20);
+    }
+    boolean held = at == null;
+    if (held) {
+      owners = holdUntilCaughtUp(id);
+      at = reporter.now();
     }
     replicas.remove(name);
     lingering.put(victim.outcomePort(), System.nanoTime() + SERVICE_LAG.toNanos());
     int ambiguousBefore = reporter.ambiguous().size();
     long kill = System.nanoTime();
     int exit = victim.kill();
+    reporter.release();
     assertThat(exit).as("exit value of a process killed by SIGKILL (128 + 9)").isEqualTo(137);
     List<String> itsPools =
         owners.entrySet().stream()
@@ -305,7 +304,8 @@ class ReportKillE2E {
                     .allMatch(e -> e.getValue() != null && !id.equals(e.getValue())));
     System.out.printf(
         "report-kill: kill -9 of %s (pid %d, owner of %s) %s; its pools owned again after %d ms;"
-            + " requests left without an answer by it so far: %d%n",
+            + " requests left without an answer by it so far: %d; polls with the reporter off its"
+            + " pools before the kill %d, of them caught up %d%n",
         id,
         victim.pid(),
         itsPools,
@@ -315,9 +315,45 @@ class ReportKillE2E {
                 + " (owner "
                 + owners.get(at.pool())
                 + ") waited on it"
-            : "between the reporter's requests (last for " + at.pool() + ")",
+            : (held ? "with the reporter held" : "between the reporter's requests")
+                + " (last for "
+                + at.pool()
+                + ")",
         Duration.ofNanos(System.nanoTime() - kill).toMillis(),
-        reporter.ambiguous().size() - ambiguousBefore);
+        reporter.ambiguous().size() - ambiguousBefore,
+        elsewhere[0],
+        elsewhere[1]);
+  }
+
+  /**
+   * Holds the reporter between two batches and waits until the status of {@code id}'s pools has
+   * every accepted batch's ejection (a status write comes within about a second); returns the
+   * pools' owners then. The reporter stays held until the kill.
+   */
+  private Map<String, String> holdUntilCaughtUp(String id) {
+    reporter.hold();
+    await()
+        .atMost(Duration.ofSeconds(70))
+        .pollInterval(Duration.ofMillis(20))
+        .until(reporter::held);
+    long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      List<BackendPool> pools = pools();
+      assertNoneAppliedTwice(pools, "");
+      if (caughtUp(pools, id)) {
+        return owners(pools);
+      }
+      assertThat(System.nanoTime())
+          .as(
+              () ->
+                  "the status of "
+                      + id
+                      + "'s pools, with the reporter held: its backends whose ejections differ"
+                      + " from the batches accepted (status/accepted): "
+                      + lagging(pools(), id))
+          .isLessThan(giveUp);
+      sleep(100);
+    }
   }
 
   private static boolean inFlightTo(RoundRobinReporter.Now now, int port) {

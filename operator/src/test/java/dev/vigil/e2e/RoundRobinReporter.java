@@ -70,6 +70,9 @@ final class RoundRobinReporter implements Runnable {
   private volatile int batchesAccepted;
   private volatile boolean stop;
   private volatile boolean wrapUp;
+  private final Object gate = new Object();
+  private boolean holding; // guarded by gate
+  private volatile boolean held;
 
   /**
    * What the reporter is doing now: the pool of its batch, the replica port of its last request and
@@ -131,6 +134,7 @@ final class RoundRobinReporter implements Runnable {
     for (int r = 0; r < rounds && !stop && !wrapUp; r++) {
       for (int p = 0; p < pools.size() && !stop && !wrapUp; p++) {
         for (int b = 0; b < ips.size() && !stop && !wrapUp; b++) {
+          awaitGate();
           next = deliver(p, ips.get(b), next);
           sleep(pace.toMillis());
         }
@@ -275,6 +279,44 @@ final class RoundRobinReporter implements Runnable {
 
   void stop() {
     stop = true;
+    release();
+  }
+
+  /**
+   * Makes the reporter wait before its next batch until {@link #release()}; returns at once ({@link
+   * #held()} says when it waits). The batch in flight, with its resend, is delivered first.
+   */
+  void hold() {
+    synchronized (gate) {
+      holding = true;
+    }
+  }
+
+  void release() {
+    synchronized (gate) {
+      holding = false;
+      gate.notifyAll();
+    }
+  }
+
+  /** Whether the reporter waits at the gate {@link #hold()} closed: nothing of it is in flight. */
+  boolean held() {
+    return held;
+  }
+
+  private void awaitGate() {
+    synchronized (gate) {
+      while (holding && !stop) {
+        held = true;
+        try {
+          gate.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      held = false;
+    }
   }
 
   /** Sends no new batch after the one in flight (which it still delivers). */
