@@ -120,9 +120,9 @@ public final class ForwardEndpoint {
       // a repeat under a reporter's key may come from another replica, with an id of its own
       return recall.answer().future().map(a -> a.withId(part.id()));
     }
-    Optional<PoolRuntime> runtime = runtimes.get(part.pool());
+    Optional<PoolRuntime> runtime = runtimes.started(part.pool());
     if (runtime.isEmpty()) {
-      return notApplied(slot, part, recall);
+      return notApplied(slot, part, recall); // not here, or without its members yet
     }
     runtime
         .get()

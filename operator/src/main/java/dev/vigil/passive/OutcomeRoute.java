@@ -244,7 +244,11 @@ public final class OutcomeRoute {
       }
       Optional<PoolRuntime> runtime = runtimes.get(pool);
       if (runtime.isPresent()) {
-        here(runtime.get());
+        if (runtime.get().started()) {
+          here(runtime.get());
+        } else {
+          again("BackendPool " + pool + " is starting here"); // its members come within moments
+        }
         return;
       }
       Location where = owners.locate(pool);

@@ -58,6 +58,10 @@ public final class PoolRuntime {
   private long policyVersion = -1;
   private boolean lastPanic;
   private boolean closed;
+
+  /** Set once the first {@link #update} was applied; read by outcome routes on any thread. */
+  private volatile boolean started;
+
   private volatile PoolView view;
   private volatile HealthSettings settings;
   private BudgetShare budget = BudgetShare.NONE; // the pool's context only
@@ -208,8 +212,19 @@ public final class PoolRuntime {
         () -> {
           if (!closed) {
             applyUpdate(settings, check, policyVersion, members, restored);
+            started = true;
           }
         });
+  }
+
+  /**
+   * Whether the first {@link #update} was applied: before it the runtime, registered by the
+   * reconciler a moment earlier, knows no backend and has not restored what a previous owner left
+   * in status, so outcomes must wait for it (they would be answered {@code unknown_backend}, or
+   * apply before the restore that then overwrites them).
+   */
+  public boolean started() {
+    return started;
   }
 
   private long now() {

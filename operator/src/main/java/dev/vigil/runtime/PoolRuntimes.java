@@ -59,6 +59,14 @@ public final class PoolRuntimes {
     return Optional.ofNullable(runtimes.get(key));
   }
 
+  /**
+   * The pool's runtime once it has its members ({@link PoolRuntime#started}): what outcomes are
+   * applied to; empty while it has none or is being made.
+   */
+  public Optional<PoolRuntime> started(PoolKey key) {
+    return get(key).filter(PoolRuntime::started);
+  }
+
   /** True when the pool already has a runtime (false: the next {@link #ensure} makes one). */
   public boolean contains(PoolKey key) {
     return runtimes.containsKey(key);

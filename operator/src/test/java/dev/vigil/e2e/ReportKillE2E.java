@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.BackendPool;
-import dev.vigil.api.v1alpha1.BackendStatus;
-import dev.vigil.api.v1alpha1.HealthPolicy;
-import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.PoolOwners;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -367,7 +363,7 @@ class ReportKillE2E {
    */
   private void assertNoneAppliedTwice(List<BackendPool> pools, String current) {
     Map<String, Integer> over = new TreeMap<>();
-    ejections(pools)
+    BatchLedger.ejections(pools)
         .forEach(
             (key, n) -> {
               String[] poolIp = key.split("/", 2);
@@ -381,7 +377,7 @@ class ReportKillE2E {
 
   /** The backends of {@code id}'s pools whose ejections in status differ from batches accepted. */
   private Map<String, String> lagging(List<BackendPool> pools, String id) {
-    Map<String, Integer> got = ejections(pools);
+    Map<String, Integer> got = BatchLedger.ejections(pools);
     Map<String, String> out = new TreeMap<>();
     for (BackendPool p : pools) {
       if (p.getStatus() == null || !id.equals(p.getStatus().getShard())) {
@@ -404,29 +400,9 @@ class ReportKillE2E {
     return lagging(pools, id).isEmpty();
   }
 
-  /**
-   * The outcome pools: three backends each, a policy that makes every batch eject its backend
-   * exactly once (as in {@link ShardingE2E}). Returns the reporter's token.
-   */
+  /** The outcome pools ({@link BatchLedger#outcomePools}); returns the reporter's token. */
   private String createPools() {
-    KubernetesClient admin = cluster.admin();
-    HealthPolicy policy = Fixtures.policy(ns, "outcomes", "2s", "1s");
-    var passive = policy.getSpec().getPassive();
-    passive.setConsecutiveErrors(THRESHOLD);
-    passive.setBaseEjectionTime("100ms");
-    passive.setMaxEjectionTime("1h");
-    passive.setMaxEjectionPercent(100);
-    passive.setSweepInterval("1h");
-    admin.resource(policy).create();
-    for (int i = 0; i < POOLS; i++) {
-      for (int h = 1; h <= 3; h++) {
-        cluster.createRunningPod(ns, "o" + i + "-" + h, "o" + i, TestHosts.address(h));
-      }
-      admin.resource(Fixtures.headlessService(ns, "o" + i, PORT)).create();
-      admin.resource(Fixtures.pool(ns, "o" + i, "outcomes", "o" + i, PORT)).create();
-    }
-    OutcomeReporter.bind(cluster, ns, "reporter");
-    return cluster.token(ns, "reporter", OutcomeReporter.AUDIENCE);
+    return BatchLedger.outcomePools(cluster, ns, POOLS, THRESHOLD, PORT);
   }
 
   private void assertExactlyOnce() {
@@ -449,49 +425,7 @@ class ReportKillE2E {
             + reporter.acceptedByPort());
     assertThat(reporter.unexpected()).as("answers other than 200 and 503").isEmpty();
     assertThat(reporter.resent()).as("batches resent as after a lost answer").isPositive();
-    Map<String, Integer> want = new TreeMap<>();
-    for (int i = 0; i < POOLS; i++) {
-      for (String ip : IPS) {
-        want.put(RoundRobinReporter.key("o" + i, ip), reporter.accepted("o" + i, ip));
-      }
-    }
-    Map<String, Integer> got = new TreeMap<>();
-    try {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(500))
-          .until(
-              () -> {
-                got.clear();
-                got.putAll(ejections(pools()));
-                return got.equals(want);
-              });
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      // the assertion below names the difference
-    }
-    System.out.println(
-        "report-kill outcomes: ejections in status "
-            + got.values().stream().mapToInt(Integer::intValue).sum()
-            + " (want "
-            + want.values().stream().mapToInt(Integer::intValue).sum()
-            + ")");
-    assertThat(got).isEqualTo(want);
-  }
-
-  /** status.backends[].ejections by pool and backend address. */
-  private static Map<String, Integer> ejections(List<BackendPool> pools) {
-    Map<String, Integer> out = new TreeMap<>();
-    for (BackendPool p : pools) {
-      if (p.getStatus() == null || p.getStatus().getBackends() == null) {
-        continue;
-      }
-      for (BackendStatus b : p.getStatus().getBackends()) {
-        out.put(
-            RoundRobinReporter.key(p.getMetadata().getName(), b.getAddress()),
-            b.getEjections() == null ? 0 : b.getEjections());
-      }
-    }
-    return out;
+    BatchLedger.assertExactlyOnce("report-kill outcomes", reporter, this::pools);
   }
 
   private static void sleep(long ms) {

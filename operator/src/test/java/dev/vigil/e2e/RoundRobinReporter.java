@@ -339,6 +339,20 @@ final class RoundRobinReporter implements Runnable {
     return n == null ? 0 : n.get();
   }
 
+  /**
+   * Batches accepted for every backend the reporter sends to, by {@link #key}: the ejections each
+   * must have in status ({@link BatchLedger}).
+   */
+  Map<String, Integer> acceptedByBackend() {
+    Map<String, Integer> out = new java.util.TreeMap<>();
+    for (String pool : pools) {
+      for (String ip : ips) {
+        out.put(key(pool, ip), accepted(pool, ip));
+      }
+    }
+    return out;
+  }
+
   int batchesAccepted() {
     return batchesAccepted;
   }

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.vigil.api.v1alpha1.BackendPool;
-import dev.vigil.api.v1alpha1.BackendStatus;
-import dev.vigil.api.v1alpha1.HealthPolicy;
 import dev.vigil.testing.Fixtures;
 import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
@@ -357,31 +355,9 @@ class ShardingE2E {
     cluster.admin().resource(Fixtures.headlessService(namespace, name, PORT)).create();
   }
 
-  /**
-   * The outcome pools: three backends each (test hosts 1 to 3), a policy that makes every batch of
-   * the pattern eject its backend exactly once (threshold {@value #THRESHOLD}; ejections of 100 ms
-   * x multiplier, far shorter than the 3 rounds between two batches for one backend; no cap; a
-   * sweep, which would decay multipliers, once an hour). Returns the reporter's token.
-   */
+  /** The outcome pools ({@link BatchLedger#outcomePools}); returns the reporter's token. */
   private String createOutcomePools() {
-    KubernetesClient admin = cluster.admin();
-    HealthPolicy policy = Fixtures.policy(outNs, "outcomes", "2s", "1s");
-    var passive = policy.getSpec().getPassive();
-    passive.setConsecutiveErrors(THRESHOLD);
-    passive.setBaseEjectionTime("100ms");
-    passive.setMaxEjectionTime("1h");
-    passive.setMaxEjectionPercent(100);
-    passive.setSweepInterval("1h");
-    admin.resource(policy).create();
-    for (int i = 0; i < OUTCOME_POOLS; i++) {
-      for (int h = 1; h <= 3; h++) {
-        cluster.createRunningPod(outNs, "o" + i + "-" + h, "o" + i, TestHosts.address(h));
-      }
-      createService(outNs, "o" + i);
-      admin.resource(Fixtures.pool(outNs, "o" + i, "outcomes", "o" + i, PORT)).create();
-    }
-    OutcomeReporter.bind(cluster, outNs, "reporter");
-    return cluster.token(outNs, "reporter", OutcomeReporter.AUDIENCE);
+    return BatchLedger.outcomePools(cluster, outNs, OUTCOME_POOLS, THRESHOLD, PORT);
   }
 
   /**
@@ -538,51 +514,9 @@ class ShardingE2E {
     assertThat(reporter.unexpected()).as("answers other than 200 and 503").isEmpty();
     assertThat(reporter.ambiguous()).as("requests sent but not answered").isEmpty();
     assertThat(reporter.batchesAccepted()).isEqualTo(ROUNDS * OUTCOME_POOLS * 3);
-    Map<String, Integer> want = new java.util.TreeMap<>();
-    List<String> ips = List.of(TestHosts.address(1), TestHosts.address(2), TestHosts.address(3));
-    for (int i = 0; i < OUTCOME_POOLS; i++) {
-      for (String ip : ips) {
-        want.put(RoundRobinReporter.key("o" + i, ip), reporter.accepted("o" + i, ip));
-      }
-    }
-    Map<String, Integer> got = new java.util.TreeMap<>();
-    try {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofMillis(500))
-          .until(
-              () -> {
-                got.clear();
-                got.putAll(ejections());
-                return got.equals(want);
-              });
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      // the assertion below names the difference
-    }
-    int applied = got.values().stream().mapToInt(Integer::intValue).sum();
-    System.out.println(
-        "sharding outcomes: ejections in status "
-            + applied
-            + " (want "
-            + want.values().stream().mapToInt(Integer::intValue).sum()
-            + ")");
-    assertThat(got).isEqualTo(want);
-  }
-
-  /** status.backends[].ejections of the outcome pools, by pool and backend address. */
-  private Map<String, Integer> ejections() {
-    Map<String, Integer> out = new java.util.TreeMap<>();
-    for (BackendPool p :
-        cluster.admin().resources(BackendPool.class).inNamespace(outNs).list().getItems()) {
-      if (p.getStatus() == null || p.getStatus().getBackends() == null) {
-        continue;
-      }
-      for (BackendStatus b : p.getStatus().getBackends()) {
-        out.put(
-            RoundRobinReporter.key(p.getMetadata().getName(), b.getAddress()),
-            b.getEjections() == null ? 0 : b.getEjections());
-      }
-    }
-    return out;
+    BatchLedger.assertExactlyOnce(
+        "sharding outcomes",
+        reporter,
+        () -> cluster.admin().resources(BackendPool.class).inNamespace(outNs).list().getItems());
   }
 }

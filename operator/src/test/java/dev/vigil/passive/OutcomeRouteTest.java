@@ -216,6 +216,45 @@ class OutcomeRouteTest {
     assertThat(counter("vigil_outcome_forward_retries_total")).isPositive();
   }
 
+  /**
+   * The reconciler registers a pool's runtime a moment before it hands it its members and what the
+   * previous owner left in status (a new leader, a pool moving in): a batch in that moment waits
+   * for them. Applied at once, every outcome was answered {@code unknown_backend} (a reporter's
+   * 422, not retried: StandbyForwardE2E's new leader did this at its first batch).
+   */
+  @Test
+  void aBatchForARuntimeWithoutItsMembersYetWaitsForThemHere() throws Exception {
+    IntakeHarness owner = owner(Front.PASS);
+    owner.runtimes.ensure(WEB, HealthSettings.defaults()); // registered, no update yet
+    Future<AppliedOutcomes> delivering =
+        route(owner.runtimes, 5_000, owner.reviewer, "owner").deliver(WEB, failures(4));
+    awaitRetry();
+    owner.pool(WEB, 3, HealthSettings.defaults()); // its first update: the members
+    AppliedOutcomes applied = await(delivering);
+    assertThat(applied.unknown().stream().boxed().toList()).containsExactly(4);
+    assertThat(owner.runtimes.outcomesApplied()).isEqualTo(4);
+  }
+
+  @Test
+  void aForwardToAnOwnerWhoseRuntimeHasNoMembersYetIsTriedAgainUntilItHas() throws Exception {
+    IntakeHarness owner = owner(Front.PASS);
+    owner.runtimes.ensure(WEB, HealthSettings.defaults());
+    location.set(OutcomeRoute.Location.at(at(owner)));
+    Future<AppliedOutcomes> delivering = sender(5_000).deliver(WEB, failures(4));
+    awaitRetry(); // the owner answered not_mine
+    owner.pool(WEB, 3, HealthSettings.defaults());
+    AppliedOutcomes applied = await(delivering);
+    assertThat(applied.unknown().stream().boxed().toList()).containsExactly(4);
+    assertThat(owner.runtimes.outcomesApplied()).isEqualTo(4);
+  }
+
+  /** Waits until a route tried a batch again (applied at once, it never does). */
+  private void awaitRetry() {
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> counter("vigil_outcome_forward_retries_total") > 0);
+  }
+
   @Test
   void aBatchNoOwnerTakesWithinTheDeadlineIsNotDeliveredAndNotApplied() throws Exception {
     IntakeHarness owner = owner(Front.PASS);
