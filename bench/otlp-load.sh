@@ -20,6 +20,8 @@
 #   BACKENDS=10 ROUND_S=1 ROUNDS=1 WARMUP_S=1 OVERLOAD_S=12 WARM_S=4 NO_LOCK=1 bench/otlp-load.sh
 #                                                        # a smoke, ~30 s
 #   ONLY=overload RUNS=3 bench/otlp-load.sh              # the overload alone, 3 runs, medians
+#   ONLY=overload RUNS=3 RECORDS=13000 OVERLOAD_IN_FLIGHT=8 bench/otlp-load.sh
+#                                                        # admitted exports near the 4 MiB limit
 #
 # HEAP defaults to the chart's: 75 % (javaOptions) of the 512 Mi memory limit. SERVER_JVM is the
 # chart's javaOptions as the JVM applies them in its 1-CPU, 512 Mi container: -Xmx384m (75 %),
@@ -40,6 +42,8 @@ SAMPLE_S=${SAMPLE_S:-5}
 WARM_S=${WARM_S:-30}
 RUNS=${RUNS:-1}
 ONLY=${ONLY:-}
+RECORDS=${RECORDS:-1000}                                # records per export in the overload run
+OVERLOAD_IN_FLIGHT=${OVERLOAD_IN_FLIGHT:-$((IN_FLIGHT * 10))}
 SERVER_JVM=${SERVER_JVM:-"-Xmx$HEAP -XX:+ExitOnOutOfMemoryError -XX:ActiveProcessorCount=1"}
 OUT=${OUT:-/tmp/otlp-load}
 mkdir -p "$OUT"
@@ -71,7 +75,7 @@ overload() { # $1: run number; the server's output in $OUT/server-$1.txt, the cl
   ca=$(sed -n 's/^READY .*ca=\([^ ]*\) .*/\1/p' "$srv")
   if [ -z "$port" ]; then echo "server did not start" >&2; kill "$spid" 2>/dev/null; cat "$srv" >&2; return 1; fi
   timeout $((OVERLOAD_S + 60)) java -Xmx1g -cp "$CP" dev.vigil.passive.OtlpOverloadClient \
-    "$port" "$ca" "$BACKENDS" "$OVERLOAD_S" "$((IN_FLIGHT * 10))" 2>&1 | grep -v ' INFO ' > "$cli"
+    "$port" "$ca" "$BACKENDS" "$OVERLOAD_S" "$OVERLOAD_IN_FLIGHT" "$RECORDS" 2>&1 | grep -v ' INFO ' > "$cli"
   wait "$spid" || true
   grep -E '^(READY|SAMPLE|SERIES)' "$srv"
   sed -n '/^HISTOGRAM/,$p' "$srv" | head -32

@@ -73,6 +73,12 @@ final class IntakeExchange implements ByteShares.Holder {
   private Identity caller;
   private long timer;
 
+  /**
+   * Once a batch without a key was handed to its route: the answer the request's deadline gives
+   * then ({@link #timeUp}).
+   */
+  private Runnable unconfirmedAtDeadline;
+
   IntakeExchange(
       Shared shared,
       HttpServerRequest req,
@@ -264,6 +270,22 @@ final class IntakeExchange implements ByteShares.Holder {
     for (ParsedOutcome o : taken) {
       reports.add(o.report());
     }
+    if (key == null) {
+      unconfirmedAtDeadline =
+          () -> {
+            List<Rejection> all = new ArrayList<>(rejections);
+            for (ParsedOutcome o : taken) {
+              all.add(
+                  new Rejection(
+                      o.index(),
+                      RejectReason.UNCONFIRMED,
+                      "the request's deadline passed while pool "
+                          + pool
+                          + " was applying it: it may be applied; do not send it again"));
+            }
+            shared.replies().batch(req, items, 0, all);
+          };
+    }
     Future<AppliedOutcomes> applied = shared.route().deliver(pool, reports, key);
     applied.onComplete(
         r ->
@@ -359,8 +381,18 @@ final class IntakeExchange implements ByteShares.Holder {
     shared.replies().refuse(req, 503, "not_delivered", why + "; nothing was applied, retry");
   }
 
+  /**
+   * The request's deadline. A batch already handed to its route may be applied after it: answered
+   * 503, a reporter without a key would send it again and it would count twice, so it is answered
+   * {@code unconfirmed} instead (not to be sent again). A keyed batch is answered 503: its retry is
+   * answered from the owner's memory of the key.
+   */
   void timeUp() {
     if (ended()) {
+      return;
+    }
+    if (unconfirmedAtDeadline != null) {
+      unconfirmedAtDeadline.run();
       return;
     }
     if (body != null && !bodyDone) {

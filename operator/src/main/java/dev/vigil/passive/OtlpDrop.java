@@ -23,8 +23,8 @@ public enum OtlpDrop {
   /** Its owner could not be reached within the route's deadline: nothing was applied. */
   NOT_DELIVERED,
   /**
-   * Forwarded to the owner, whose answer never came: they may have been applied, and are not sent
-   * again (at most once).
+   * Forwarded to the owner, whose answer never came, or handed to the pool when the export's
+   * deadline passed: they may have been applied, and are not sent again (at most once).
    */
   UNCONFIRMED,
   /** The pool's queue is full. */

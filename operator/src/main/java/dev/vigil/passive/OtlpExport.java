@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,12 @@ final class OtlpExport implements ByteShares.Holder {
   private final Context context;
   private final Map<OtlpDrop, Integer> drops = new EnumMap<>(OtlpDrop.class);
   private long timer;
+
+  /** Once the records were handed on to their pools' routes: how far they got ({@link #timeUp}). */
+  private HandedOn handedOn;
+
+  /** The export's records, those applied so far, and those whose pool has not answered yet. */
+  private record HandedOn(int records, AtomicInteger applied, AtomicInteger waiting) {}
 
   OtlpExport(OtlpReceiver receiver, OtlpCall call, Context context) {
     this.receiver = receiver;
@@ -129,14 +136,30 @@ final class OtlpExport implements ByteShares.Holder {
     OtlpRecords.Grouped grouped = receiver.records().group(request, profile);
     grouped.drops().forEach((reason, n) -> drop(reason, n));
     List<Future<Integer>> pools = new ArrayList<>(grouped.pools().size());
+    HandedOn handed =
+        new HandedOn(
+            grouped.records(),
+            new AtomicInteger(),
+            new AtomicInteger(grouped.pools().values().stream().mapToInt(List::size).sum()));
+    handedOn = handed;
     for (Map.Entry<PoolKey, List<OutcomeReport>> e : grouped.pools().entrySet()) {
-      pools.add(forPool(who, e.getKey(), e.getValue()));
+      int n = e.getValue().size();
+      pools.add(
+          forPool(who, e.getKey(), e.getValue())
+              .onComplete(
+                  r -> {
+                    handed.applied().addAndGet(r.succeeded() ? r.result() : 0);
+                    handed.waiting().addAndGet(-n);
+                  }));
     }
     Future.join(pools)
         .onComplete(
             done ->
                 context.runOnContext(
                     v -> {
+                      if (call.ended()) {
+                        return; // answered at the deadline
+                      }
                       int accepted = 0;
                       for (Future<Integer> f : pools) {
                         accepted += f.succeeded() ? f.result() : 0;
@@ -236,13 +259,26 @@ final class OtlpExport implements ByteShares.Holder {
     drops.merge(reason, n, Integer::sum);
   }
 
+  /**
+   * The export's deadline. Records already handed to their pools' routes may be applied after it:
+   * refused (an exporter retries {@code UNAVAILABLE} and 503), they would count twice, so the
+   * export is answered as a partial success instead (exporters do not retry one), with the records
+   * whose pools had not answered counted {@code unconfirmed}.
+   */
   private void timeUp() {
-    if (!call.ended()) {
+    if (call.ended()) {
+      return;
+    }
+    HandedOn handed = handedOn;
+    if (handed == null) {
       call.refuse(
           OtlpCall.Refusal.BUSY,
           "the export did not finish within " + shared.limits().requestTimeoutMs() + " ms",
           1);
+      return;
     }
+    drop(OtlpDrop.UNCONFIRMED, handed.waiting().get());
+    answer(handed.records(), handed.applied().get());
   }
 
   private void finish() {

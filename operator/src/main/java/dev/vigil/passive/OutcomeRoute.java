@@ -131,8 +131,13 @@ public final class OutcomeRoute {
    * nothing.
    */
   public static OutcomeRoute local(Vertx vertx, PoolRuntimes runtimes, MeterRegistry meters) {
+    return local(vertx, runtimes, meters, RouteLimits.local());
+  }
+
+  /** {@link #local} with these limits (a deadline makes it wait for a pool that is starting). */
+  static OutcomeRoute local(
+      Vertx vertx, PoolRuntimes runtimes, MeterRegistry meters, RouteLimits limits) {
     RouteMetrics metrics = new RouteMetrics(meters, () -> 0);
-    RouteLimits limits = RouteLimits.local();
     LongSupplier clock = System::currentTimeMillis;
     return new OutcomeRoute(
         vertx,

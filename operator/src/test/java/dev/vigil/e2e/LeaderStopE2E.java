@@ -56,16 +56,7 @@ class LeaderStopE2E {
   }
 
   private ProcessOperator start(String name) {
-    ProcessOperator o =
-        ProcessOperator.start(
-            cluster,
-            name + "-" + ns,
-            List.of(
-                "replicaCount=2",
-                "sharding.enabled=false",
-                "watchNamespaces={" + ns + "}",
-                "leaderElection.leaseName=" + lease),
-            token);
+    ProcessOperator o = ProcessOperator.startUnsharded(cluster, name, ns, token);
     started.add(o);
     return o;
   }

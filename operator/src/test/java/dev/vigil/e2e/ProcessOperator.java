@@ -93,6 +93,22 @@ public final class ProcessOperator implements RunningOperator {
   }
 
   /**
+   * A replica {@code name + "-" + ns} of the chart unsharded with two replicas (leader election on
+   * Lease {@code "vigil-" + ns}), watching {@code ns}.
+   */
+  static ProcessOperator startUnsharded(E2eCluster cluster, String name, String ns, String token) {
+    return start(
+        cluster,
+        name + "-" + ns,
+        List.of(
+            "replicaCount=2",
+            "sharding.enabled=false",
+            "watchNamespaces={" + ns + "}",
+            "leaderElection.leaseName=vigil-" + ns),
+        token);
+  }
+
+  /**
    * As {@link #start(E2eCluster, String, List, String)}, with {@code env} set over the chart's
    * (flags the chart has no value for: {@code VIGIL_ZONE}, {@code VIGIL_PROBE_SOURCE_ADDRESS}).
    */
@@ -414,6 +430,20 @@ public final class ProcessOperator implements RunningOperator {
     } catch (IOException e) {
       // a temp dir left behind
     }
+  }
+
+  /**
+   * After a test: keeps every replica's log under {@code target/e2e-logs/<dir>} and deletes its
+   * files ({@link #keepLogAndDeleteFiles}), then asserts that the chart's RBAC refused none of
+   * their requests.
+   */
+  static void keepLogsAndAssertNoneForbidden(List<ProcessOperator> started, String dir) {
+    List<String> forbidden = new ArrayList<>();
+    for (ProcessOperator o : started) {
+      o.forbidden().forEach(l -> forbidden.add(o.name() + ": " + l));
+      o.keepLogAndDeleteFiles(Path.of("target", "e2e-logs", dir));
+    }
+    assertThat(forbidden).as("requests the chart's RBAC refused").isEmpty();
   }
 
   /**

@@ -9,7 +9,6 @@ import dev.vigil.testing.PoolOwners;
 import dev.vigil.testing.SliceFlaps;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,12 +96,7 @@ class ShardingE2E {
         hosts.close();
       }
     } finally {
-      List<String> forbidden = new ArrayList<>();
-      for (ProcessOperator o : started) {
-        o.forbidden().forEach(l -> forbidden.add(o.name() + ": " + l));
-        o.keepLogAndDeleteFiles(Path.of("target", "e2e-logs", ns));
-      }
-      assertThat(forbidden).as("requests the chart's RBAC refused").isEmpty();
+      ProcessOperator.keepLogsAndAssertNoneForbidden(started, ns);
     }
   }
 

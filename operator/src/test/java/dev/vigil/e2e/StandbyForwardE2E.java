@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.vigil.api.v1alpha1.BackendPool;
 import dev.vigil.ops.LeaderAddress;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,26 +80,12 @@ class StandbyForwardE2E {
         hosts.close();
       }
     } finally {
-      List<String> forbidden = new ArrayList<>();
-      for (ProcessOperator o : started) {
-        o.forbidden().forEach(l -> forbidden.add(o.name() + ": " + l));
-        o.keepLogAndDeleteFiles(Path.of("target", "e2e-logs", ns));
-      }
-      assertThat(forbidden).as("requests the chart's RBAC refused").isEmpty();
+      ProcessOperator.keepLogsAndAssertNoneForbidden(started, ns);
     }
   }
 
   private ProcessOperator start(String name) {
-    ProcessOperator o =
-        ProcessOperator.start(
-            cluster,
-            name + "-" + ns,
-            List.of(
-                "replicaCount=2",
-                "sharding.enabled=false",
-                "watchNamespaces={" + ns + "}",
-                "leaderElection.leaseName=" + lease),
-            token);
+    ProcessOperator o = ProcessOperator.startUnsharded(cluster, name, ns, token);
     started.add(o);
     running.add(o);
     return o;

@@ -92,6 +92,25 @@ final class IntakeHarness implements AutoCloseable {
     this(vertx, meters, limits, clock, certFile, keyFile, TransitionSink.NONE, clientCertificates);
   }
 
+  /** With a single replica's route under {@code route}'s limits instead of one try. */
+  IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      RouteLimits route) {
+    this(
+        vertx,
+        meters,
+        limits,
+        clock,
+        TestTls.certFile(),
+        TestTls.keyFile(),
+        TransitionSink.NONE,
+        null,
+        route);
+  }
+
   private IntakeHarness(
       Vertx vertx,
       MeterRegistry meters,
@@ -101,13 +120,35 @@ final class IntakeHarness implements AutoCloseable {
       Path keyFile,
       TransitionSink sink,
       ClientCertificates clientCertificates) {
+    this(
+        vertx,
+        meters,
+        limits,
+        clock,
+        certFile,
+        keyFile,
+        sink,
+        clientCertificates,
+        RouteLimits.local());
+  }
+
+  private IntakeHarness(
+      Vertx vertx,
+      MeterRegistry meters,
+      IntakeLimits limits,
+      LongSupplier clock,
+      Path certFile,
+      Path keyFile,
+      TransitionSink sink,
+      ClientCertificates clientCertificates,
+      RouteLimits route) {
     this.vertx = vertx;
     this.runtimes = new PoolRuntimes(vertx, (context, callback) -> NO_PROBES, sink, clock);
     this.certificate = new ServingCertificate(vertx, certFile, keyFile);
     this.intake =
         new OutcomeIntake(
             vertx,
-            OutcomeRoute.local(vertx, runtimes, meters),
+            OutcomeRoute.local(vertx, runtimes, meters, route),
             reviewer,
             meters,
             limits,

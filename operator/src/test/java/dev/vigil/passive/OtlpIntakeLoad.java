@@ -159,18 +159,31 @@ public final class OtlpIntakeLoad {
                   r.succeeded() ? GrpcStatus.valueOf((int) r.result()[0]) : GrpcStatus.UNKNOWN;
               answers.computeIfAbsent(status, k -> new AtomicLong()).incrementAndGet();
               if (status == GrpcStatus.OK) {
-                applied.addAndGet(BATCH - r.result()[1]);
+                applied.addAndGet(records(export) - r.result()[1]);
               }
               send(grpc, port, exports, n, applied, answers);
             });
   }
 
   static List<ExportLogsServiceRequest> exports(int backends, int n) {
+    return exports(backends, n, BATCH);
+  }
+
+  /** The log records in an export. */
+  static int records(ExportLogsServiceRequest export) {
+    return export.getResourceLogsList().stream()
+        .flatMap(r -> r.getScopeLogsList().stream())
+        .mapToInt(s -> s.getLogRecordsCount())
+        .sum();
+  }
+
+  /** {@code n} exports of {@code batch} Traefik records each, 1 in 100 a 503. */
+  static List<ExportLogsServiceRequest> exports(int backends, int n, int batch) {
     List<ExportLogsServiceRequest> out = new ArrayList<>();
     int k = 0;
     for (int e = 0; e < n; e++) {
-      List<LogRecord> records = new ArrayList<>(BATCH);
-      for (int i = 0; i < BATCH; i++, k++) {
+      List<LogRecord> records = new ArrayList<>(batch);
+      for (int i = 0; i < batch; i++, k++) {
         int status = k % 100 == 0 ? 503 : 200;
         records.add(OtlpClients.traefik(IntakeHarness.ip(k % backends) + ":8080", status, status));
       }

@@ -14,12 +14,13 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The client half of the OTLP overload run (bench/otlp-load.sh, issue 33), in a JVM of its own so
- * that the server's heap is the server's: keeps {@code inFlight} OTLP/gRPC exports of 1,000 Traefik
- * records in flight (10x the throughput run's) against {@link OtlpOverloadServer} for {@code
- * seconds}, each answer followed at once by the next export, then prints the answers by gRPC status
- * ({@code OVERLOAD}) and exits.
+ * that the server's heap is the server's: keeps {@code inFlight} OTLP/gRPC exports of Traefik
+ * records (1,000 each unless told) in flight (10x the throughput run's) against {@link
+ * OtlpOverloadServer} for {@code seconds}, each answer followed at once by the next export, then
+ * prints the answers by gRPC status ({@code OVERLOAD}) and exits.
  *
- * <p>Arguments: port, CA file, backends, seconds, exports in flight.
+ * <p>Arguments: port, CA file, backends, seconds, exports in flight, and optionally records per
+ * export (1,000: 287 KB; 13,000 is about 3.7 MB, near the 4 MiB limit).
  */
 public final class OtlpOverloadClient {
   private OtlpOverloadClient() {}
@@ -32,10 +33,11 @@ public final class OtlpOverloadClient {
     int inFlight = Integer.parseInt(args[4]);
     Vertx client = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     GrpcClient grpc = OtlpIntakeLoad.client(client, caPem);
-    List<ExportLogsServiceRequest> exports = OtlpIntakeLoad.exports(backends, 16);
+    int records = args.length > 5 ? Integer.parseInt(args[5]) : 1_000;
+    List<ExportLogsServiceRequest> exports = OtlpIntakeLoad.exports(backends, 16, records);
     System.out.printf(
         "  an export: %d records, %d bytes serialized%n",
-        1_000, exports.get(0).getSerializedSize());
+        records, exports.get(0).getSerializedSize());
     Map<GrpcStatus, AtomicLong> answers = new ConcurrentHashMap<>();
     AtomicLong applied = new AtomicLong();
     OtlpIntakeLoad.running = true;
