@@ -1,6 +1,7 @@
 package dev.vigil.ops;
 
 import dev.vigil.publish.WriteBudget;
+import dev.vigil.shard.ShardLease;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -128,7 +129,7 @@ public final class LeaderAddress implements AutoCloseable {
   /** {@link #leaderElsewhere} for {@code lease} as seen by {@code self} at {@code now}. */
   static String elsewhere(Lease lease, String self, long now) {
     String holder = holder(lease);
-    if (holder.isEmpty() || holder.equals(self) || !live(lease, now)) {
+    if (holder.isEmpty() || holder.equals(self) || ShardLease.free(lease, now)) {
       return "";
     }
     Map<String, String> a = lease.getMetadata().getAnnotations();
@@ -143,16 +144,6 @@ public final class LeaderAddress implements AutoCloseable {
       return "";
     }
     return lease.getSpec().getHolderIdentity();
-  }
-
-  /** Renewed within its duration, as the elector sees a held Lease. */
-  private static boolean live(Lease lease, long now) {
-    var spec = lease.getSpec();
-    if (spec.getRenewTime() == null || spec.getLeaseDurationSeconds() == null) {
-      return false;
-    }
-    long renewed = spec.getRenewTime().toInstant().toEpochMilli();
-    return now - renewed < spec.getLeaseDurationSeconds() * 1000L;
   }
 
   /** Whether {@code lease}, held by {@code self}, lacks {@code address} (and so needs a write). */

@@ -155,10 +155,9 @@ final class IntakeReplies {
    * flow-control window, and every other request on the connection would wait behind them.
    */
   void drain(HttpServerRequest req) {
-    Runnable stop =
-        req.version() == HttpVersion.HTTP_2
-            ? () -> req.response().reset(NO_ERROR)
-            : () -> req.connection().close();
+    boolean h2 = req.version() == HttpVersion.HTTP_2;
+    Runnable stop = h2 ? () -> req.response().reset(NO_ERROR) : () -> req.connection().close();
+    Runnable ended = h2 ? () -> {} : stop; // a stream whose body ended is done; a connection closes
     long[] dropped = {0};
     long bound = Math.max(limits.maxBodyBytes(), DRAIN_MIN_BYTES);
     long stopper = vertx.setTimer(DRAIN_MS, id -> stop.run());
@@ -173,16 +172,12 @@ final class IntakeReplies {
     req.endHandler(
         v -> {
           vertx.cancelTimer(stopper);
-          if (req.version() != HttpVersion.HTTP_2) {
-            stop.run();
-          }
+          ended.run();
         });
     req.exceptionHandler(e -> {});
     if (req.isEnded()) {
       vertx.cancelTimer(stopper);
-      if (req.version() != HttpVersion.HTTP_2) {
-        stop.run();
-      }
+      ended.run();
     } else {
       req.resume();
     }

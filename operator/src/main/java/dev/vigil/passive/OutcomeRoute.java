@@ -291,7 +291,9 @@ public final class OutcomeRoute {
             .onComplete(
                 r -> {
                   if (r.succeeded()) {
-                    metrics.repeatIf(r.result().repeat());
+                    if (r.result().repeat()) {
+                      metrics.dedupHit(true); // known from the ejection it made (EjectionKeys)
+                    }
                     recall.answer().complete(PartAnswer.of(id, r.result()));
                   } else {
                     memory.forget(slot);

@@ -76,16 +76,12 @@ final class RouteMetrics {
     retried.increment();
   }
 
-  /** A repeat answered from memory: a reporter's (under its idempotency key) or a forward's. */
+  /**
+   * A repeat not applied again: a reporter's (under its idempotency key: answered from memory, or
+   * known to the pool from the ejection it made) or a forward's.
+   */
   void dedupHit(boolean reporters) {
     (reporters ? repeats : dedupHits).increment();
-  }
-
-  /** A reporter's batch the pool's runtime knew from an ejection it made ({@code repeat}). */
-  void repeatIf(boolean repeat) {
-    if (repeat) {
-      repeats.increment();
-    }
   }
 
   void received(int outcomes) {

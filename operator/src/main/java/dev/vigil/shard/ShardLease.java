@@ -218,8 +218,11 @@ public final class ShardLease {
     client.leases().inNamespace(config.namespace()).resource(lease).create();
   }
 
-  /** Nobody holds the Lease, or its holder stopped renewing it a whole duration ago. */
-  private static boolean free(Lease lease, long now) {
+  /**
+   * Nobody holds the Lease, or its holder stopped renewing it a whole duration ago (a shard's, or
+   * the leader Lease: {@code ops.LeaderAddress}).
+   */
+  public static boolean free(Lease lease, long now) {
     var spec = lease.getSpec();
     return spec.getHolderIdentity() == null
         || spec.getHolderIdentity().isEmpty()

@@ -433,11 +433,21 @@ public final class ProcessOperator implements RunningOperator {
   }
 
   /**
-   * After a test: keeps every replica's log under {@code target/e2e-logs/<dir>} and deletes its
-   * files ({@link #keepLogAndDeleteFiles}), then asserts that the chart's RBAC refused none of
-   * their requests.
+   * After a test: stops every replica still running, keeps its log under {@code
+   * target/e2e-logs/<dir>} and deletes its files ({@link #keepLogAndDeleteFiles}), then asserts
+   * that the chart's RBAC refused none of their requests.
    */
-  static void keepLogsAndAssertNoneForbidden(List<ProcessOperator> started, String dir) {
+  static void closeAll(List<ProcessOperator> started, String dir) {
+    try {
+      for (ProcessOperator o : started) {
+        o.close();
+      }
+    } finally {
+      keepLogsAndAssertNoneForbidden(started, dir);
+    }
+  }
+
+  private static void keepLogsAndAssertNoneForbidden(List<ProcessOperator> started, String dir) {
     List<String> forbidden = new ArrayList<>();
     for (ProcessOperator o : started) {
       o.forbidden().forEach(l -> forbidden.add(o.name() + ": " + l));

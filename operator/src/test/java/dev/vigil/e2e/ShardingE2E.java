@@ -89,14 +89,11 @@ class ShardingE2E {
       if (flaps != null) {
         flaps.close();
       }
-      for (ProcessOperator o : started) {
-        o.close();
-      }
       if (hosts != null) { // null when setUp skipped (no control plane) or failed early
         hosts.close();
       }
     } finally {
-      ProcessOperator.keepLogsAndAssertNoneForbidden(started, ns);
+      ProcessOperator.closeAll(started, ns);
     }
   }
 

@@ -11,9 +11,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.grpc.common.GrpcStatus;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,20 +103,15 @@ class IntakeDeadlineTest {
     }
   }
 
+  /** Three failures of backend 0, under {@code key} (null: none). */
   private HttpResponse<String> post(String key) throws Exception {
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(
-                URI.create("https://127.0.0.1:" + harness.port + OutcomeIntake.path("shop", "web")))
-            .header("Content-Type", "application/x-ndjson")
-            .header("Authorization", "Bearer " + TOKEN)
-            .POST(
-                HttpRequest.BodyPublishers.ofString(
-                    ("{\"backend\":\"" + IntakeHarness.ip(0) + ":8080\",\"status\":503}\n")
-                        .repeat(3)));
-    if (key != null) {
-      req.header(IdempotencyKey.HEADER, key);
-    }
-    return HTTP.send(req.build(), HttpResponse.BodyHandlers.ofString());
+    String failure = "{\"backend\":\"" + IntakeHarness.ip(0) + ":8080\",\"status\":503}";
+    return harness.post(
+        HTTP,
+        OutcomeIntake.path("shop", "web"),
+        TOKEN,
+        "[" + String.join(",", failure, failure, failure) + "]",
+        key);
   }
 
   private static List<String> reasons(JsonObject body) {

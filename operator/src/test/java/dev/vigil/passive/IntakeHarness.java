@@ -192,14 +192,22 @@ final class IntakeHarness implements AutoCloseable {
   /** A report POSTed to this intake over TLS with {@code token} as its bearer token. */
   HttpResponse<String> post(HttpClient http, String path, String token, String body)
       throws Exception {
-    return http.send(
+    return post(http, path, token, body, null);
+  }
+
+  /** As {@link #post(HttpClient, String, String, String)}, under {@code key} (null: no key). */
+  HttpResponse<String> post(HttpClient http, String path, String token, String body, String key)
+      throws Exception {
+    HttpRequest.Builder req =
         HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(10))
             .header("Authorization", "Bearer " + token)
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (key != null) {
+      req.header(IdempotencyKey.HEADER, key);
+    }
+    return http.send(req.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   static <T> T await(Future<T> f) {
